@@ -1,0 +1,282 @@
+"""The scheduler cache: nodes, the pods on them, and pods assumed but not yet bound.
+
+Follows upstream's ``backend/cache``: a pod is *assumed* onto a node as soon as
+the scheduling cycle picks it, so the next cycle sees the node as used even while
+the binding is still in flight; binding then either *finishes* (and the informer's
+Add confirms it) or the pod is *forgotten*. Every change is applied to the
+``NodeInfo`` objects and to the columnar ``NodeTable`` together, and announced to
+registered ``PodObserver`` indexes (topology counts and the like), so that a cycle
+never has to walk all pods.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Protocol
+
+from ..objects.node import Node
+from ..objects.nodeinfo import NodeInfo
+from ..objects.pod import PodInfo
+from .node_table import NodeTable
+
+__all__ = ["Cache", "CacheError", "PodObserver", "Snapshot"]
+
+
+class CacheError(RuntimeError):
+    """An operation that contradicts the cache's state (assuming a pod twice, ...)."""
+
+
+class PodObserver(Protocol):
+    """An incremental index over pods placed on nodes (e.g. topology pair counts)."""
+
+    def pod_added(self, pod: PodInfo, node: NodeInfo) -> None: ...
+
+    def pod_removed(self, pod: PodInfo, node: NodeInfo) -> None: ...
+
+    def nodes_changed(self) -> None: ...
+
+
+@dataclass(slots=True)
+class _PodState:
+    pod: PodInfo
+    node_name: str
+    assumed: bool = False
+    binding_finished: bool = False
+    deadline: float | None = None
+
+
+class Snapshot:
+    """What one scheduling cycle reads: the node infos, the node table and namespaces.
+
+    Cycles run one at a time and the cache only changes between them, so the
+    snapshot is a view on the cache rather than a copy.
+    """
+
+    __slots__ = ("_cache",)
+
+    def __init__(self, cache: "Cache") -> None:
+        self._cache = cache
+
+    @property
+    def table(self) -> NodeTable:
+        return self._cache.table
+
+    @property
+    def node_infos(self) -> list[NodeInfo | None]:
+        """Node infos by table row (None for a freed row)."""
+        return self._cache.by_row
+
+    @property
+    def num_nodes(self) -> int:
+        return self._cache.table.num_nodes
+
+    def get(self, name: str) -> NodeInfo | None:
+        return self._cache.nodes.get(name)
+
+    def list(self) -> list[NodeInfo]:
+        """Node infos in snapshot order."""
+        by_row = self._cache.by_row
+        return [by_row[r] for r in self._cache.table.order]
+
+    def namespace_labels(self, namespace: str) -> dict[str, str]:
+        return self._cache.namespace_labels(namespace)
+
+    @property
+    def namespaces(self) -> dict[str, dict[str, str]]:
+        return self._cache.namespaces
+
+
+class Cache:
+    def __init__(self, assumed_pod_ttl: float = 0.0) -> None:
+        self.table = NodeTable()
+        self.nodes: dict[str, NodeInfo] = {}
+        self.by_row: list[NodeInfo | None] = []
+        self.namespaces: dict[str, dict[str, str]] = {}
+        self._pods: dict[str, _PodState] = {}  # by uid
+        self._orphans: dict[str, dict[str, PodInfo]] = {}  # node name -> pods bound to a node not yet seen
+        self._observers: list[PodObserver] = []
+        self.assumed_pod_ttl = assumed_pod_ttl  # 0: assumed pods never expire (upstream's default)
+        self._snapshot = Snapshot(self)
+
+    # -- observers ----------------------------------------------------------
+    def add_observer(self, observer: PodObserver) -> None:
+        """Register an incremental index; it is first told of every pod already placed."""
+        self._observers.append(observer)
+        for info in self.nodes.values():
+            for pod in info.pods.values():
+                observer.pod_added(pod, info)
+
+    # -- namespaces ---------------------------------------------------------
+    def set_namespace(self, name: str, labels: dict[str, str]) -> None:
+        self.namespaces[name] = dict(labels)
+
+    def remove_namespace(self, name: str) -> None:
+        self.namespaces.pop(name, None)
+
+    def namespace_labels(self, namespace: str) -> dict[str, str]:
+        """A namespace's labels; one not seen has only ``kubernetes.io/metadata.name``."""
+        found = self.namespaces.get(namespace)
+        if found is None:
+            return {"kubernetes.io/metadata.name": namespace}
+        return found
+
+    # -- nodes --------------------------------------------------------------
+    def add_node(self, node: Node) -> NodeInfo:
+        existing = self.nodes.get(node.name)
+        if existing is not None:
+            return self.update_node(node)
+        row = self.table.add_node(node)
+        info = NodeInfo(node=node, row=row)
+        while len(self.by_row) <= row:
+            self.by_row.append(None)
+        self.by_row[row] = info
+        self.nodes[node.name] = info
+        for pod in self._orphans.pop(node.name, {}).values():
+            self._place(pod, info)
+        self._nodes_changed()
+        return info
+
+    def update_node(self, node: Node) -> NodeInfo:
+        info = self.nodes.get(node.name)
+        if info is None:
+            return self.add_node(node)
+        info.node = node
+        info.generation += 1
+        self.table.update_node(info.row, node)
+        self._nodes_changed()
+        return info
+
+    def remove_node(self, name: str) -> None:
+        info = self.nodes.pop(name, None)
+        if info is None:
+            return
+        for pod in list(info.pods.values()):
+            self._unplace(pod, info)
+            self._orphans.setdefault(name, {})[pod.uid] = pod
+        self.table.remove_node(info.row)
+        self.by_row[info.row] = None
+        self._nodes_changed()
+
+    def _nodes_changed(self) -> None:
+        for observer in self._observers:
+            observer.nodes_changed()
+
+    # -- placing pods -------------------------------------------------------
+    def _place(self, pod: PodInfo, info: NodeInfo) -> None:
+        info.add_pod(pod)
+        self.table.account_pod(info.row, pod, 1)
+        for observer in self._observers:
+            observer.pod_added(pod, info)
+
+    def _unplace(self, pod: PodInfo, info: NodeInfo) -> None:
+        if info.remove_pod(pod):
+            self.table.account_pod(info.row, pod, -1)
+            for observer in self._observers:
+                observer.pod_removed(pod, info)
+
+    def _attach(self, pod: PodInfo, node_name: str) -> None:
+        info = self.nodes.get(node_name)
+        if info is None:
+            self._orphans.setdefault(node_name, {})[pod.uid] = pod
+        else:
+            self._place(pod, info)
+
+    def _detach(self, pod: PodInfo, node_name: str) -> None:
+        info = self.nodes.get(node_name)
+        if info is None:
+            self._orphans.get(node_name, {}).pop(pod.uid, None)
+        else:
+            self._unplace(pod, info)
+
+    # -- pod lifecycle ------------------------------------------------------
+    def assume_pod(self, pod: PodInfo, node_name: str) -> None:
+        """Account ``pod`` on ``node_name`` before it is bound."""
+        if pod.uid in self._pods:
+            raise CacheError(f"pod {pod.key} is in the cache, so can't be assumed")
+        self._pods[pod.uid] = _PodState(pod, node_name, assumed=True)
+        self._attach(pod, node_name)
+
+    def finish_binding(self, pod: PodInfo, now: float) -> None:
+        state = self._pods.get(pod.uid)
+        if state is not None and state.assumed:
+            state.binding_finished = True
+            if self.assumed_pod_ttl > 0:
+                state.deadline = now + self.assumed_pod_ttl
+
+    def forget_pod(self, pod: PodInfo) -> None:
+        """Undo ``assume_pod`` after a failed binding or an unreserve."""
+        state = self._pods.get(pod.uid)
+        if state is None:
+            return
+        if not state.assumed:
+            raise CacheError(f"pod {pod.key} wasn't assumed so cannot be forgotten")
+        self._detach(state.pod, state.node_name)
+        del self._pods[pod.uid]
+
+    def is_assumed(self, pod: PodInfo) -> bool:
+        state = self._pods.get(pod.uid)
+        return state is not None and state.assumed
+
+    def add_pod(self, pod: PodInfo) -> None:
+        """A bound pod seen by the informer; confirms an assumed one."""
+        state = self._pods.get(pod.uid)
+        if state is not None:
+            if state.assumed:
+                if state.node_name != pod.node_name:
+                    self._detach(state.pod, state.node_name)
+                    self._attach(pod, pod.node_name)
+                else:
+                    self._swap(state.pod, pod, state.node_name)
+                self._pods[pod.uid] = _PodState(pod, pod.node_name)
+                return
+            self.update_pod(pod)
+            return
+        self._pods[pod.uid] = _PodState(pod, pod.node_name)
+        self._attach(pod, pod.node_name)
+
+    def _swap(self, old: PodInfo, new: PodInfo, node_name: str) -> None:
+        self._detach(old, node_name)
+        self._attach(new, node_name)
+
+    def update_pod(self, pod: PodInfo) -> None:
+        state = self._pods.get(pod.uid)
+        if state is None or state.assumed:
+            self.add_pod(pod)
+            return
+        self._detach(state.pod, state.node_name)
+        self._attach(pod, pod.node_name)
+        state.pod, state.node_name = pod, pod.node_name
+
+    def remove_pod(self, pod: PodInfo) -> None:
+        state = self._pods.pop(pod.uid, None)
+        if state is not None:
+            self._detach(state.pod, state.node_name)
+
+    def get_pod(self, uid: str) -> PodInfo | None:
+        state = self._pods.get(uid)
+        return state.pod if state else None
+
+    def cleanup_assumed_pods(self, now: float) -> list[PodInfo]:
+        """Expire assumed pods whose binding finished more than the TTL ago."""
+        expired = [
+            s.pod
+            for s in self._pods.values()
+            if s.assumed and s.binding_finished and s.deadline is not None and now >= s.deadline
+        ]
+        for pod in expired:
+            self.forget_pod(pod)
+        return expired
+
+    # -- reading ------------------------------------------------------------
+    def snapshot(self) -> Snapshot:
+        return self._snapshot
+
+    def pods(self) -> Iterable[PodInfo]:
+        return (s.pod for s in self._pods.values())
+
+    @property
+    def pod_count(self) -> int:
+        return len(self._pods)
+
+    def node_names(self) -> list[str]:
+        return [self.by_row[r].name for r in self.table.order]

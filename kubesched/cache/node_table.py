@@ -1,0 +1,331 @@
+"""The columnar node table: one row per node, one numpy column per quantity.
+
+Batch plugins read whole columns and answer for every node at once; the cache
+keeps the columns current, row by row, as pods and nodes come and go. Columns that
+depend only on node objects (label values, taint sets, images) are built on first
+use and dropped whenever a node changes, which is rare next to pod churn.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import numpy as np
+
+from ..objects.node import Node
+from ..objects.pod import PodInfo
+from ..objects.selectors import NodeSelector, NodeSelectorTerm, Requirement, _parse_int
+from ..objects.taints import Taint
+
+__all__ = ["NodeTable", "zone_key"]
+
+_INT_COLUMNS = (
+    "alloc_cpu",
+    "alloc_mem",
+    "alloc_eph",
+    "alloc_pods",
+    "req_cpu",
+    "req_mem",
+    "req_eph",
+    "nz_cpu",
+    "nz_mem",
+    "pod_count",
+)
+
+ZONE_LABELS = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone")
+REGION_LABELS = ("topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region")
+
+
+def zone_key(labels: dict[str, str]) -> str:
+    """``utilnode.GetZoneKey``: region and zone, or "" when the node has neither."""
+    zone = next((labels[k] for k in ZONE_LABELS if k in labels), "")
+    region = next((labels[k] for k in REGION_LABELS if k in labels), "")
+    if not zone and not region:
+        return ""
+    return f"{region}:\x00:{zone}"
+
+
+class NodeTable:
+    """Per-node columns, indexed by row. Rows of removed nodes are reused."""
+
+    def __init__(self, capacity: int = 64) -> None:
+        self.capacity = capacity
+        self.size = 0  # rows in use or freed; columns are valid up to here
+        self.names: list[str] = []
+        self.nodes: list[Node | None] = []
+        self.alive = np.zeros(capacity, dtype=bool)
+        self.unschedulable = np.zeros(capacity, dtype=bool)
+        for column in _INT_COLUMNS:
+            setattr(self, column, np.zeros(capacity, dtype=np.int64))
+        self.scalar_alloc: dict[str, np.ndarray] = {}
+        self.scalar_req: dict[str, np.ndarray] = {}
+        self._free: list[int] = []
+        # (protocol, port) -> row -> ip -> number of pods using it; for NodePorts
+        self.ports: dict[tuple[str, int], dict[int, dict[str, int]]] = {}
+        self._zones: dict[str, list[int]] = {}  # zone key -> rows in arrival order
+        self._order: np.ndarray | None = None
+        self._derived: dict = {}
+        self.node_generation = 0  # bumps on any node change; derived columns follow it
+
+    # -- rows ---------------------------------------------------------------
+    def _grow(self) -> None:
+        new = self.capacity * 2
+
+        def widen(arr: np.ndarray) -> np.ndarray:
+            out = np.zeros(new, dtype=arr.dtype)
+            out[: self.capacity] = arr
+            return out
+
+        self.alive = widen(self.alive)
+        self.unschedulable = widen(self.unschedulable)
+        for column in _INT_COLUMNS:
+            setattr(self, column, widen(getattr(self, column)))
+        for store in (self.scalar_alloc, self.scalar_req):
+            for name in store:
+                store[name] = widen(store[name])
+        self.capacity = new
+
+    def add_node(self, node: Node) -> int:
+        if self._free:
+            row = self._free.pop()
+        else:
+            if self.size == self.capacity:
+                self._grow()
+            row = self.size
+            self.size += 1
+            self.names.append("")
+            self.nodes.append(None)
+        self.alive[row] = True
+        for column in ("req_cpu", "req_mem", "req_eph", "nz_cpu", "nz_mem", "pod_count"):
+            getattr(self, column)[row] = 0
+        for arr in self.scalar_req.values():
+            arr[row] = 0
+        self._zones.setdefault(zone_key(node.labels), []).append(row)
+        self._set_node_columns(row, node)
+        return row
+
+    def update_node(self, row: int, node: Node) -> None:
+        old = self.nodes[row]
+        if old is not None and zone_key(old.labels) != zone_key(node.labels):
+            self._remove_from_zone(row, old)
+            self._zones.setdefault(zone_key(node.labels), []).append(row)
+        self._set_node_columns(row, node)
+
+    def remove_node(self, row: int) -> None:
+        node = self.nodes[row]
+        if node is not None:
+            self._remove_from_zone(row, node)
+        self.alive[row] = False
+        for key in list(self.ports):
+            by_row = self.ports[key]
+            by_row.pop(row, None)
+            if not by_row:
+                del self.ports[key]
+        self.names[row] = ""
+        self.nodes[row] = None
+        self._free.append(row)
+        self._changed()
+
+    def _remove_from_zone(self, row: int, node: Node) -> None:
+        key = zone_key(node.labels)
+        rows = self._zones.get(key)
+        if rows and row in rows:
+            rows.remove(row)
+            if not rows:
+                del self._zones[key]
+
+    def _set_node_columns(self, row: int, node: Node) -> None:
+        self.names[row] = node.name
+        self.nodes[row] = node
+        alloc = node.allocatable
+        self.alloc_cpu[row] = alloc.milli_cpu
+        self.alloc_mem[row] = alloc.memory
+        self.alloc_eph[row] = alloc.ephemeral_storage
+        self.alloc_pods[row] = alloc.allowed_pod_number
+        self.unschedulable[row] = node.unschedulable
+        for name, arr in self.scalar_alloc.items():
+            arr[row] = alloc.scalar.get(name, 0)
+        for name, amount in alloc.scalar.items():
+            self._scalar(name)[0][row] = amount
+        self._changed()
+
+    def _changed(self) -> None:
+        self._order = None
+        self._derived.clear()
+        self.node_generation += 1
+
+    def _scalar(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        if name not in self.scalar_alloc:
+            self.scalar_alloc[name] = np.zeros(self.capacity, dtype=np.int64)
+            self.scalar_req[name] = np.zeros(self.capacity, dtype=np.int64)
+        return self.scalar_alloc[name], self.scalar_req[name]
+
+    def scalar_columns(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """Allocatable and requested of an extended resource (zeros if no node has it)."""
+        return self._scalar(name)
+
+    # -- pods ---------------------------------------------------------------
+    def account_pod(self, row: int, pod: PodInfo, sign: int) -> None:
+        req = pod.requests
+        r = req.requests
+        self.req_cpu[row] += sign * r.milli_cpu
+        self.req_mem[row] += sign * r.memory
+        self.req_eph[row] += sign * r.ephemeral_storage
+        self.nz_cpu[row] += sign * req.non_zero_milli_cpu
+        self.nz_mem[row] += sign * req.non_zero_memory
+        self.pod_count[row] += sign
+        for name, amount in r.scalar.items():
+            self._scalar(name)[1][row] += sign * amount
+        for port in pod.host_ports:
+            by_row = self.ports.setdefault((port.protocol, port.port), {})
+            ips = by_row.setdefault(row, {})
+            left = ips.get(port.ip, 0) + sign
+            if left > 0:
+                ips[port.ip] = left
+            else:
+                ips.pop(port.ip, None)
+                if not ips:
+                    del by_row[row]
+                    if not by_row:
+                        del self.ports[(port.protocol, port.port)]
+
+    # -- order --------------------------------------------------------------
+    @property
+    def order(self) -> np.ndarray:
+        """Live rows in upstream's snapshot order: zones interleaved round-robin (``nodeTree``)."""
+        if self._order is None:
+            zones = list(self._zones.values())
+            out: list[int] = []
+            depth = max((len(z) for z in zones), default=0)
+            for i in range(depth):
+                for rows in zones:
+                    if i < len(rows):
+                        out.append(rows[i])
+            self._order = np.asarray(out, dtype=np.int64)
+        return self._order
+
+    @property
+    def num_nodes(self) -> int:
+        return len(self.order)
+
+    # -- derived node columns ----------------------------------------------
+    def label_column(self, key: str) -> tuple[np.ndarray, dict[str, int]]:
+        """Per row, the id of the node's value for label ``key`` (-1 if absent), and the id of each value."""
+        cache_key = ("label", key)
+        found = self._derived.get(cache_key)
+        if found is None:
+            vocab: dict[str, int] = {}
+            ids = np.full(self.size, -1, dtype=np.int32)
+            for row, node in enumerate(self.nodes):
+                if node is not None:
+                    val = node.labels.get(key)
+                    if val is not None:
+                        ids[row] = vocab.setdefault(val, len(vocab))
+            found = (ids, vocab)
+            self._derived[cache_key] = found
+        return found
+
+    def label_numbers(self, key: str) -> tuple[np.ndarray, np.ndarray]:
+        """Per row, the label's value as an integer and whether it parses as one."""
+        cache_key = ("number", key)
+        found = self._derived.get(cache_key)
+        if found is None:
+            numbers = np.zeros(self.size, dtype=np.int64)
+            valid = np.zeros(self.size, dtype=bool)
+            for row, node in enumerate(self.nodes):
+                if node is not None and key in node.labels:
+                    parsed = _parse_int(node.labels[key])
+                    if parsed is not None:
+                        numbers[row] = parsed
+                        valid[row] = True
+            found = (numbers, valid)
+            self._derived[cache_key] = found
+        return found
+
+    def requirement_mask(self, req: Requirement) -> np.ndarray:
+        """Rows whose labels satisfy one requirement."""
+        cache_key = ("req", req)
+        found = self._derived.get(cache_key)
+        if found is not None:
+            return found
+        op = req.operator
+        if op in ("Gt", "Lt"):
+            numbers, valid = self.label_numbers(req.key)
+            mask = valid & ((numbers > req.number) if op == "Gt" else (numbers < req.number))
+        else:
+            ids, vocab = self.label_column(req.key)
+            if op == "Exists":
+                mask = ids >= 0
+            elif op == "DoesNotExist":
+                mask = ids < 0
+            else:
+                wanted = [vocab[v] for v in req.values if v in vocab]
+                hit = np.isin(ids, wanted) if wanted else np.zeros(self.size, dtype=bool)
+                mask = hit if op == "In" else ~hit
+        if len(self._derived) > 4096:
+            self._derived = {k: v for k, v in self._derived.items() if k[0] != "req"}
+        self._derived[cache_key] = mask
+        return mask
+
+    def term_mask(self, term: NodeSelectorTerm) -> np.ndarray:
+        """Rows matching one node selector term (labels and ``metadata.name`` fields)."""
+        if term.is_empty():
+            return np.zeros(self.size, dtype=bool)
+        mask = np.ones(self.size, dtype=bool)
+        for req in term.expressions:
+            mask &= self.requirement_mask(req)
+        for req in term.fields:
+            rows = self.name_rows()
+            hit = np.zeros(self.size, dtype=bool)
+            for name in req.values:
+                row = rows.get(name)
+                if row is not None:
+                    hit[row] = True
+            mask &= hit if req.operator == "In" else ~hit
+        return mask
+
+    def selector_mask(self, selector: NodeSelector) -> np.ndarray:
+        mask = np.zeros(self.size, dtype=bool)
+        for term in selector.terms:
+            mask |= self.term_mask(term)
+        return mask
+
+    def name_rows(self) -> dict[str, int]:
+        found = self._derived.get("names")
+        if found is None:
+            found = {name: row for row, name in enumerate(self.names) if name}
+            self._derived["names"] = found
+        return found
+
+    def taint_sets(self) -> tuple[np.ndarray, list[tuple[Taint, ...]]]:
+        """Per row, the id of the node's distinct taint list; nodes share few of them."""
+        found = self._derived.get("taints")
+        if found is None:
+            sets: dict[tuple[Taint, ...], int] = {}
+            ids = np.zeros(self.size, dtype=np.int32)
+            for row, node in enumerate(self.nodes):
+                taints = node.taints if node is not None else ()
+                ids[row] = sets.setdefault(taints, len(sets))
+            found = (ids, list(sets))
+            self._derived["taints"] = found
+        return found
+
+    def image_rows(self, image: str) -> tuple[np.ndarray, np.ndarray]:
+        """Rows that have ``image`` and its size on each of them."""
+        index = self._derived.get("images")
+        if index is None:
+            collected: dict[str, tuple[list[int], list[int]]] = {}
+            for row, node in enumerate(self.nodes):
+                if node is not None:
+                    for name, size in node.images.items():
+                        rows, sizes = collected.setdefault(name, ([], []))
+                        rows.append(row)
+                        sizes.append(size)
+            index = {k: (np.asarray(r, dtype=np.int64), np.asarray(s, dtype=np.int64)) for k, (r, s) in collected.items()}
+            self._derived["images"] = index
+        empty = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+        return index.get(image, empty)
+
+    def rows_of(self, names: Iterable[str]) -> list[int]:
+        rows = self.name_rows()
+        return [rows[n] for n in names if n in rows]

@@ -1,0 +1,210 @@
+"""The simulated cluster: a snapshot in memory, a virtual clock, and the loop that drives the scheduler.
+
+``SimulatedCluster`` plays the API server's part for the scheduler: it accepts
+bindings, records events and pod conditions, and reports each binding back as an
+informer would (the pod, now bound, is delivered as an update after the binding
+cycle). ``Simulation`` runs scheduling attempts until the queue settles; the clock
+moves only when no pod is ready, straight to the next moment a flush could make
+one ready, so a snapshot's first pass is a single pass in queue order.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..clock import VirtualClock
+from ..framework.config import SchedulerConfig
+from ..framework.registry import Registry
+from ..objects.pod import PodInfo
+from ..queue.scheduling_queue import BACKOFF
+from ..scheduler.factory import new_scheduler
+from ..scheduler.fit_error import FitError
+from ..scheduler.scheduler import Attempt, Scheduler
+from .snapshot import ClusterSnapshot
+
+__all__ = ["SimulatedCluster", "Simulation", "SimulationResult", "PodOutcome"]
+
+
+@dataclass(slots=True)
+class PodOutcome:
+    pod: str
+    node: str | None = None
+    attempts: int = 0
+    message: str = ""
+    scheduled_at: float | None = None
+
+
+@dataclass(slots=True)
+class SimulationResult:
+    outcomes: dict[str, PodOutcome]  # by pod key, in queue order of first attempt
+    placements: list[tuple[str, str]]  # (pod key, node) in binding order
+    virtual_seconds: float
+    attempts: int
+    ignored_pods: list[str] = field(default_factory=list)  # pending pods of no profile
+
+    @property
+    def scheduled(self) -> list[PodOutcome]:
+        return [o for o in self.outcomes.values() if o.node]
+
+    @property
+    def unschedulable(self) -> list[PodOutcome]:
+        return [o for o in self.outcomes.values() if not o.node]
+
+
+class SimulatedCluster:
+    """The API server's side of the calls the scheduler makes, in memory."""
+
+    def __init__(self, clock: VirtualClock) -> None:
+        self.clock = clock
+        self.events: list[tuple[str, str, str, str]] = []  # (pod, type, reason, message)
+        self.conditions: dict[str, tuple[str, str]] = {}  # pod key -> (reason, message)
+        self.nominated: dict[str, str] = {}
+        self.bindings: list[tuple[PodInfo, str]] = []
+        self._pending_updates: list[PodInfo] = []
+        self.bind_hook: Callable[[PodInfo, str], None] | None = None
+
+    def bind(self, pod: PodInfo, node_name: str) -> None:
+        if self.bind_hook is not None:
+            self.bind_hook(pod, node_name)
+        bound = dataclasses.replace(pod, node_name=node_name)
+        self.bindings.append((bound, node_name))
+        self._pending_updates.append(bound)
+
+    def record_event(self, pod: PodInfo, event_type: str, reason: str, message: str) -> None:
+        self.events.append((pod.key, event_type, reason, message))
+
+    def update_pod_condition(self, pod: PodInfo, reason: str, message: str, nominated_node_name: str | None) -> None:
+        self.conditions[pod.key] = (reason, message)
+        if nominated_node_name:
+            self.nominated[pod.key] = nominated_node_name
+
+    def take_updates(self) -> list[PodInfo]:
+        updates, self._pending_updates = self._pending_updates, []
+        return updates
+
+
+class Simulation:
+    """Load a snapshot into a fresh scheduler and schedule its pending pods until the queue settles."""
+
+    def __init__(
+        self,
+        snapshot: ClusterSnapshot,
+        config: SchedulerConfig,
+        registry: Registry | None = None,
+        tie_break: str = "random",
+        seed: int | None = None,
+        on_attempt: Callable[[Attempt], None] | None = None,
+    ) -> None:
+        self.snapshot = snapshot
+        self.clock = VirtualClock()
+        self.cluster = SimulatedCluster(self.clock)
+        self._user_on_attempt = on_attempt
+        self.scheduler: Scheduler = new_scheduler(
+            config, self.cluster, self.clock, registry, tie_break, seed, on_attempt=self._on_attempt
+        )
+        self.outcomes: dict[str, PodOutcome] = {}
+        self._changes = 0  # bumps on every binding: a retry can only differ after one
+        self._failed_at: dict[str, int] = {}
+        self.attempts = 0
+        self.ignored: list[str] = []
+        self._load()
+
+    def _load(self) -> None:
+        s = self.scheduler
+        for name, labels in self.snapshot.namespaces.items():
+            s.cache.set_namespace(name, labels)
+        for node in self.snapshot.nodes:
+            s.cache.add_node(node)
+        for pod in self.snapshot.bound_pods:
+            s.cache.add_pod(pod)
+        self.on_workloads(self.snapshot.workloads)
+        for pod in self.snapshot.pending_pods:
+            if s.responsible_for(pod):
+                self.outcomes[pod.key] = PodOutcome(pod.key)
+                s.on_pod_add(pod)
+            else:
+                self.ignored.append(pod.key)
+
+    def on_workloads(self, workloads: list[dict]) -> None:
+        """Hand Services, ReplicaSets, ... to plugins that read them (PodTopologySpread's defaults)."""
+        for fwk in self.scheduler.profiles.values():
+            for plugin in fwk.instances.values():
+                setter = getattr(plugin, "set_workloads", None)
+                if setter is not None:
+                    setter(workloads)
+
+    def _on_attempt(self, attempt: Attempt) -> None:
+        self.attempts += 1
+        outcome = self.outcomes.setdefault(attempt.pod.key, PodOutcome(attempt.pod.key))
+        outcome.attempts = attempt.attempt
+        if attempt.result is None:
+            outcome.message = str(attempt.error) if attempt.error is not None else ""
+            self._failed_at[attempt.pod.uid] = self._changes
+        if self._user_on_attempt is not None:
+            self._user_on_attempt(attempt)
+
+    def _deliver(self) -> None:
+        for bound in self.cluster.take_updates():
+            self._changes += 1
+            outcome = self.outcomes.get(bound.key)
+            if outcome is not None:
+                outcome.node = bound.node_name
+                outcome.message = ""
+                outcome.scheduled_at = self.clock.now()
+            self.scheduler.on_pod_update(None, bound)
+
+    def _settled(self) -> bool:
+        """No pod is ready, and every backing-off pod already failed on today's cluster."""
+        queue = self.scheduler.queue
+        if queue.counts()[BACKOFF] == 0:
+            return True
+        backing_off = queue.pending_pods()[BACKOFF]
+        return all(self._failed_at.get(i.uid, -1) >= self._changes for i in backing_off)
+
+    def run(self, progress: Callable[[int, int], None] | None = None, max_attempts: int | None = None) -> SimulationResult:
+        s = self.scheduler
+        total = len(self.outcomes)
+        while max_attempts is None or self.attempts < max_attempts:
+            if s.queue.has_ready() and not self._retry_pointless():
+                s.schedule_one()
+                self._deliver()
+                if progress is not None:
+                    progress(sum(1 for o in self.outcomes.values() if o.node), total)
+                continue
+            if self._settled():
+                break
+            wake = s.queue.next_wakeup()
+            if wake is None:
+                break
+            self.clock.advance_to(wake)
+            s.queue.run_due_flushes()
+        placements = [(pod.key, node) for pod, node in self.cluster.bindings]
+        return SimulationResult(self.outcomes, placements, self.clock.now(), self.attempts, self.ignored)
+
+    def _retry_pointless(self) -> bool:
+        """Only backing-off pods are ready, and nothing changed since each of them failed."""
+        queue = self.scheduler.queue
+        counts = queue.counts()
+        if counts["activeQ"]:
+            return False
+        return self._settled()
+
+    def node_usage(self) -> list[dict[str, Any]]:
+        """Per node: requested and allocatable cpu (millicores), memory (bytes) and pods."""
+        table = self.scheduler.cache.table
+        rows = table.order.tolist()
+        return [
+            {
+                "node": table.names[r],
+                "cpu": (int(table.req_cpu[r]), int(table.alloc_cpu[r])),
+                "memory": (int(table.req_mem[r]), int(table.alloc_mem[r])),
+                "pods": (int(table.pod_count[r]), int(table.alloc_pods[r])),
+            }
+            for r in rows
+        ]
+
+
+def fit_message(error: Exception | None) -> str:
+    return error.message() if isinstance(error, FitError) else str(error or "")

@@ -1,0 +1,102 @@
+"""Building a ``Framework`` from a profile: instantiate plugins, expand ``multiPoint``, set weights.
+
+Follows upstream's ``NewFramework`` and ``expandMultiPointPlugins``: a plugin
+listed under ``multiPoint`` joins every extension point it implements, unless
+that point disables it; a plugin also listed at a specific point keeps that
+point's position (it "overrides" the multiPoint entry).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .config import ConfigError, Profile, SchedulerConfig
+from .registry import Registry
+from .runtime import EXTENSION_POINTS, POINT_METHODS, Framework
+
+__all__ = ["build_framework", "build_profiles", "implements"]
+
+
+def implements(plugin: Any, point: str) -> bool:
+    return any(callable(getattr(plugin, m, None)) for m in POINT_METHODS[point])
+
+
+def _instantiate(name: str, profile: Profile, registry: Registry, handle: Any, instances: dict[str, Any]) -> Any:
+    if name not in instances:
+        spec = registry.get(name)
+        if spec is None:
+            raise ConfigError([(f"profiles.{profile.scheduler_name}", f'plugin "{name}" does not exist')])
+        plugin = spec.factory(profile.plugin_config.get(name), handle)
+        instances[name] = plugin
+    return instances[name]
+
+
+def build_framework(profile: Profile, registry: Registry, handle: Any, path: str = "profile") -> Framework:
+    problems: list[tuple[str, str]] = []
+    instances: dict[str, Any] = {}
+    points: dict[str, list[Any]] = {}
+    multi = profile.plugins["multiPoint"].enabled
+    for point in EXTENSION_POINTS:
+        plugin_set = profile.plugins[point]
+        specific: list[str] = []
+        for ref in plugin_set.enabled:
+            plugin = _instantiate(ref.name, profile, registry, handle, instances)
+            if not implements(plugin, point):
+                problems.append((f"{path}.plugins.{point}", f'plugin "{ref.name}" does not extend {point} plugin'))
+                continue
+            if ref.name in specific:
+                problems.append((f"{path}.plugins.{point}", f'plugin "{ref.name}" already registered as "{point}"'))
+                continue
+            specific.append(ref.name)
+        disabled = {r.name for r in plugin_set.disabled}
+        ordered = list(specific)
+        if "*" not in disabled and multi:
+            overrides: list[str] = []
+            from_multi: list[str] = []
+            for ref in multi:
+                plugin = _instantiate(ref.name, profile, registry, handle, instances)
+                if not implements(plugin, point) or ref.name in disabled:
+                    continue
+                if ref.name in specific:
+                    overrides.append(ref.name)
+                    continue
+                if ref.name in from_multi:
+                    problems.append((f"{path}.plugins.multiPoint", f'plugin "{ref.name}" already registered as "{point}"'))
+                    continue
+                from_multi.append(ref.name)
+            ordered = (
+                [n for n in specific if n in overrides] + from_multi + [n for n in specific if n not in overrides]
+            )
+        points[point] = [instances[n] for n in ordered]
+    if len(points["queueSort"]) != 1:
+        problems.append(
+            (f"{path}.plugins.queueSort",
+             f'only one queue sort plugin required for profile with scheduler name "{profile.scheduler_name}", '
+             f"but got {len(points['queueSort'])}")
+        )
+    if not points["bind"]:
+        problems.append(
+            (f"{path}.plugins.bind", f'at least one bind plugin is needed for profile with scheduler name "{profile.scheduler_name}"')
+        )
+    weights: dict[str, int] = {}
+    for ref in list(profile.plugins["score"].enabled) + list(multi):
+        plugin = instances.get(ref.name)
+        if plugin is None or not implements(plugin, "score") or ref.name in weights:
+            continue
+        weights[ref.name] = ref.weight or 1
+    if problems:
+        raise ConfigError(problems)
+    return Framework(profile.scheduler_name, points, weights, profile.percentage_of_nodes_to_score, instances)
+
+
+def build_profiles(config: SchedulerConfig, registry: Registry, handle: Any) -> dict[str, Framework]:
+    profiles = {}
+    problems: list[tuple[str, str]] = []
+    for i, profile in enumerate(config.profiles):
+        try:
+            profiles[profile.scheduler_name] = build_framework(profile, registry, handle, f"profiles[{i}]")
+        except ConfigError as err:
+            problems.extend(err.problems)
+    if problems:
+        raise ConfigError(problems)
+    return profiles

@@ -1,0 +1,30 @@
+"""DefaultBinder: binds the pod through the cluster's binding call (``pods/binding`` live)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..framework.status import Code, Status
+
+NAME = "DefaultBinder"
+
+
+class DefaultBinder:
+    name = NAME
+
+    def __init__(self, handle: Any) -> None:
+        self.handle = handle
+
+    def bind(self, state: Any, pod: Any, node_name: str) -> Status | None:
+        binder = self.handle.binder
+        if binder is None:
+            return Status(Code.ERROR, "no cluster to bind to")
+        try:
+            binder(pod, node_name)
+        except Exception as err:  # the API's refusal becomes the binding cycle's error
+            return Status.as_error(err)
+        return None
+
+
+def new(args: Any, handle: Any) -> DefaultBinder:
+    return DefaultBinder(handle)

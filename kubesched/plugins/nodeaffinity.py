@@ -1,0 +1,151 @@
+"""NodeAffinity: ``nodeSelector`` and required node affinity filter; preferred terms score.
+
+``addedAffinity`` (plugin args) applies scheduler-enforced terms to every pod of the
+profile, required terms as an extra filter and preferred ones as extra score.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..framework.args import ArgsError, expect_fields
+from ..framework.interfaces import NodeVerdicts, PreFilterResult
+from ..framework.status import SKIP, Code, Status
+from ..objects.errors import ObjectError
+from ..objects.selectors import (
+    NODE_NAME_FIELD,
+    NodeSelector,
+    PreferredSchedulingTerm,
+    parse_node_selector,
+    parse_preferred_terms,
+    selector_from_set,
+)
+from .helper import default_normalize_score
+
+NAME = "NodeAffinity"
+ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
+ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
+ERR_REASON_CONFLICT = "pod affinity terms conflict"
+_POD_STATUS = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_POD)
+_ENFORCED_STATUS = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_ENFORCED)
+_PRESCORE_KEY = "PreScore" + NAME
+
+
+@dataclass(slots=True, frozen=True)
+class NodeAffinityArgs:
+    added_required: NodeSelector | None = None
+    added_preferred: tuple[PreferredSchedulingTerm, ...] = ()
+
+
+def parse_args(raw: Any) -> NodeAffinityArgs:
+    raw = expect_fields(raw, ("addedAffinity",))
+    added = raw.get("addedAffinity")
+    if added is None:
+        return NodeAffinityArgs()
+    expect_fields(added, ("requiredDuringSchedulingIgnoredDuringExecution", "preferredDuringSchedulingIgnoredDuringExecution"), "addedAffinity")
+    try:
+        req_raw = added.get("requiredDuringSchedulingIgnoredDuringExecution")
+        required = parse_node_selector(req_raw, "addedAffinity.requiredDuringSchedulingIgnoredDuringExecution") if req_raw is not None else None
+        preferred = parse_preferred_terms(
+            added.get("preferredDuringSchedulingIgnoredDuringExecution"),
+            "addedAffinity.preferredDuringSchedulingIgnoredDuringExecution",
+        )
+    except ObjectError as err:
+        raise ArgsError(err.field, err.message) from None
+    return NodeAffinityArgs(required, preferred)
+
+
+class NodeAffinity:
+    name = NAME
+
+    def __init__(self, args: NodeAffinityArgs) -> None:
+        self.args = args
+
+    # -- PreFilter ----------------------------------------------------------
+    def pre_filter(self, state: Any, pod: Any, snapshot: Any) -> tuple[PreFilterResult | None, Status | None]:
+        required = pod.required_node_affinity
+        if required is None and self.args.added_required is None and not pod.node_selector:
+            return None, SKIP
+        if required is None or not required.terms:
+            return None, None
+        names: frozenset[str] | None = None
+        for term in required.terms:
+            term_names: frozenset[str] | None = None
+            for req in term.fields:
+                if req.key == NODE_NAME_FIELD and req.operator == "In":
+                    term_names = req.values if term_names is None else term_names & req.values
+            if term_names is None:
+                return None, None  # this term allows every node; terms are ORed
+            names = term_names if names is None else names | term_names
+        if names is not None and not names:
+            return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_CONFLICT)
+        if names:
+            return PreFilterResult(frozenset(names)), None
+        return None, None
+
+    # -- Filter -------------------------------------------------------------
+    def filter(self, state: Any, pod: Any, node: Any) -> Status | None:
+        labels, name = node.node.labels, node.name
+        if self.args.added_required is not None and not self.args.added_required.matches(labels, name):
+            return _ENFORCED_STATUS
+        if pod.node_selector and not selector_from_set(pod.node_selector).matches(labels):
+            return _POD_STATUS
+        required = pod.required_node_affinity
+        if required is not None and not required.matches(labels, name):
+            return _POD_STATUS
+        return None
+
+    def filter_nodes(self, state: Any, pod: Any, snapshot: Any) -> NodeVerdicts:
+        table = snapshot.table
+        codes = np.zeros(table.size, dtype=np.int32)
+        statuses = [_POD_STATUS]
+        pod_mask = np.ones(table.size, dtype=bool)
+        for req in selector_from_set(pod.node_selector).requirements if pod.node_selector else ():
+            pod_mask &= table.requirement_mask(req)
+        if pod.required_node_affinity is not None:
+            pod_mask &= table.selector_mask(pod.required_node_affinity)
+        codes[~pod_mask] = 1
+        if self.args.added_required is not None:
+            statuses.append(_ENFORCED_STATUS)
+            codes[~table.selector_mask(self.args.added_required)] = 2
+        return NodeVerdicts(codes, statuses)
+
+    # -- Score --------------------------------------------------------------
+    def pre_score(self, state: Any, pod: Any, snapshot: Any, rows: np.ndarray) -> Status | None:
+        if not pod.preferred_node_affinity and not self.args.added_preferred:
+            return SKIP
+        state.write(_PRESCORE_KEY, self.args.added_preferred + pod.preferred_node_affinity)
+        return None
+
+    def _terms(self, state: Any, pod: Any) -> tuple:
+        terms = state.get(_PRESCORE_KEY)
+        return terms if terms is not None else self.args.added_preferred + pod.preferred_node_affinity
+
+    def score(self, state: Any, pod: Any, node: Any) -> int:
+        labels, name = node.node.labels, node.name
+        return sum(t.weight for t in self._terms(state, pod) if t.term.matches(labels, name))
+
+    def score_nodes(self, state: Any, pod: Any, snapshot: Any, rows: np.ndarray) -> np.ndarray:
+        table = snapshot.table
+        total = np.zeros(len(rows), dtype=np.int64)
+        for term in self._terms(state, pod):
+            total += term.weight * table.term_mask(term.term)[rows]
+        return total
+
+    def normalize_score(self, state: Any, pod: Any, scores: np.ndarray) -> np.ndarray:
+        return default_normalize_score(scores, reverse=False)
+
+    def events_to_register(self) -> list:
+        from ..queue.events import ActionType, ClusterEvent, EventResource
+
+        return [
+            (ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL), None),
+            (ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_LABEL), None),
+        ]
+
+
+def new(args: NodeAffinityArgs, handle: Any) -> NodeAffinity:
+    return NodeAffinity(args)

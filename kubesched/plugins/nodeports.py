@@ -1,0 +1,59 @@
+"""NodePorts: a node must have the host ports the pod asks for free."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..framework.interfaces import NodeVerdicts, PreFilterResult
+from ..framework.status import SKIP, Code, Status
+
+NAME = "NodePorts"
+ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
+_STATUS = Status(Code.UNSCHEDULABLE, ERR_REASON)
+_STATE_KEY = "PreFilter" + NAME
+ALL_IPS = "0.0.0.0"
+
+
+class NodePorts:
+    name = NAME
+
+    def pre_filter(self, state: Any, pod: Any, snapshot: Any) -> tuple[PreFilterResult | None, Status | None]:
+        if not pod.host_ports:
+            return None, SKIP
+        state.write(_STATE_KEY, pod.host_ports)
+        return None, None
+
+    def _wanted(self, state: Any, pod: Any) -> tuple:
+        return state.get(_STATE_KEY, pod.host_ports)
+
+    def filter(self, state: Any, pod: Any, node: Any) -> Status | None:
+        for port in self._wanted(state, pod):
+            if node.used_ports.conflicts(port):
+                return _STATUS
+        return None
+
+    def filter_nodes(self, state: Any, pod: Any, snapshot: Any) -> NodeVerdicts:
+        table = snapshot.table
+        codes = np.zeros(table.size, dtype=np.int32)
+        for port in self._wanted(state, pod):
+            users = table.ports.get((port.protocol, port.port))
+            if not users:
+                continue
+            for row, ips in users.items():
+                if port.ip == ALL_IPS or ALL_IPS in ips or port.ip in ips:
+                    codes[row] = 1
+        return NodeVerdicts(codes, [_STATUS])
+
+    def events_to_register(self) -> list:
+        from ..queue.events import ActionType, ClusterEvent, EventResource
+
+        return [
+            (ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE), None),
+            (ClusterEvent(EventResource.NODE, ActionType.ADD), None),
+        ]
+
+
+def new(args: Any, handle: Any) -> NodePorts:
+    return NodePorts()

@@ -1,0 +1,110 @@
+"""NodeResourcesBalancedAllocation: favour nodes whose resource usage fractions stay close to each other."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ...framework.args import expect_fields, get_list
+from ...framework.interfaces import MAX_NODE_SCORE
+from ...framework.status import SKIP, Status
+from .resource_allocation import DEFAULT_RESOURCES, ResourceSpec, allocatable_and_requested, parse_resources, pod_request_vector
+
+NAME = "NodeResourcesBalancedAllocation"
+_STATE_KEY = "PreScore" + NAME
+
+
+@dataclass(slots=True, frozen=True)
+class BalancedAllocationArgs:
+    resources: tuple[ResourceSpec, ...] = DEFAULT_RESOURCES
+
+
+def parse_args(raw: Any) -> BalancedAllocationArgs:
+    raw = expect_fields(raw, ("resources",))
+    listed = get_list(raw, "resources")
+    return BalancedAllocationArgs(parse_resources(listed, "resources") if listed else DEFAULT_RESOURCES)
+
+
+class BalancedAllocation:
+    name = NAME
+
+    def __init__(self, args: BalancedAllocationArgs) -> None:
+        self.args = args
+
+    def pre_score(self, state: Any, pod: Any, snapshot: Any, rows: np.ndarray) -> Status | None:
+        requests = pod_request_vector(pod.requests, self.args.resources, use_requested=True)
+        if not any(requests):
+            return SKIP  # best-effort pods would all pile onto one node otherwise
+        state.write(_STATE_KEY, requests)
+        return None
+
+    def score_nodes(self, state: Any, pod: Any, snapshot: Any, rows: np.ndarray) -> np.ndarray:
+        """How much placing the pod changes the node's balance: 75 for no change,
+        up to 100 for a node it balances, down to 50 for one it unbalances."""
+        requests = state.get(_STATE_KEY)
+        if requests is None:
+            requests = pod_request_vector(pod.requests, self.args.resources, use_requested=True)
+        table = snapshot.table
+        after: list[np.ndarray] = []
+        before: list[np.ndarray] = []
+        valids: list[np.ndarray] = []
+        for spec, pod_request in zip(self.args.resources, requests):
+            found = allocatable_and_requested(table, rows, spec.name, pod_request, use_requested=True)
+            if found is None:
+                continue
+            alloc, requested = found
+            valid = alloc != 0
+            denominator = np.where(valid, alloc, 1).astype(np.float64)
+            after.append(np.where(valid, np.minimum(requested / denominator, 1.0), 0.0))
+            before.append(np.where(valid, np.minimum((requested - pod_request) / denominator, 1.0), 0.0))
+            valids.append(valid)
+        if not valids:
+            return np.full(len(rows), MAX_NODE_SCORE * 3 // 4, dtype=np.int64)
+        balance_after = ((1 - _std(after, valids)) * MAX_NODE_SCORE).astype(np.int64)
+        balance_before = ((1 - _std(before, valids)) * MAX_NODE_SCORE).astype(np.int64)
+        # Balances lie in [50, 100]; their change maps onto [50, 100] around 75.
+        return (MAX_NODE_SCORE * 3 // 2 + balance_after - balance_before) // 2
+
+    def events_to_register(self) -> list:
+        from ...queue.events import ActionType, ClusterEvent, EventResource
+
+        return [
+            (ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD | ActionType.DELETE), None),
+            (ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE), None),
+        ]
+
+
+def new(args: BalancedAllocationArgs, handle: Any) -> BalancedAllocation:
+    return BalancedAllocation(args)
+
+
+def _std(fractions: list[np.ndarray], valids: list[np.ndarray]) -> np.ndarray:
+    """Per node, the standard deviation of its usage fractions, as ``balancedResourceScorer``:
+    |f1 - f2| / 2 for two resources, the population formula for more, 0 for fewer."""
+    n = len(valids[0])
+    count = np.sum(valids, axis=0)
+    std = np.zeros(n, dtype=np.float64)
+    two = count == 2
+    if two.any():
+        first = np.zeros(n)
+        second = np.zeros(n)
+        seen = np.zeros(n, dtype=np.int64)
+        for f, v in zip(fractions, valids):
+            first = np.where(v & (seen == 0), f, first)
+            second = np.where(v & (seen == 1), f, second)
+            seen += v
+        std = np.where(two, np.abs((first - second) / 2), std)
+    more = count > 2
+    if more.any():
+        safe = np.where(count == 0, 1, count)
+        total = np.zeros(n)
+        for f in fractions:
+            total = total + f
+        mean = total / safe
+        acc = np.zeros(n)
+        for f, v in zip(fractions, valids):
+            acc = acc + np.where(v, (f - mean) * (f - mean), 0.0)
+        std = np.where(more, np.sqrt(acc / safe), std)
+    return std

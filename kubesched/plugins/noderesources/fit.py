@@ -1,0 +1,245 @@
+"""NodeResourcesFit: the node must have room for the pod's requests; scoring by a strategy.
+
+Filter reasons come in upstream's order: ``Too many pods``, cpu, memory,
+ephemeral-storage, then extended resources (by name). A reason is unresolvable
+(``UnschedulableAndUnresolvable``) when the request exceeds the node's whole
+allocatable, since evicting pods could not help.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ...framework.args import ArgsError, expect_fields, get_list, get_str, get_int
+from ...framework.interfaces import MAX_NODE_SCORE, NodeVerdicts, PreFilterResult
+from ...framework.status import Code, Status
+from ...objects.resources import is_extended_resource
+from ..helper import go_div
+from .resource_allocation import (
+    DEFAULT_RESOURCES,
+    ResourceSpec,
+    allocatable_and_requested,
+    parse_resources,
+    pod_request_vector,
+)
+
+NAME = "NodeResourcesFit"
+LEAST_ALLOCATED = "LeastAllocated"
+MOST_ALLOCATED = "MostAllocated"
+REQUESTED_TO_CAPACITY_RATIO = "RequestedToCapacityRatio"
+MAX_CUSTOM_PRIORITY_SCORE = 10
+MAX_UTILIZATION = 100
+_STATE_KEY = "PreFilter" + NAME
+_SCORE_KEY = "PreScore" + NAME
+
+
+@dataclass(slots=True, frozen=True)
+class FitArgs:
+    ignored_resources: frozenset[str] = frozenset()
+    ignored_resource_groups: frozenset[str] = frozenset()
+    strategy: str = LEAST_ALLOCATED
+    resources: tuple[ResourceSpec, ...] = DEFAULT_RESOURCES
+    shape: tuple[tuple[int, int], ...] = field(default=())  # (utilization, score 0..10)
+
+
+def parse_args(raw: Any) -> FitArgs:
+    raw = expect_fields(raw, ("ignoredResources", "ignoredResourceGroups", "scoringStrategy"))
+    ignored = get_list(raw, "ignoredResources")
+    groups = get_list(raw, "ignoredResourceGroups")
+    for i, group in enumerate(groups):
+        if not isinstance(group, str) or "/" in group or not group:
+            raise ArgsError(f"ignoredResourceGroups[{i}]", f"resource group name can't contain '/', got {group!r}")
+    for i, name in enumerate(ignored):
+        if not isinstance(name, str) or not name:
+            raise ArgsError(f"ignoredResources[{i}]", "must be a resource name")
+    strategy_raw = expect_fields(raw.get("scoringStrategy"), ("type", "resources", "requestedToCapacityRatio"), "scoringStrategy")
+    strategy = get_str(strategy_raw, "type", LEAST_ALLOCATED, "scoringStrategy.")
+    if strategy not in (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO):
+        raise ArgsError(
+            "scoringStrategy.type",
+            f'unsupported value "{strategy}": supported values: "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"',
+        )
+    listed = get_list(strategy_raw, "resources", "scoringStrategy.")
+    resources = parse_resources(listed, "scoringStrategy.resources") if listed else DEFAULT_RESOURCES
+    shape: tuple[tuple[int, int], ...] = ()
+    if strategy == REQUESTED_TO_CAPACITY_RATIO:
+        rtc = expect_fields(strategy_raw.get("requestedToCapacityRatio"), ("shape",), "scoringStrategy.requestedToCapacityRatio")
+        points = get_list(rtc, "shape", "scoringStrategy.requestedToCapacityRatio.")
+        if not points:
+            raise ArgsError("scoringStrategy.requestedToCapacityRatio.shape", "at least one point must be specified")
+        parsed = []
+        for i, point in enumerate(points):
+            path = f"scoringStrategy.requestedToCapacityRatio.shape[{i}]"
+            point = expect_fields(point, ("utilization", "score"), path)
+            utilization = get_int(point, "utilization", 0, path + ".")
+            score = get_int(point, "score", 0, path + ".")
+            if not 0 <= utilization <= MAX_UTILIZATION:
+                raise ArgsError(f"{path}.utilization", f"must be in the range [0, {MAX_UTILIZATION}], got {utilization}")
+            if parsed and utilization <= parsed[-1][0]:
+                raise ArgsError(f"{path}.utilization", "utilization values must be sorted in increasing order")
+            if not 0 <= score <= MAX_CUSTOM_PRIORITY_SCORE:
+                raise ArgsError(f"{path}.score", f"must be in the range [0, {MAX_CUSTOM_PRIORITY_SCORE}], got {score}")
+            parsed.append((utilization, score))
+        shape = tuple(parsed)
+    return FitArgs(frozenset(ignored), frozenset(groups), strategy, resources, shape)
+
+
+def _broken_linear(points: tuple[tuple[int, int], ...], utilization: np.ndarray) -> np.ndarray:
+    """``helper.BuildBrokenLinearFunction`` over an array of utilisations."""
+    out = np.full(len(utilization), points[-1][1], dtype=np.int64)
+    done = np.zeros(len(utilization), dtype=bool)
+    for i, (u, s) in enumerate(points):
+        hit = ~done & (utilization <= u)
+        if i == 0:
+            out[hit] = s
+        else:
+            pu, ps = points[i - 1]
+            out[hit] = ps + go_div((s - ps) * (utilization[hit] - pu), u - pu)
+        done |= hit
+    return out
+
+
+class NodeResourcesFit:
+    name = NAME
+
+    def __init__(self, args: FitArgs) -> None:
+        self.args = args
+        self.shape = tuple((u, s * (MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE)) for u, s in args.shape)
+
+    # -- PreFilter / Filter ------------------------------------------------
+    def pre_filter(self, state: Any, pod: Any, snapshot: Any) -> tuple[PreFilterResult | None, Status | None]:
+        state.write(_STATE_KEY, pod.requests.requests)
+        return None, None
+
+    def _checked_scalars(self, requests: Any) -> list[tuple[str, int]]:
+        out = []
+        for name in sorted(requests.scalar):
+            amount = requests.scalar[name]
+            if amount == 0:
+                continue
+            if is_extended_resource(name):
+                if name in self.args.ignored_resources:
+                    continue
+                if self.args.ignored_resource_groups and name.split("/", 1)[0] in self.args.ignored_resource_groups:
+                    continue
+            out.append((name, amount))
+        return out
+
+    def filter(self, state: Any, pod: Any, node: Any) -> Status | None:
+        requests = state.get(_STATE_KEY) or pod.requests.requests
+        alloc, used = node.allocatable, node.requested
+        reasons: list[str] = []
+        unresolvable = False
+        if len(node.pods) + 1 > alloc.allowed_pod_number:
+            reasons.append("Too many pods")
+            unresolvable |= 1 > alloc.allowed_pod_number
+        if not requests.is_zero():
+            checks = [
+                ("cpu", requests.milli_cpu, alloc.milli_cpu, used.milli_cpu),
+                ("memory", requests.memory, alloc.memory, used.memory),
+                ("ephemeral-storage", requests.ephemeral_storage, alloc.ephemeral_storage, used.ephemeral_storage),
+            ]
+            checks += [(n, a, alloc.scalar.get(n, 0), used.scalar.get(n, 0)) for n, a in self._checked_scalars(requests)]
+            for resource, want, capacity, taken in checks:
+                if want > 0 and want > capacity - taken:
+                    reasons.append(f"Insufficient {resource}")
+                    unresolvable |= want > capacity
+        if not reasons:
+            return None
+        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE if unresolvable else Code.UNSCHEDULABLE, *reasons)
+
+    def filter_nodes(self, state: Any, pod: Any, snapshot: Any) -> NodeVerdicts:
+        requests = state.get(_STATE_KEY) or pod.requests.requests
+        table = snapshot.table
+        n = table.size
+        names = ["Too many pods"]
+        pods_alloc = table.alloc_pods[:n]
+        insufficient = [table.pod_count[:n] + 1 > pods_alloc]
+        unresolvable = pods_alloc < 1
+        if not requests.is_zero():
+            checks = [
+                ("cpu", requests.milli_cpu, table.alloc_cpu, table.req_cpu),
+                ("memory", requests.memory, table.alloc_mem, table.req_mem),
+                ("ephemeral-storage", requests.ephemeral_storage, table.alloc_eph, table.req_eph),
+            ]
+            for name, amount in self._checked_scalars(requests):
+                alloc, req = table.scalar_columns(name)
+                checks.append((name, amount, alloc, req))
+            for resource, want, alloc, req in checks:
+                if want <= 0:
+                    continue
+                capacity = alloc[:n]
+                lacking = want > capacity - req[:n]
+                if lacking.any():
+                    names.append(f"Insufficient {resource}")
+                    insufficient.append(lacking)
+                    unresolvable = unresolvable | (want > capacity)
+        bits = np.zeros(n, dtype=np.int64)
+        for i, lacking in enumerate(insufficient):
+            bits |= lacking.astype(np.int64) << i
+        failed = bits != 0
+        if not failed.any():
+            return NodeVerdicts.passing(n)
+        keys = (bits << 1) | (unresolvable & failed)
+        unique, inverse = np.unique(keys[failed], return_inverse=True)
+        statuses = []
+        for key in unique.tolist():
+            code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE if key & 1 else Code.UNSCHEDULABLE
+            mask = key >> 1
+            statuses.append(Status(code, *(names[i] for i in range(len(names)) if mask >> i & 1)))
+        codes = np.zeros(n, dtype=np.int32)
+        codes[failed] = inverse.reshape(-1) + 1
+        return NodeVerdicts(codes, statuses)
+
+    # -- Score --------------------------------------------------------------
+    def pre_score(self, state: Any, pod: Any, snapshot: Any, rows: np.ndarray) -> Status | None:
+        state.write(_SCORE_KEY, pod_request_vector(pod.requests, self.args.resources, use_requested=False))
+        return None
+
+    def score_nodes(self, state: Any, pod: Any, snapshot: Any, rows: np.ndarray) -> np.ndarray:
+        pod_requests = state.get(_SCORE_KEY)
+        if pod_requests is None:
+            pod_requests = pod_request_vector(pod.requests, self.args.resources, use_requested=False)
+        table = snapshot.table
+        node_score = np.zeros(len(rows), dtype=np.int64)
+        weight_sum = np.zeros(len(rows), dtype=np.int64)
+        rtc = self.args.strategy == REQUESTED_TO_CAPACITY_RATIO
+        for spec, pod_request in zip(self.args.resources, pod_requests):
+            found = allocatable_and_requested(table, rows, spec.name, pod_request, use_requested=False)
+            if found is None:
+                continue
+            alloc, requested = found
+            present = alloc != 0
+            safe_alloc = np.where(present, alloc, 1)
+            if self.args.strategy == LEAST_ALLOCATED:
+                score = np.where(requested > alloc, 0, (alloc - requested) * MAX_NODE_SCORE // safe_alloc)
+            elif self.args.strategy == MOST_ALLOCATED:
+                score = np.minimum(requested, alloc) * MAX_NODE_SCORE // safe_alloc
+            else:
+                utilization = np.where(requested > alloc, MAX_UTILIZATION, requested * MAX_UTILIZATION // safe_alloc)
+                score = _broken_linear(self.shape, utilization)
+                present = present & (score > 0)
+            node_score += np.where(present, score * spec.weight, 0)
+            weight_sum += np.where(present, spec.weight, 0)
+        safe_sum = np.where(weight_sum == 0, 1, weight_sum)
+        if rtc:
+            result = np.floor(node_score / safe_sum + 0.5).astype(np.int64)  # math.Round, non-negative
+        else:
+            result = node_score // safe_sum
+        return np.where(weight_sum == 0, 0, result)
+
+    def events_to_register(self) -> list:
+        from ...queue.events import ActionType, ClusterEvent, EventResource
+
+        return [
+            (ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN), None),
+            (ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE), None),
+            (ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_SCALE_DOWN), None),
+        ]
+
+
+def new(args: FitArgs, handle: Any) -> NodeResourcesFit:
+    return NodeResourcesFit(args)

@@ -1,0 +1,78 @@
+"""The scoring machinery NodeResourcesFit and BalancedAllocation share (``resource_allocation.go``).
+
+For each scored resource it gathers, per node, the allocatable amount and what
+would be requested with the pod on it; a resource a node lacks (allocatable 0)
+is left out of that node's score, as is an extended resource the pod does not ask for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ...framework.args import ArgsError, expect_fields, get_int, get_list
+from ...objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PodRequests, Resource, is_scalar_resource
+
+__all__ = ["ResourceSpec", "parse_resources", "allocatable_and_requested", "pod_request_vector", "DEFAULT_RESOURCES"]
+
+
+@dataclass(slots=True, frozen=True)
+class ResourceSpec:
+    name: str
+    weight: int = 1
+
+
+DEFAULT_RESOURCES = (ResourceSpec(CPU, 1), ResourceSpec(MEMORY, 1))
+
+
+def parse_resources(raw: Any, path: str) -> tuple[ResourceSpec, ...]:
+    items = []
+    for i, item in enumerate(raw):
+        item = expect_fields(item, ("name", "weight"), f"{path}[{i}]")
+        name = item.get("name")
+        if not isinstance(name, str) or not name:
+            raise ArgsError(f"{path}[{i}].name", "must be a resource name")
+        weight = get_int(item, "weight", 1, f"{path}[{i}].")
+        if not 1 <= weight <= 100:
+            raise ArgsError(f"{path}[{i}].weight", f"resource weight of {name} should be in the range of [1, 100], got {weight}")
+        items.append(ResourceSpec(name, weight))
+    names = [r.name for r in items]
+    for name in names:
+        if names.count(name) > 1:
+            raise ArgsError(path, f"duplicate resource name {name!r}")
+    return tuple(items)
+
+
+def pod_request_vector(requests: PodRequests, resources: tuple[ResourceSpec, ...], use_requested: bool) -> list[int]:
+    """The pod's amount of each scored resource: plain requests, or with the 100m/200Mi defaults."""
+    source: Resource = requests.requests if use_requested else requests.scoring
+    return [source.get(spec.name) for spec in resources]
+
+
+def allocatable_and_requested(
+    table: Any, rows: np.ndarray, name: str, pod_request: int, use_requested: bool
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Per scored row, (allocatable, requested including the pod); None if the resource is left out."""
+    if name == CPU:
+        requested = table.req_cpu if use_requested else table.nz_cpu
+        return table.alloc_cpu[rows], requested[rows] + pod_request
+    if name == MEMORY:
+        requested = table.req_mem if use_requested else table.nz_mem
+        return table.alloc_mem[rows], requested[rows] + pod_request
+    if name == EPHEMERAL_STORAGE:
+        return table.alloc_eph[rows], table.req_eph[rows] + pod_request
+    if is_scalar_resource(name):
+        if pod_request == 0:
+            return None
+        if name not in table.scalar_alloc:
+            return None
+        alloc, req = table.scalar_columns(name)
+        return alloc[rows], req[rows] + pod_request
+    return None
+
+
+def _resources_args(raw: Any, path: str) -> tuple[ResourceSpec, ...]:
+    listed = get_list(raw, "resources", path)
+    return parse_resources(listed, f"{path}resources") if listed else DEFAULT_RESOURCES

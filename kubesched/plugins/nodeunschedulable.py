@@ -1,0 +1,44 @@
+"""NodeUnschedulable: ``spec.unschedulable`` nodes take only pods tolerating that taint."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..framework.interfaces import NodeVerdicts
+from ..framework.status import Code, Status
+from ..objects.taints import NO_SCHEDULE, Taint
+
+NAME = "NodeUnschedulable"
+ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
+UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", NO_SCHEDULE)
+_STATUS = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSCHEDULABLE)
+
+
+def _tolerates(pod: Any) -> bool:
+    return any(t.tolerates(UNSCHEDULABLE_TAINT) for t in pod.tolerations)
+
+
+class NodeUnschedulable:
+    name = NAME
+
+    def filter(self, state: Any, pod: Any, node: Any) -> Status | None:
+        if node.node.unschedulable and not _tolerates(pod):
+            return _STATUS
+        return None
+
+    def filter_nodes(self, state: Any, pod: Any, snapshot: Any) -> NodeVerdicts:
+        table = snapshot.table
+        if _tolerates(pod):
+            return NodeVerdicts.passing(table.size)
+        return NodeVerdicts(table.unschedulable[: table.size].astype(np.int32), [_STATUS])
+
+    def events_to_register(self) -> list:
+        from ..queue.events import ActionType, ClusterEvent, EventResource
+
+        return [(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT), None)]
+
+
+def new(args: Any, handle: Any) -> NodeUnschedulable:
+    return NodeUnschedulable()

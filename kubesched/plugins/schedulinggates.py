@@ -1,0 +1,28 @@
+"""SchedulingGates: a pod with ``spec.schedulingGates`` waits outside the active queue."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..framework.status import Code, Status
+
+NAME = "SchedulingGates"
+
+
+class SchedulingGates:
+    name = NAME
+
+    def pre_enqueue(self, pod: Any) -> Status | None:
+        if not pod.scheduling_gates:
+            return None
+        gates = " ".join(pod.scheduling_gates)
+        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"waiting for scheduling gates: [{gates}]")
+
+    def events_to_register(self) -> list:
+        from ..queue.events import ClusterEvent, EventResource, ActionType
+
+        return [(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED), None)]
+
+
+def new(args: Any, handle: Any) -> SchedulingGates:
+    return SchedulingGates()

@@ -1,0 +1,92 @@
+"""TaintToleration: untolerated NoSchedule/NoExecute taints filter; PreferNoSchedule ones score down."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..framework.interfaces import NodeVerdicts
+from ..framework.status import Code, Status
+from ..objects.taints import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, find_untolerated_taint
+from .helper import default_normalize_score
+
+NAME = "TaintToleration"
+_FILTER_EFFECTS = (NO_SCHEDULE, NO_EXECUTE)
+_STATE_KEY = "PreScore" + NAME
+
+
+def _reject(taint: Any) -> Status:
+    return Status(
+        Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "node(s) had untolerated taint(s)"
+    )
+
+
+def _prefer_no_schedule_tolerations(pod: Any) -> tuple:
+    return tuple(t for t in pod.tolerations if not t.effect or t.effect == PREFER_NO_SCHEDULE)
+
+
+def _intolerable_count(taints: tuple, tolerations: tuple) -> int:
+    count = 0
+    for taint in taints:
+        if taint.effect == PREFER_NO_SCHEDULE and not any(t.tolerates(taint) for t in tolerations):
+            count += 1
+    return count
+
+
+class TaintToleration:
+    name = NAME
+
+    # -- Filter -------------------------------------------------------------
+    def filter(self, state: Any, pod: Any, node: Any) -> Status | None:
+        taint = find_untolerated_taint(node.node.taints, pod.tolerations, _FILTER_EFFECTS)
+        return _reject(taint) if taint is not None else None
+
+    def filter_nodes(self, state: Any, pod: Any, snapshot: Any) -> NodeVerdicts:
+        ids, taint_sets = snapshot.table.taint_sets()
+        statuses: list[Status] = []
+        by_set = np.zeros(len(taint_sets), dtype=np.int32)
+        seen: dict[Any, int] = {}
+        for i, taints in enumerate(taint_sets):
+            taint = find_untolerated_taint(taints, pod.tolerations, _FILTER_EFFECTS)
+            if taint is not None:
+                code = seen.get(taint)
+                if code is None:
+                    statuses.append(_reject(taint))
+                    code = seen[taint] = len(statuses)
+                by_set[i] = code
+        return NodeVerdicts(by_set[ids], statuses)
+
+    # -- Score --------------------------------------------------------------
+    def pre_score(self, state: Any, pod: Any, snapshot: Any, rows: np.ndarray) -> Status | None:
+        state.write(_STATE_KEY, _prefer_no_schedule_tolerations(pod))
+        return None
+
+    def score(self, state: Any, pod: Any, node: Any) -> int:
+        tolerations = state.get(_STATE_KEY)
+        if tolerations is None:
+            tolerations = _prefer_no_schedule_tolerations(pod)
+        return _intolerable_count(node.node.taints, tolerations)
+
+    def score_nodes(self, state: Any, pod: Any, snapshot: Any, rows: np.ndarray) -> np.ndarray:
+        tolerations = state.get(_STATE_KEY)
+        if tolerations is None:
+            tolerations = _prefer_no_schedule_tolerations(pod)
+        ids, taint_sets = snapshot.table.taint_sets()
+        counts = np.fromiter((_intolerable_count(t, tolerations) for t in taint_sets), dtype=np.int64, count=len(taint_sets))
+        return counts[ids[rows]]
+
+    def normalize_score(self, state: Any, pod: Any, scores: np.ndarray) -> np.ndarray:
+        return default_normalize_score(scores, reverse=True)
+
+    def events_to_register(self) -> list:
+        from ..queue.events import ActionType, ClusterEvent, EventResource
+
+        return [
+            (ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT), None),
+            (ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATIONS), None),
+        ]
+
+
+def new(args: Any, handle: Any) -> TaintToleration:
+    return TaintToleration()

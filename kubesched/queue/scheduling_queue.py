@@ -1,0 +1,497 @@
+"""The scheduling queue: activeQ, backoffQ and unschedulable pods (upstream's ``PriorityQueue``).
+
+* **activeQ** holds pods ready for a scheduling attempt, ordered by the profile's
+  QueueSort plugin (PrioritySort: priority, then queue timestamp, then arrival).
+* **backoffQ** holds pods that failed and wait out an exponential backoff
+  (``podInitialBackoffSeconds`` doubling up to ``podMaxBackoffSeconds``). Every
+  second the completed ones move to activeQ; when activeQ is empty, Pop takes
+  the first backing-off pod that failed as unschedulable (``SchedulerPopFromBackoffQ``).
+* **unschedulable pods** wait for a cluster event that one of the plugins that
+  rejected them registered (and whose queueing hint says QUEUE), or for
+  ``podMaxInUnschedulablePodsDuration`` (checked every 30 s).
+* Pods gated by a PreEnqueue plugin (scheduling gates) wait among the
+  unschedulable pods until an event un-gates them.
+* Events that arrive while a pod is *in flight* (popped, not yet done) are kept
+  and replayed against it if its attempt fails, so no wake-up is lost.
+
+Time comes only from the injected clock, so the simulator's virtual clock drives
+backoffs and flushes exactly as the wall clock does live.
+"""
+
+from __future__ import annotations
+
+import functools
+import heapq
+import itertools
+import math
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+from ..clock import Clock
+from ..framework.status import Code
+from ..objects.pod import PodInfo
+from .events import (
+    FORCE_ACTIVATE,
+    UNSCHEDULABLE_TIMEOUT,
+    ClusterEvent,
+    EventResource,
+    QueueingHint,
+)
+from .types import QueuedPodInfo
+
+__all__ = ["SchedulingQueue", "QueueConfig", "ACTIVE", "BACKOFF", "UNSCHEDULABLE"]
+
+ACTIVE = "activeQ"
+BACKOFF = "backoffQ"
+UNSCHEDULABLE = "unschedulablePods"
+
+BACKOFF_FLUSH_PERIOD = 1.0
+UNSCHEDULABLE_FLUSH_PERIOD = 30.0
+
+_SKIP, _AFTER_BACKOFF, _IMMEDIATELY = 0, 1, 2
+
+
+@dataclass(slots=True)
+class QueueConfig:
+    pod_initial_backoff: float = 1.0
+    pod_max_backoff: float = 10.0
+    pod_max_in_unschedulable: float = 300.0
+    pop_from_backoff_q: bool = True
+
+
+class _Heap:
+    """A heap with lazy deletion, keyed by pod uid."""
+
+    def __init__(self, key: Callable[[QueuedPodInfo], Any]) -> None:
+        self._key = key
+        self._heap: list[list] = []
+        self._entries: dict[str, list] = {}
+
+    def push(self, info: QueuedPodInfo) -> None:
+        self.remove(info.uid)
+        entry = [self._key(info), info.seq, info, True]
+        self._entries[info.uid] = entry
+        heapq.heappush(self._heap, entry)
+
+    def remove(self, uid: str) -> QueuedPodInfo | None:
+        entry = self._entries.pop(uid, None)
+        if entry is None:
+            return None
+        entry[3] = False
+        return entry[2]
+
+    def peek(self) -> QueuedPodInfo | None:
+        heap = self._heap
+        while heap and not heap[0][3]:
+            heapq.heappop(heap)
+        return heap[0][2] if heap else None
+
+    def pop(self) -> QueuedPodInfo | None:
+        heap = self._heap
+        while heap:
+            entry = heapq.heappop(heap)
+            if entry[3]:
+                del self._entries[entry[2].uid]
+                return entry[2]
+        return None
+
+    def get(self, uid: str) -> QueuedPodInfo | None:
+        entry = self._entries.get(uid)
+        return entry[2] if entry else None
+
+    def __contains__(self, uid: str) -> bool:
+        return uid in self._entries
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def items(self) -> list[QueuedPodInfo]:
+        return [e[2] for e in self._entries.values()]
+
+
+class SchedulingQueue:
+    """One queue shared by all profiles; per-profile PreEnqueue plugins and queueing hints."""
+
+    def __init__(
+        self,
+        clock: Clock,
+        less: Any = None,
+        config: QueueConfig | None = None,
+        pre_enqueue: Callable[[PodInfo], Any] | None = None,
+        hints: dict[str, list[tuple[ClusterEvent, str, Callable | None]]] | None = None,
+    ) -> None:
+        """``less`` is the QueueSort plugin; ``hints`` maps a scheduler name to
+        ``(event, plugin name, hint function or None)`` registrations."""
+        self.clock = clock
+        self.config = config or QueueConfig()
+        self._pre_enqueue = pre_enqueue
+        self._hints = hints or {}
+        key = self._sort_key(less)
+        self._active = _Heap(key)
+        self._backoff = _Heap(lambda qp: (qp.backoff_expiry, key(qp)))
+        self._unschedulable: dict[str, QueuedPodInfo] = {}
+        self._in_flight: dict[str, int] = {}  # uid -> index in _events when popped
+        self._events: list[tuple[ClusterEvent, Any, Any]] = []
+        self._event_base = 0  # absolute index of _events[0]
+        self._seq = itertools.count()
+        self._lock = threading.RLock()
+        self._cond = threading.Condition(self._lock)
+        self._closed = False
+        self.scheduling_cycle = 0
+        self._move_request_cycle = -1
+        self._last_backoff_flush = clock.now()
+        self._last_unschedulable_flush = clock.now()
+        self._start = clock.now()
+
+    @staticmethod
+    def _sort_key(less: Any) -> Callable[[QueuedPodInfo], Any]:
+        if less is None:
+            return lambda qp: (-qp.pod.priority, qp.timestamp)
+        if hasattr(less, "sort_key"):
+            return less.sort_key
+        compare = functools.cmp_to_key(lambda a, b: -1 if less.less(a, b) else (1 if less.less(b, a) else 0))
+        return compare
+
+    # -- adding ---------------------------------------------------------------
+    def add(self, pod: PodInfo) -> str:
+        """A new pending pod. Returns the queue it went to."""
+        with self._lock:
+            info = QueuedPodInfo(pod=pod, timestamp=self.clock.now(), seq=next(self._seq))
+            where = self._move_to_active(info)
+            self._cond.notify()
+            return where
+
+    def _run_pre_enqueue(self, info: QueuedPodInfo) -> bool:
+        if self._pre_enqueue is None:
+            info.gating_plugin = ""
+            return True
+        status = self._pre_enqueue(info.pod)
+        if status is None or status.is_success():
+            info.gating_plugin = ""
+            return True
+        info.gating_plugin = status.plugin or "PreEnqueue"
+        return False
+
+    def _move_to_active(self, info: QueuedPodInfo) -> str:
+        if not self._run_pre_enqueue(info):
+            self._unschedulable[info.uid] = info
+            self._backoff.remove(info.uid)
+            return UNSCHEDULABLE
+        self._unschedulable.pop(info.uid, None)
+        self._backoff.remove(info.uid)
+        self._active.push(info)
+        return ACTIVE
+
+    def _backoff_duration(self, info: QueuedPodInfo) -> float:
+        count = info.consecutive_errors_count or info.unschedulable_count or info.attempts
+        if count <= 0:
+            return 0.0
+        duration = self.config.pod_initial_backoff
+        for _ in range(1, count):
+            if duration > self.config.pod_max_backoff - duration:
+                return self.config.pod_max_backoff
+            duration += duration
+        return duration
+
+    def _is_backing_off(self, info: QueuedPodInfo) -> bool:
+        return info.backoff_expiry > self.clock.now()
+
+    def add_unschedulable_if_not_present(self, info: QueuedPodInfo, failure_code: Code | None = None) -> str:
+        """Return a pod whose attempt failed. Unschedulable pods wait for an event;
+        pods that failed with an error back off and retry."""
+        with self._lock:
+            uid = info.uid
+            if uid in self._active or uid in self._backoff or uid in self._unschedulable:
+                self._done_locked(uid)
+                return ""
+            info.timestamp = self.clock.now()
+            if failure_code == Code.ERROR or not (info.unschedulable_plugins or info.pending_plugins):
+                info.consecutive_errors_count += 1
+            else:
+                info.consecutive_errors_count = 0
+                info.unschedulable_count += 1
+            info.backoff_expiry = info.timestamp + self._backoff_duration(info)
+            strategy = self._hint_for_in_flight(info)
+            where = self._requeue(info, strategy)
+            self._done_locked(uid)
+            self._cond.notify()
+            return where
+
+    def _requeue(self, info: QueuedPodInfo, strategy: int) -> str:
+        if strategy == _SKIP:
+            self._unschedulable[info.uid] = info
+            return UNSCHEDULABLE
+        if strategy == _AFTER_BACKOFF and self._is_backing_off(info):
+            self._unschedulable.pop(info.uid, None)
+            self._backoff.push(info)
+            return BACKOFF
+        return self._move_to_active(info)
+
+    # -- events -------------------------------------------------------------
+    def _worth_requeuing(self, info: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any) -> int:
+        if info.gated:
+            rejectors = {info.gating_plugin}
+        else:
+            rejectors = info.unschedulable_plugins | info.pending_plugins
+        if not rejectors:
+            return _AFTER_BACKOFF
+        if event.resource == EventResource.WILDCARD:
+            return _AFTER_BACKOFF
+        registrations = self._hints.get(info.pod.scheduler_name)
+        if registrations is None:
+            return _AFTER_BACKOFF
+        strategy = _SKIP
+        for interest, plugin, hint in registrations:
+            if plugin not in rejectors or not interest.matches(event):
+                continue
+            if hint is not None:
+                try:
+                    answer = hint(info.pod, old, new)
+                except Exception:  # a failing hint must not strand the pod
+                    answer = QueueingHint.QUEUE
+                if answer == QueueingHint.SKIP:
+                    continue
+            if plugin in info.pending_plugins or info.gated:
+                return _IMMEDIATELY
+            strategy = _AFTER_BACKOFF
+        return strategy
+
+    def _hint_for_in_flight(self, info: QueuedPodInfo) -> int:
+        if not (info.unschedulable_plugins or info.pending_plugins):
+            return _AFTER_BACKOFF
+        start = self._in_flight.get(info.uid)
+        if start is None:
+            return _SKIP
+        strategy = _SKIP
+        for event, old, new in self._events[start - self._event_base :]:
+            answer = self._worth_requeuing(info, event, old, new)
+            if answer == _IMMEDIATELY:
+                return _IMMEDIATELY
+            strategy = max(strategy, answer)
+        return strategy
+
+    def move_all_to_active_or_backoff(
+        self, event: ClusterEvent, old: Any = None, new: Any = None, pre_check: Callable[[PodInfo], bool] | None = None
+    ) -> int:
+        """A cluster event: wake the unschedulable pods it may help. Returns how many moved."""
+        with self._lock:
+            moved = 0
+            for info in list(self._unschedulable.values()):
+                if pre_check is not None and not pre_check(info.pod):
+                    continue
+                strategy = self._worth_requeuing(info, event, old, new)
+                if strategy == _SKIP:
+                    continue
+                if info.gated and self._run_pre_enqueue(info) is False:
+                    continue
+                del self._unschedulable[info.uid]
+                where = self._requeue(info, strategy)
+                moved += where != UNSCHEDULABLE
+            if self._in_flight:
+                self._events.append((event, old, new))
+            self._move_request_cycle = self.scheduling_cycle
+            if moved:
+                self._cond.notify()
+            return moved
+
+    def activate(self, pods: Iterable[PodInfo]) -> None:
+        """Move these pods to activeQ now, wherever they wait (``podsToActivate``)."""
+        with self._lock:
+            for pod in pods:
+                info = self._unschedulable.pop(pod.uid, None) or self._backoff.remove(pod.uid)
+                if info is not None:
+                    self._move_to_active(info)
+            self._cond.notify()
+
+    # -- popping ------------------------------------------------------------
+    def pop(self, block: bool = False, timeout: float | None = None) -> QueuedPodInfo | None:
+        """The next pod to schedule, or None when none is ready (after ``timeout`` if blocking)."""
+        with self._lock:
+            info = self._pop_locked()
+            if info is None and block:
+                self._cond.wait_for(lambda: self._closed or len(self._active) > 0 or self._backoff_poppable(), timeout)
+                info = self._pop_locked()
+            return info
+
+    def _backoff_poppable(self) -> bool:
+        if not self.config.pop_from_backoff_q:
+            return False
+        head = self._backoff.peek()
+        return head is not None and head.consecutive_errors_count == 0
+
+    def _pop_locked(self) -> QueuedPodInfo | None:
+        info = self._active.pop()
+        if info is None and self._backoff_poppable():
+            info = self._backoff.pop()
+        if info is None:
+            return None
+        info.attempts += 1
+        if info.initial_attempt_timestamp is None:
+            info.initial_attempt_timestamp = self.clock.now()
+        info.unschedulable_plugins = set()
+        info.pending_plugins = set()
+        self.scheduling_cycle += 1
+        self._in_flight[info.uid] = self._event_base + len(self._events)
+        return info
+
+    def done(self, uid: str) -> None:
+        """The pod's attempt is over (bound, or returned to the queue)."""
+        with self._lock:
+            self._done_locked(uid)
+
+    def _done_locked(self, uid: str) -> None:
+        if self._in_flight.pop(uid, None) is None:
+            return
+        if not self._in_flight:
+            self._event_base += len(self._events)
+            self._events.clear()
+        elif self._events:
+            oldest = min(self._in_flight.values())
+            drop = oldest - self._event_base
+            if drop > 0:
+                del self._events[:drop]
+                self._event_base = oldest
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            self._cond.notify_all()
+
+    # -- updates from informers --------------------------------------------
+    def update(self, old: PodInfo | None, new: PodInfo) -> None:
+        with self._lock:
+            uid = new.uid
+            for heap in (self._active, self._backoff):
+                info = heap.get(uid)
+                if info is not None:
+                    info.pod = new
+                    if heap is self._active:
+                        heap.push(info)
+                    else:
+                        heap.push(info)
+                    return
+            info = self._unschedulable.get(uid)
+            if info is not None:
+                info.pod = new
+                from .events import ActionType
+
+                event = ClusterEvent(EventResource.POD, ActionType.UPDATE, "UpdatePod")
+                if info.gated and self._run_pre_enqueue(info):
+                    del self._unschedulable[uid]
+                    self._requeue(info, _IMMEDIATELY)
+                elif self._worth_requeuing(info, event, old, new) != _SKIP:
+                    del self._unschedulable[uid]
+                    self._requeue(info, _AFTER_BACKOFF)
+                self._cond.notify()
+                return
+            if uid not in self._in_flight:
+                self.add(new)
+
+    def delete(self, pod: PodInfo) -> None:
+        with self._lock:
+            self._active.remove(pod.uid)
+            self._backoff.remove(pod.uid)
+            self._unschedulable.pop(pod.uid, None)
+
+    # -- periodic flushes ---------------------------------------------------
+    def flush_backoff_completed(self) -> int:
+        """Move pods whose backoff has expired to activeQ (runs every second)."""
+        with self._lock:
+            now = self.clock.now()
+            moved = 0
+            while True:
+                head = self._backoff.peek()
+                if head is None or head.backoff_expiry > now:
+                    break
+                self._backoff.pop()
+                self._move_to_active(head)
+                moved += 1
+            self._last_backoff_flush = now
+            if moved:
+                self._cond.notify()
+            return moved
+
+    def flush_unschedulable_leftover(self) -> int:
+        """Retry pods unschedulable for longer than podMaxInUnschedulablePodsDuration (runs every 30 s)."""
+        with self._lock:
+            now = self.clock.now()
+            stale = [
+                info
+                for info in self._unschedulable.values()
+                if not info.gated and now - info.timestamp > self.config.pod_max_in_unschedulable
+            ]
+            for info in stale:
+                del self._unschedulable[info.uid]
+                self._requeue(info, self._worth_requeuing(info, UNSCHEDULABLE_TIMEOUT, None, None))
+            self._last_unschedulable_flush = now
+            if stale:
+                self._cond.notify()
+            return len(stale)
+
+    def run_due_flushes(self) -> None:
+        """Run the periodic flushes whose period has come (the simulator calls this after advancing time)."""
+        now = self.clock.now()
+        if now - self._last_backoff_flush >= BACKOFF_FLUSH_PERIOD or not self._backoff:
+            self.flush_backoff_completed()
+        if now - self._last_unschedulable_flush >= UNSCHEDULABLE_FLUSH_PERIOD:
+            self.flush_unschedulable_leftover()
+
+    def next_wakeup(self) -> float | None:
+        """When the next periodic flush could make a pod ready (None: nothing ever will)."""
+        with self._lock:
+            times = []
+            head = self._backoff.peek()
+            if head is not None:
+                times.append(self._next_tick(max(head.backoff_expiry, self.clock.now()), BACKOFF_FLUSH_PERIOD))
+            waiting = [i.timestamp for i in self._unschedulable.values() if not i.gated]
+            if waiting:
+                due = min(waiting) + self.config.pod_max_in_unschedulable
+                times.append(self._next_tick(math.nextafter(due, math.inf), UNSCHEDULABLE_FLUSH_PERIOD))
+            return min(times) if times else None
+
+    def _next_tick(self, when: float, period: float) -> float:
+        ticks = math.ceil((when - self._start) / period)
+        return self._start + ticks * period
+
+    # -- reading ------------------------------------------------------------
+    def pending_pods(self) -> dict[str, list[QueuedPodInfo]]:
+        with self._lock:
+            return {
+                ACTIVE: self._active.items(),
+                BACKOFF: self._backoff.items(),
+                UNSCHEDULABLE: list(self._unschedulable.values()),
+            }
+
+    def where(self, uid: str) -> str:
+        with self._lock:
+            if uid in self._active:
+                return ACTIVE
+            if uid in self._backoff:
+                return BACKOFF
+            if uid in self._unschedulable:
+                return UNSCHEDULABLE
+            if uid in self._in_flight:
+                return "inFlight"
+            return ""
+
+    def counts(self) -> dict[str, int]:
+        with self._lock:
+            gated = sum(1 for i in self._unschedulable.values() if i.gated)
+            return {
+                ACTIVE: len(self._active),
+                BACKOFF: len(self._backoff),
+                UNSCHEDULABLE: len(self._unschedulable) - gated,
+                "gated": gated,
+            }
+
+    def has_ready(self) -> bool:
+        with self._lock:
+            return len(self._active) > 0 or self._backoff_poppable()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._active) + len(self._backoff) + len(self._unschedulable)
+
+
+__all__ += ["FORCE_ACTIVATE"]

@@ -1,0 +1,145 @@
+"""``schedulePod``: find the nodes that fit, score them, pick one.
+
+Follows upstream's ``schedule_one.go``: PreFilter may narrow the node set;
+filtering walks the nodes from a rotating start index and stops once it has
+``numFeasibleNodesToFind`` feasible nodes (the adaptive percentageOfNodesToScore);
+a single feasible node is chosen without scoring; otherwise the highest total
+wins, ties broken uniformly at random (or by name, for reproducible runs).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..cache.cache import Snapshot
+from ..framework.cycle_state import CycleState
+from ..framework.runtime import Framework, FrameworkError, ScoreOutcome, go_list
+from ..framework.status import Code, Status
+from ..objects.pod import PodInfo
+from .fit_error import Diagnosis, FitError, NoNodesAvailableError
+
+__all__ = ["ScheduleResult", "Algorithm", "num_feasible_nodes_to_find"]
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE = 0  # adaptive
+
+
+def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
+    """How many feasible nodes to look for before scoring (upstream's adaptive rule when 0)."""
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all_nodes
+    if percentage == 0:
+        percentage = max(50 - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+    num = num_all_nodes * percentage // 100
+    return max(num, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+@dataclass(slots=True)
+class ScheduleResult:
+    """Where the pod goes, and what the cycle saw on the way (for explain output)."""
+
+    suggested_host: str
+    evaluated_nodes: int
+    feasible_nodes: int
+    feasible_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    scores: ScoreOutcome | None = None
+    best_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    diagnosis: Diagnosis | None = None
+
+
+class Algorithm:
+    """The scheduling algorithm's state across cycles: the rotating start index and the tie-break."""
+
+    def __init__(self, percentage_of_nodes_to_score: int = DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE,
+                 tie_break: str = "random", seed: int | None = None) -> None:
+        if tie_break not in ("random", "name"):
+            raise ValueError(f"tie_break must be 'random' or 'name', got {tie_break!r}")
+        self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
+        self.tie_break = tie_break
+        self.rng = random.Random(seed)
+        self.next_start_node_index = 0
+
+    def schedule_pod(self, fwk: Framework, state: CycleState, pod: PodInfo, snapshot: Snapshot) -> ScheduleResult:
+        num_nodes = snapshot.num_nodes
+        if num_nodes == 0:
+            raise NoNodesAvailableError()
+        feasible, diagnosis = self.find_nodes_that_fit(fwk, state, pod, snapshot)
+        if len(feasible) == 0:
+            diagnosis.record_plugins()
+            raise FitError(pod.key, num_nodes, diagnosis)
+        names = snapshot.table.names
+        evaluated = len(diagnosis.evaluated)
+        if len(feasible) == 1:
+            return ScheduleResult(names[int(feasible[0])], evaluated, 1, feasible, None, feasible, diagnosis)
+        status = fwk.run_pre_score(state, pod, snapshot, feasible)
+        if status is not None:
+            raise FrameworkError(status.message)
+        scores = fwk.run_score(state, pod, snapshot, feasible)
+        total = scores.total
+        best = feasible[total == total.max()]
+        host_row = self._select(best, names)
+        return ScheduleResult(names[host_row], evaluated, len(feasible), feasible, scores, best, diagnosis)
+
+    def _select(self, best: np.ndarray, names: list[str]) -> int:
+        if len(best) == 1:
+            return int(best[0])
+        if self.tie_break == "name":
+            return min(best.tolist(), key=names.__getitem__)
+        return int(best[self.rng.randrange(len(best))])
+
+    def find_nodes_that_fit(
+        self, fwk: Framework, state: CycleState, pod: PodInfo, snapshot: Snapshot
+    ) -> tuple[np.ndarray, Diagnosis]:
+        diagnosis = Diagnosis()
+        pre_result, status, narrowing = fwk.run_pre_filter(state, pod, snapshot)
+        if status is not None and not status.is_success():
+            if not status.is_rejected():
+                raise FrameworkError(status.message)
+            diagnosis.absent_status = status
+            diagnosis.pre_filter_msg = status.message
+            return np.zeros(0, dtype=np.int64), diagnosis
+        table = snapshot.table
+        order = table.order
+        if not pre_result.all_nodes():
+            allowed = np.zeros(table.size, dtype=bool)
+            allowed[table.rows_of(pre_result.node_names)] = True
+            order = order[allowed[order]]
+            diagnosis.candidates = order
+            diagnosis.absent_status = Status(
+                Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                f"node(s) didn't satisfy plugin(s) {go_list(sorted(narrowing))}",
+                plugin=narrowing[0] if narrowing else "",
+            )
+        if len(order) == 0:
+            return np.zeros(0, dtype=np.int64), diagnosis
+        to_find = num_feasible_nodes_to_find(self._percentage(fwk), len(order))
+        start = self.next_start_node_index % len(order)
+        rotated = np.concatenate((order[start:], order[:start])) if start else order
+        if not fwk.has_filter_plugins():
+            feasible = rotated[:to_find]
+            processed = len(feasible)
+            diagnosis.evaluated = feasible
+        else:
+            candidates = np.zeros(table.size, dtype=bool)
+            candidates[rotated] = True
+            outcome = fwk.run_filters(state, pod, snapshot, candidates)
+            diagnosis.outcome = outcome
+            passing = np.flatnonzero(outcome.passed[rotated])
+            if len(passing) > to_find:
+                processed = int(passing[to_find - 1]) + 1
+                passing = passing[:to_find]
+            else:
+                processed = len(rotated)
+            feasible = rotated[passing]
+            diagnosis.evaluated = rotated[:processed]
+        self.next_start_node_index = (start + processed) % len(order)
+        return feasible, diagnosis
+
+    def _percentage(self, fwk: Framework) -> int:
+        if fwk.percentage_of_nodes_to_score is not None:
+            return fwk.percentage_of_nodes_to_score
+        return self.percentage_of_nodes_to_score

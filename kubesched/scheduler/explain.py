@@ -1,0 +1,72 @@
+"""An attempt as a JSON record, in the shape of the conformance corpus's ``expected`` results."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..framework.status import Status
+from .fit_error import Diagnosis, FitError
+from .scheduler import Attempt
+
+__all__ = ["attempt_record"]
+
+
+def _status(status: Status) -> dict[str, Any]:
+    return {"plugin": status.plugin, "code": status.code.label, "reasons": list(status.reasons)}
+
+
+def _filtered(diagnosis: Diagnosis | None, names: list[str], num_nodes_rows: list[int]) -> dict[str, Any]:
+    if diagnosis is None:
+        return {}
+    out = {name: _status(s) for name, s in diagnosis.node_statuses(names).items()}
+    if diagnosis.absent_status is not None:
+        for row in num_nodes_rows:
+            name = names[row]
+            if name not in out:
+                out[name] = _status(diagnosis.absent_status)
+    return dict(sorted(out.items()))
+
+
+def attempt_record(attempt: Attempt, live_rows: list[int]) -> dict[str, Any]:
+    """``live_rows``: the table rows of every node at the time of the attempt (snapshot order)."""
+    names = attempt.node_names
+    record: dict[str, Any] = {"pod": attempt.pod.key, "attempt": attempt.attempt, "profile": attempt.profile}
+    result, error = attempt.result, attempt.error
+    if result is None:
+        diagnosis = error.diagnosis if isinstance(error, FitError) else None
+        pre_filter = diagnosis.absent_status if diagnosis is not None and diagnosis.pre_filter_msg else None
+        filtered = _filtered(diagnosis, names, live_rows)
+        record.update(
+            feasible=[],
+            filtered=filtered,
+            preFilter=_status(pre_filter) if pre_filter is not None else None,
+            scores={},
+            best=[],
+            chosen=None,
+            message=str(error),
+        )
+        if not isinstance(error, FitError):
+            record["error"] = str(error)
+        return record
+    diagnosis = result.diagnosis
+    absent_rows: list[int] = []
+    if diagnosis is not None and diagnosis.candidates is not None:
+        allowed = set(diagnosis.candidates.tolist())
+        absent_rows = [r for r in live_rows if r not in allowed]
+    scores: dict[str, Any] = {}
+    if result.scores is not None:
+        rows = result.scores.rows.tolist()
+        for i, row in enumerate(rows):
+            entry = {plugin: int(values[i]) for plugin, values in result.scores.by_plugin.items()}
+            entry["total"] = int(result.scores.total[i])
+            scores[names[row]] = entry
+    record.update(
+        feasible=sorted(names[r] for r in result.feasible_rows.tolist()),
+        filtered=_filtered(diagnosis, names, absent_rows),
+        preFilter=None,
+        scores=dict(sorted(scores.items())),
+        best=sorted(names[r] for r in result.best_rows.tolist()),
+        chosen=result.suggested_host,
+        message=None,
+    )
+    return record

@@ -1,0 +1,104 @@
+"""Why a pod fits no node: ``Diagnosis`` and ``FitError`` with upstream's exact message."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..framework.runtime import FilterOutcome
+from ..framework.status import Code, Status
+
+__all__ = ["Diagnosis", "FitError", "NoNodesAvailableError", "NO_NODE_AVAILABLE_MSG"]
+
+NO_NODE_AVAILABLE_MSG = "0/{} nodes are available"
+
+
+@dataclass(slots=True)
+class Diagnosis:
+    """Statuses of the nodes a cycle looked at, and of the rest (``absent_status``)."""
+
+    outcome: FilterOutcome | None = None
+    evaluated: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # rows, in visit order
+    absent_status: Status | None = None
+    candidates: np.ndarray | None = None  # rows PreFilter allowed, when it narrowed the node set
+    pre_filter_msg: str = ""
+    post_filter_msg: str = ""
+    unschedulable_plugins: set[str] = field(default_factory=set)
+    pending_plugins: set[str] = field(default_factory=set)
+
+    def failed_rows(self) -> np.ndarray:
+        """Evaluated rows that some filter rejected, in visit order."""
+        if self.outcome is None or not len(self.evaluated):
+            return np.zeros(0, dtype=np.int64)
+        return self.evaluated[self.outcome.status_index[self.evaluated] >= 0]
+
+    def node_statuses(self, names: list[str]) -> dict[str, Status]:
+        """Per node name, the status that rejected it (absent nodes not included)."""
+        out: dict[str, Status] = {}
+        if self.outcome is None:
+            return out
+        for row in self.failed_rows().tolist():
+            out[names[row]] = self.outcome.statuses[self.outcome.status_index[row]]
+        return out
+
+    def record_plugins(self) -> None:
+        """Fill the rejecting plugin sets from the statuses (queueing hints use them)."""
+        statuses: list[Status] = []
+        if self.outcome is not None:
+            used = np.unique(self.outcome.status_index[self.failed_rows()])
+            statuses.extend(self.outcome.statuses[i] for i in used.tolist())
+        if self.absent_status is not None:
+            statuses.append(self.absent_status)
+        for status in statuses:
+            if not status.plugin:
+                continue
+            if status.code == Code.PENDING:
+                self.pending_plugins.add(status.plugin)
+            else:
+                self.unschedulable_plugins.add(status.plugin)
+
+    def reason_histogram(self, num_all_nodes: int) -> Counter:
+        reasons: Counter = Counter()
+        failed = self.failed_rows()
+        if self.outcome is not None and len(failed):
+            idx, counts = np.unique(self.outcome.status_index[failed], return_counts=True)
+            for i, count in zip(idx.tolist(), counts.tolist()):
+                for reason in self.outcome.statuses[i].reasons:
+                    reasons[reason] += count
+        absent = num_all_nodes - len(failed)
+        if absent > 0 and self.absent_status is not None:
+            for reason in self.absent_status.reasons:
+                reasons[reason] += absent
+        return reasons
+
+
+class NoNodesAvailableError(Exception):
+    """The cluster has no nodes at all."""
+
+    def __init__(self) -> None:
+        super().__init__("no nodes available to schedule pods")
+
+
+class FitError(Exception):
+    """No node fits the pod; ``str()`` is upstream's ``FitError.Error()``."""
+
+    def __init__(self, pod_key: str, num_all_nodes: int, diagnosis: Diagnosis) -> None:
+        self.pod_key = pod_key
+        self.num_all_nodes = num_all_nodes
+        self.diagnosis = diagnosis
+        super().__init__(self.message())
+
+    def message(self) -> str:
+        msg = NO_NODE_AVAILABLE_MSG.format(self.num_all_nodes) + ":"
+        d = self.diagnosis
+        if d.pre_filter_msg:
+            msg += f" {d.pre_filter_msg}."
+        else:
+            histogram = sorted(f"{count} {reason}" for reason, count in d.reason_histogram(self.num_all_nodes).items())
+            if histogram:
+                msg += f" {', '.join(histogram)}."
+        if d.post_filter_msg:
+            msg += f" {d.post_filter_msg}."
+        return msg

@@ -1,0 +1,294 @@
+"""The scheduler: event handlers feeding the cache and queue, and ``schedule_one``.
+
+``schedule_one`` pops a pod and runs the scheduling cycle (PreFilter ... Permit,
+assuming the pod in the cache) and then the binding cycle (WaitOnPermit, PreBind,
+Bind, PostBind). Every way a cycle can fail goes through ``_handle_failure``, which
+puts the pod back in the queue: a pod is never dropped.
+
+The scheduler reaches the cluster only through a ``ClusterClient`` (bind, events,
+pod status), so the simulator and the live mode drive the same code.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol
+
+from ..cache.cache import Cache
+from ..clock import Clock
+from ..framework.cycle_state import CycleState
+from ..framework.runtime import Framework, FrameworkError
+from ..framework.status import Code, Status
+from ..objects.node import Node
+from ..objects.pod import PodInfo
+from ..queue.events import (
+    ASSIGNED_POD_ADD,
+    ASSIGNED_POD_DELETE,
+    NODE_ADD,
+    ActionType,
+    ClusterEvent,
+    EventResource,
+)
+from ..queue.scheduling_queue import SchedulingQueue
+from ..queue.types import QueuedPodInfo
+from .algorithm import Algorithm, ScheduleResult
+from .fit_error import FitError, NoNodesAvailableError
+
+__all__ = ["Scheduler", "ClusterClient", "Attempt", "PODS_TO_ACTIVATE_KEY"]
+
+log = logging.getLogger(__name__)
+PODS_TO_ACTIVATE_KEY = "kubernetes.io/pods-to-activate"
+
+
+class ClusterClient(Protocol):
+    """What the scheduler asks of the cluster."""
+
+    def bind(self, pod: PodInfo, node_name: str) -> None: ...
+
+    def record_event(self, pod: PodInfo, event_type: str, reason: str, message: str) -> None: ...
+
+    def update_pod_condition(self, pod: PodInfo, reason: str, message: str, nominated_node_name: str | None) -> None: ...
+
+
+@dataclass(slots=True)
+class Attempt:
+    """One scheduling attempt, as observers (explain output, metrics) see it."""
+
+    pod: PodInfo
+    attempt: int
+    profile: str
+    result: ScheduleResult | None  # set when a node was chosen
+    error: Exception | None  # FitError when no node fits, another error otherwise
+    node_names: list[str]  # table row -> node name, at the time of the attempt
+    started: float
+    finished: float
+    bound: bool = False
+
+
+class Scheduler:
+    def __init__(
+        self,
+        profiles: dict[str, Framework],
+        cache: Cache,
+        queue: SchedulingQueue,
+        algorithm: Algorithm,
+        client: ClusterClient,
+        clock: Clock,
+        on_attempt: Callable[[Attempt], None] | None = None,
+        run_binding: Callable[[Callable[[], None]], None] | None = None,
+    ) -> None:
+        self.profiles = profiles
+        self.cache = cache
+        self.queue = queue
+        self.algorithm = algorithm
+        self.client = client
+        self.clock = clock
+        self.on_attempt = on_attempt
+        self._run_binding = run_binding or (lambda fn: fn())
+        self.pods: dict[str, PodInfo] = {}  # pending pods we own, by uid (the informer's view)
+
+    # -- event handlers (informers call these) ------------------------------
+    def responsible_for(self, pod: PodInfo) -> bool:
+        return pod.scheduler_name in self.profiles
+
+    def on_node_add(self, node: Node) -> None:
+        self.cache.add_node(node)
+        self.queue.move_all_to_active_or_backoff(NODE_ADD, None, node)
+
+    def on_node_update(self, old: Node | None, new: Node) -> None:
+        self.cache.update_node(new)
+        action = _node_update_action(old, new)
+        if action:
+            self.queue.move_all_to_active_or_backoff(ClusterEvent(EventResource.NODE, action), old, new)
+
+    def on_node_delete(self, node: Node) -> None:
+        self.cache.remove_node(node.name)
+
+    def on_namespace(self, name: str, labels: dict[str, str] | None) -> None:
+        if labels is None:
+            self.cache.remove_namespace(name)
+            return
+        self.cache.set_namespace(name, labels)
+        self.queue.move_all_to_active_or_backoff(ClusterEvent(EventResource.NAMESPACE, ActionType.ADD | ActionType.UPDATE), None, name)
+
+    def on_pod_add(self, pod: PodInfo) -> None:
+        if pod.node_name:
+            self.cache.add_pod(dataclasses.replace(pod, raw=None))
+            self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_ADD, None, pod)
+        elif self.responsible_for(pod) and not pod.terminating:
+            self.pods[pod.uid] = pod
+            self.queue.add(pod)
+
+    def on_pod_update(self, old: PodInfo | None, new: PodInfo) -> None:
+        if new.node_name:
+            was_pending = self.pods.pop(new.uid, None)
+            if was_pending is not None:
+                self.queue.delete(was_pending)
+            self.cache.update_pod(dataclasses.replace(new, raw=None))
+            action = ActionType.UPDATE_POD_LABEL if old is not None and old.labels != new.labels else ActionType(0)
+            if old is not None and _requests_shrank(old, new):
+                action |= ActionType.UPDATE_POD_SCALE_DOWN
+            if old is None or not old.node_name:
+                self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_ADD, None, new)
+            elif action:
+                self.queue.move_all_to_active_or_backoff(ClusterEvent(EventResource.ASSIGNED_POD, action), old, new)
+        elif self.responsible_for(new):
+            if new.terminating:
+                self.on_pod_delete(new)
+                return
+            self.pods[new.uid] = new
+            self.queue.update(old, new)
+
+    def on_pod_delete(self, pod: PodInfo) -> None:
+        if pod.node_name:
+            self.cache.remove_pod(pod)
+            self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None)
+        else:
+            self.pods.pop(pod.uid, None)
+            self.queue.delete(pod)
+
+    # -- the loop -----------------------------------------------------------
+    def schedule_one(self, block: bool = False, timeout: float | None = None) -> bool:
+        """Run one scheduling attempt; False when no pod was ready."""
+        queued = self.queue.pop(block=block, timeout=timeout)
+        if queued is None:
+            return False
+        pod = queued.pod
+        fwk = self.profiles.get(pod.scheduler_name)
+        if fwk is None or self._skip(pod):
+            self.queue.done(pod.uid)
+            return True
+        started = self.clock.now()
+        state = CycleState()
+        snapshot = self.cache.snapshot()
+        names = snapshot.table.names
+        try:
+            result = self.algorithm.schedule_pod(fwk, state, pod, snapshot)
+        except FitError as err:
+            self._notify(queued, fwk, None, err, names, started)
+            nominated = self._post_filter(fwk, state, pod, err)
+            self._handle_failure(fwk, queued, Status(Code.UNSCHEDULABLE, str(err)), err, nominated)
+            return True
+        except NoNodesAvailableError as err:
+            self._notify(queued, fwk, None, err, names, started)
+            self._handle_failure(fwk, queued, Status(Code.UNSCHEDULABLE, str(err)), err, None)
+            return True
+        except FrameworkError as err:
+            log.warning("scheduling %s failed: %s", pod.key, err)
+            self._notify(queued, fwk, None, err, names, started)
+            self._handle_failure(fwk, queued, Status(Code.ERROR, str(err)), err, None)
+            return True
+        attempt = self._notify(queued, fwk, result, None, list(names) if self.on_attempt else names, started)
+        host = result.suggested_host
+        assumed = dataclasses.replace(pod, node_name=host)
+        try:
+            self.cache.assume_pod(assumed, host)
+        except Exception as err:
+            self._handle_failure(fwk, queued, Status.as_error(err), err, None)
+            return True
+        status = fwk.run_reserve(state, assumed, host)
+        if status is not None:
+            self._undo(fwk, state, assumed, host)
+            self._handle_failure(fwk, queued, status, None, None)
+            return True
+        status, wait = fwk.run_permit(state, assumed, host)
+        if status is not None and status.code != Code.WAIT:
+            self._undo(fwk, state, assumed, host)
+            self._handle_failure(fwk, queued, status, None, None)
+            return True
+        to_activate = state.get(PODS_TO_ACTIVATE_KEY)
+        if to_activate:
+            self.queue.activate(to_activate)
+        self._run_binding(lambda: self._binding_cycle(fwk, state, queued, assumed, host, attempt))
+        return True
+
+    def _skip(self, pod: PodInfo) -> bool:
+        """Deleted or already assumed pods are not scheduled again."""
+        return pod.terminating or self.cache.is_assumed(pod)
+
+    def _notify(self, queued: QueuedPodInfo, fwk: Framework, result: ScheduleResult | None,
+                error: Exception | None, names: list[str], started: float) -> Attempt | None:
+        if self.on_attempt is None:
+            return None
+        attempt = Attempt(queued.pod, queued.attempts, fwk.profile_name, result, error, names, started, self.clock.now())
+        self.on_attempt(attempt)
+        return attempt
+
+    def _post_filter(self, fwk: Framework, state: CycleState, pod: PodInfo, err: FitError) -> str | None:
+        if not fwk.points["postFilter"]:
+            return None
+        result, status = fwk.run_post_filter(state, pod, err.diagnosis)
+        if status.reasons and status.code != Code.SUCCESS:
+            err.diagnosis.post_filter_msg = status.message
+        if result is not None and result.nominated_node_name:
+            return result.nominated_node_name
+        return None
+
+    def _binding_cycle(self, fwk: Framework, state: CycleState, queued: QueuedPodInfo, assumed: PodInfo,
+                       host: str, attempt: Attempt | None) -> None:
+        status = fwk.run_pre_bind(state, assumed, host)
+        if status is None:
+            status = fwk.run_bind(state, assumed, host)
+        if status is not None and not status.is_success():
+            self._undo(fwk, state, assumed, host)
+            self._handle_failure(fwk, queued, status, None, None, binding=True)
+            return
+        self.cache.finish_binding(assumed, self.clock.now())
+        self.pods.pop(assumed.uid, None)
+        if attempt is not None:
+            attempt.bound = True
+        self.client.record_event(
+            assumed, "Normal", "Scheduled", f"Successfully assigned {assumed.key} to {host}"
+        )
+        fwk.run_post_bind(state, assumed, host)
+        self.queue.done(assumed.uid)
+
+    def _undo(self, fwk: Framework, state: CycleState, assumed: PodInfo, host: str) -> None:
+        fwk.run_unreserve(state, assumed, host)
+        try:
+            self.cache.forget_pod(assumed)
+        except Exception as err:  # pragma: no cover - cache invariants broken
+            log.error("forgetting %s: %s", assumed.key, err)
+
+    def _handle_failure(self, fwk: Framework, queued: QueuedPodInfo, status: Status, err: Exception | None,
+                        nominated: str | None, binding: bool = False) -> None:
+        """The one error path: record why, and give the pod back to the queue."""
+        pod = queued.pod
+        if isinstance(err, FitError):
+            queued.unschedulable_plugins = set(err.diagnosis.unschedulable_plugins)
+            queued.pending_plugins = set(err.diagnosis.pending_plugins)
+            reason = "Unschedulable"
+        elif status.is_rejected() and status.plugin:
+            queued.unschedulable_plugins = {status.plugin}
+            reason = "Unschedulable"
+        else:
+            reason = "SchedulerError"
+        message = str(err) if err is not None else status.message
+        if binding and status.code == Code.ERROR:
+            message = f"binding rejected: {message}"
+        if pod.uid in self.pods:  # still pending and ours: back to the queue
+            self.queue.add_unschedulable_if_not_present(queued, Code.ERROR if reason == "SchedulerError" else status.code)
+        else:
+            self.queue.done(pod.uid)
+        self.client.record_event(pod, "Warning", "FailedScheduling", message)
+        self.client.update_pod_condition(pod, reason, message, nominated)
+
+
+def _node_update_action(old: Node | None, new: Node) -> ActionType:
+    if old is None:
+        return ActionType.ADD
+    action = ActionType(0)
+    if old.allocatable != new.allocatable:
+        action |= ActionType.UPDATE_NODE_ALLOCATABLE
+    if old.labels != new.labels:
+        action |= ActionType.UPDATE_NODE_LABEL
+    if old.taints != new.taints or old.unschedulable != new.unschedulable:
+        action |= ActionType.UPDATE_NODE_TAINT
+    return action
+
+
+def _requests_shrank(old: PodInfo, new: PodInfo) -> bool:
+    a, b = old.requests.requests, new.requests.requests
+    return b.milli_cpu < a.milli_cpu or b.memory < a.memory or b.ephemeral_storage < a.ephemeral_storage
