@@ -34,6 +34,7 @@ class PodOutcome:
     attempts: int = 0
     message: str = ""
     scheduled_at: float | None = None
+    gated: bool = False  # held back by a PreEnqueue plugin (scheduling gates): never attempted
 
 
 @dataclass(slots=True)
@@ -50,7 +51,11 @@ class SimulationResult:
 
     @property
     def unschedulable(self) -> list[PodOutcome]:
-        return [o for o in self.outcomes.values() if not o.node]
+        return [o for o in self.outcomes.values() if not o.node and not o.gated]
+
+    @property
+    def gated(self) -> list[PodOutcome]:
+        return [o for o in self.outcomes.values() if o.gated]
 
 
 class SimulatedCluster:
@@ -122,8 +127,12 @@ class Simulation:
         self.on_workloads(self.snapshot.workloads)
         for pod in self.snapshot.pending_pods:
             if s.responsible_for(pod):
-                self.outcomes[pod.key] = PodOutcome(pod.key)
+                outcome = self.outcomes[pod.key] = PodOutcome(pod.key)
                 s.on_pod_add(pod)
+                status = s.profiles[pod.scheduler_name].run_pre_enqueue(pod)
+                if status is not None:
+                    outcome.gated = True
+                    outcome.message = status.message
             else:
                 self.ignored.append(pod.key)
 

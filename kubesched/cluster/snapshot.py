@@ -37,8 +37,8 @@ class LoadProblem:
     message: str
 
     def __str__(self) -> str:
-        where = f"{self.obj}" + (f" {self.field}" if self.field else "")
-        return f"{self.file}: {where}: {self.message}"
+        where = " ".join(part for part in (self.obj, self.field) if part)
+        return f"{self.file}: {where}: {self.message}" if where else f"{self.file}: {self.message}"
 
 
 class SnapshotError(ValueError):
@@ -68,7 +68,7 @@ def _documents(path: Path, problems: list[LoadProblem]) -> Iterator[tuple[int, A
     try:
         text = path.read_bytes()
     except OSError as err:
-        problems.append(LoadProblem(str(path), "file", "", err.strerror or str(err)))
+        problems.append(LoadProblem(str(path), "", "", err.strerror or str(err)))
         return
     if path.suffix == ".json" or text.lstrip()[:1] in (b"{", b"["):
         try:
@@ -76,7 +76,7 @@ def _documents(path: Path, problems: list[LoadProblem]) -> Iterator[tuple[int, A
             return
         except orjson.JSONDecodeError as err:
             if path.suffix == ".json":
-                problems.append(LoadProblem(str(path), "file", "", f"invalid JSON: {err}"))
+                problems.append(LoadProblem(str(path), "", "", f"invalid JSON: {err}"))
                 return
     try:
         docs = list(yaml.load_all(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
@@ -84,7 +84,7 @@ def _documents(path: Path, problems: list[LoadProblem]) -> Iterator[tuple[int, A
         mark = getattr(err, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(err, "problem", None) or str(err)
-        problems.append(LoadProblem(str(path), "file", "", f"invalid YAML{where}: {problem}"))
+        problems.append(LoadProblem(str(path), "", "", f"invalid YAML{where}: {problem}"))
         return
     for i, doc in enumerate(docs, start=1):
         if doc is not None:
@@ -125,11 +125,11 @@ def load_snapshot(path: str | Path) -> ClusterSnapshot:
     root = Path(path)
     problems: list[LoadProblem] = []
     if not root.exists():
-        raise SnapshotError([LoadProblem(str(root), "file", "", "no such file or directory")])
+        raise SnapshotError([LoadProblem(str(root), "", "", "no such file or directory")])
     objects: list[tuple[str, Mapping]] = []
     files = _files(root)
     if not files:
-        raise SnapshotError([LoadProblem(str(root), "directory", "", "holds no .yaml, .yml or .json file")])
+        raise SnapshotError([LoadProblem(str(root), "", "", "holds no .yaml, .yml or .json file")])
     for file in files:
         for index, doc in _documents(file, problems):
             for obj in _objects(doc, str(file), index, problems):

@@ -1,0 +1,53 @@
+"""What the commands share: reading the config, reporting bad input in one line each, exit codes."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+import click
+import yaml
+
+from ..framework.config import ConfigError, SchedulerConfig, default_config, parse_config
+from ..framework.registry import Registry
+from ..plugins.registry import UPSTREAM_ONLY, in_tree_registry
+
+__all__ = ["EXIT_BAD_INPUT", "fail", "load_config", "registry"]
+
+EXIT_BAD_INPUT = 2
+
+
+def fail(lines: list[str]) -> NoReturn:
+    """Print each problem on its own line to stderr and exit 2."""
+    for line in lines:
+        click.echo(f"error: {line}", err=True)
+    sys.exit(EXIT_BAD_INPUT)
+
+
+def registry() -> Registry:
+    return in_tree_registry()
+
+
+def load_config(path: str | None, reg: Registry) -> SchedulerConfig:
+    """The KubeSchedulerConfiguration at ``path`` (defaults when None); bad input exits 2."""
+    if path is None:
+        return default_config(reg, UPSTREAM_ONLY)
+    file = Path(path)
+    try:
+        text = file.read_text()
+    except OSError as err:
+        fail([f"{path}: {err.strerror or err}"])
+    try:
+        docs = [d for d in yaml.safe_load_all(text) if d is not None]
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        fail([f"{path}: invalid YAML{where}: {getattr(err, 'problem', None) or err}"])
+    if len(docs) != 1:
+        fail([f"{path}: want exactly one KubeSchedulerConfiguration document, found {len(docs)}"])
+    try:
+        return parse_config(docs[0], reg, UPSTREAM_ONLY, source=str(path))
+    except ConfigError as err:
+        err.source = str(path)
+        fail(err.lines())

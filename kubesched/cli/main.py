@@ -1,0 +1,31 @@
+"""The ``kubesched`` command."""
+
+from __future__ import annotations
+
+import click
+
+from .. import __version__
+from .config_cmd import config_group
+from .simulate import simulate
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="kubesched")
+def cli() -> None:
+    """kubesched: the Kubernetes scheduler in Python.
+
+    Start with `kubesched simulate SNAPSHOT`: where would the pending pods of a
+    cluster snapshot go, and why not?
+    """
+
+
+cli.add_command(simulate)
+cli.add_command(config_group)
+
+
+def main() -> None:
+    cli()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
