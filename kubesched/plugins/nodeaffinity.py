@@ -23,6 +23,7 @@ from ..objects.selectors import (
     parse_preferred_terms,
     selector_from_set,
 )
+from ..queue.events import QueueingHint
 from .helper import default_normalize_score
 
 NAME = "NodeAffinity"
@@ -141,10 +142,24 @@ class NodeAffinity:
     def events_to_register(self) -> list:
         from ..queue.events import ActionType, ClusterEvent, EventResource
 
-        return [
-            (ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL), None),
-            (ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_LABEL), None),
-        ]
+        return [(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL), self._hint_node_change)]
+
+    def _node_matches(self, pod: Any, node: Any) -> bool:
+        labels, name = node.labels, node.name
+        if self.args.added_required is not None and not self.args.added_required.matches(labels, name):
+            return False
+        if pod.node_selector and not selector_from_set(pod.node_selector).matches(labels):
+            return False
+        required = pod.required_node_affinity
+        return required is None or required.matches(labels, name)
+
+    def _hint_node_change(self, pod: Any, old: Any, new: Any) -> QueueingHint:
+        """Queue when the node now matches the pod's affinity and did not before."""
+        if new is None or not self._node_matches(pod, new):
+            return QueueingHint.SKIP
+        if old is not None and self._node_matches(pod, old):
+            return QueueingHint.SKIP
+        return QueueingHint.QUEUE
 
 
 def new(args: NodeAffinityArgs, handle: Any) -> NodeAffinity:

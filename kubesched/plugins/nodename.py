@@ -35,7 +35,16 @@ class NodeName:
     def events_to_register(self) -> list:
         from ..queue.events import ActionType, ClusterEvent, EventResource
 
-        return [(ClusterEvent(EventResource.NODE, ActionType.ADD), None)]
+        return [(ClusterEvent(EventResource.NODE, ActionType.ADD), _hint_node_add)]
+
+
+def _hint_node_add(pod: Any, old: Any, new: Any) -> Any:
+    """Only the node the pod names can help it."""
+    from ..queue.events import QueueingHint
+
+    if new is not None and (not pod.node_name or pod.node_name == new.name):
+        return QueueingHint.QUEUE
+    return QueueingHint.SKIP
 
 
 def new(args: Any, handle: Any) -> NodeName:

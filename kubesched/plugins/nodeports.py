@@ -50,9 +50,21 @@ class NodePorts:
         from ..queue.events import ActionType, ClusterEvent, EventResource
 
         return [
-            (ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE), None),
+            (ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE), _hint_pod_deleted),
             (ClusterEvent(EventResource.NODE, ActionType.ADD), None),
         ]
+
+
+def _hint_pod_deleted(pod: Any, old: Any, new: Any) -> Any:
+    """Queue only when the deleted pod held a host port this pod wants."""
+    from ..queue.events import QueueingHint
+
+    if old is None or not old.host_ports:
+        return QueueingHint.SKIP
+    held = {(p.protocol, p.port) for p in old.host_ports}
+    if any((p.protocol, p.port) in held for p in pod.host_ports):
+        return QueueingHint.QUEUE
+    return QueueingHint.SKIP
 
 
 def new(args: Any, handle: Any) -> NodePorts:

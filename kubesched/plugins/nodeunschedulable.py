@@ -37,7 +37,18 @@ class NodeUnschedulable:
     def events_to_register(self) -> list:
         from ..queue.events import ActionType, ClusterEvent, EventResource
 
-        return [(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT), None)]
+        return [(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT), _hint_node_change)]
+
+
+def _hint_node_change(pod: Any, old: Any, new: Any) -> Any:
+    """Queue when the node became schedulable (or the pod tolerates it being cordoned)."""
+    from ..queue.events import QueueingHint
+
+    if new is None or (new.unschedulable and not _tolerates(pod)):
+        return QueueingHint.SKIP
+    if old is not None and not old.unschedulable:
+        return QueueingHint.SKIP
+    return QueueingHint.QUEUE
 
 
 def new(args: Any, handle: Any) -> NodeUnschedulable:

@@ -83,9 +83,20 @@ class TaintToleration:
         from ..queue.events import ActionType, ClusterEvent, EventResource
 
         return [
-            (ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT), None),
+            (ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT), _hint_node_change),
             (ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATIONS), None),
         ]
+
+
+def _hint_node_change(pod: Any, old: Any, new: Any) -> Any:
+    """Queue when the pod tolerates the node's taints now and did not before."""
+    from ..queue.events import QueueingHint
+
+    if new is None or find_untolerated_taint(new.taints, pod.tolerations, _FILTER_EFFECTS) is not None:
+        return QueueingHint.SKIP
+    if old is not None and find_untolerated_taint(old.taints, pod.tolerations, _FILTER_EFFECTS) is None:
+        return QueueingHint.SKIP
+    return QueueingHint.QUEUE
 
 
 def new(args: Any, handle: Any) -> TaintToleration:

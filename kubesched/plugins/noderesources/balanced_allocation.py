@@ -67,14 +67,6 @@ class BalancedAllocation:
         # Balances lie in [50, 100]; their change maps onto [50, 100] around 75.
         return (MAX_NODE_SCORE * 3 // 2 + balance_after - balance_before) // 2
 
-    def events_to_register(self) -> list:
-        from ...queue.events import ActionType, ClusterEvent, EventResource
-
-        return [
-            (ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD | ActionType.DELETE), None),
-            (ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE), None),
-        ]
-
 
 def new(args: BalancedAllocationArgs, handle: Any) -> BalancedAllocation:
     return BalancedAllocation(args)

@@ -17,6 +17,7 @@ from ...framework.args import ArgsError, expect_fields, get_list, get_str, get_i
 from ...framework.interfaces import MAX_NODE_SCORE, NodeVerdicts, PreFilterResult
 from ...framework.status import Code, Status
 from ...objects.resources import is_extended_resource
+from ...queue.events import QueueingHint
 from ..helper import go_div
 from .resource_allocation import (
     DEFAULT_RESOURCES,
@@ -235,10 +236,38 @@ class NodeResourcesFit:
         from ...queue.events import ActionType, ClusterEvent, EventResource
 
         return [
-            (ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN), None),
-            (ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE), None),
+            (ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN), self._hint_pod_change),
+            (ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE), self._hint_node_change),
             (ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_SCALE_DOWN), None),
         ]
+
+    def _hint_pod_change(self, pod: Any, old: Any, new: Any) -> QueueingHint:
+        """Queue when an assigned pod freed some of a resource this pod asks for."""
+        if old is None:
+            return QueueingHint.SKIP
+        if new is None:  # deleted: it frees its pod slot and its requests
+            return QueueingHint.QUEUE
+        want, before, after = pod.requests.requests, old.requests.requests, new.requests.requests
+        for name in ("cpu", "memory", "ephemeral-storage", *want.scalar):
+            if want.get(name) > 0 and after.get(name) < before.get(name):
+                return QueueingHint.QUEUE
+        return QueueingHint.SKIP
+
+    def _hint_node_change(self, pod: Any, old: Any, new: Any) -> QueueingHint:
+        """Queue when the node's allocatable could hold the pod and grew (or the node is new)."""
+        if new is None:
+            return QueueingHint.SKIP
+        want, alloc = pod.requests.requests, new.allocatable
+        if alloc.allowed_pod_number < 1:
+            return QueueingHint.SKIP
+        checks = [("cpu", want.milli_cpu), ("memory", want.memory), ("ephemeral-storage", want.ephemeral_storage)]
+        checks += self._checked_scalars(want)
+        if any(amount > alloc.get(name) for name, amount in checks):
+            return QueueingHint.SKIP
+        if old is not None and all(alloc.get(n) <= old.allocatable.get(n) for n, _ in checks) and \
+                alloc.allowed_pod_number <= old.allocatable.allowed_pod_number:
+            return QueueingHint.SKIP
+        return QueueingHint.QUEUE
 
 
 def new(args: FitArgs, handle: Any) -> NodeResourcesFit:
