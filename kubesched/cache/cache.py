@@ -92,6 +92,7 @@ class Cache:
         self.nodes: dict[str, NodeInfo] = {}
         self.by_row: list[NodeInfo | None] = []
         self.namespaces: dict[str, dict[str, str]] = {}
+        self.namespace_generation = 0  # bumps whenever a namespace's labels change (for indexes that cache them)
         self._pods: dict[str, _PodState] = {}  # by uid
         self._orphans: dict[str, dict[str, PodInfo]] = {}  # node name -> pods bound to a node not yet seen
         self._observers: list[PodObserver] = []
@@ -109,9 +110,11 @@ class Cache:
     # -- namespaces ---------------------------------------------------------
     def set_namespace(self, name: str, labels: dict[str, str]) -> None:
         self.namespaces[name] = dict(labels)
+        self.namespace_generation += 1
 
     def remove_namespace(self, name: str) -> None:
-        self.namespaces.pop(name, None)
+        if self.namespaces.pop(name, None) is not None:
+            self.namespace_generation += 1
 
     def namespace_labels(self, namespace: str) -> dict[str, str]:
         """A namespace's labels; one not seen has only ``kubernetes.io/metadata.name``."""
