@@ -182,12 +182,17 @@ class Simulation:
                 if progress is not None:
                     progress(sum(1 for o in self.outcomes.values() if o.node), total)
                 continue
-            if self._settled():
+            permit_deadline = s.waiting_pods.next_deadline()
+            if self._settled() and permit_deadline is None:
                 break
-            wake = s.queue.next_wakeup()
+            wake = s.queue.next_wakeup() if not self._settled() else None
+            if permit_deadline is not None:
+                wake = permit_deadline if wake is None else min(wake, permit_deadline)
             if wake is None:
                 break
             self.clock.advance_to(wake)
+            s.expire_waiting_pods()
+            self._deliver()
             s.queue.run_due_flushes()
         placements = [(pod.key, node) for pod, node in self.cluster.bindings]
         return SimulationResult(self.outcomes, placements, self.clock.now(), self.attempts, self.ignored)

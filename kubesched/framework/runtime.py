@@ -62,6 +62,9 @@ POINT_METHODS: dict[str, tuple[str, ...]] = {
 }
 
 
+MAX_PERMIT_TIMEOUT = 15 * 60.0  # seconds; upstream caps a Permit wait at 15 minutes
+
+
 class FrameworkError(RuntimeError):
     """A plugin broke the contract (bad score range, exception, ...)."""
 
@@ -309,22 +312,22 @@ class Framework:
         for plugin in reversed(self.points["reserve"]):
             plugin.unreserve(state, pod, node_name)
 
-    def run_permit(self, state: CycleState, pod: "PodInfo", node_name: str) -> tuple[Status | None, float]:
-        """Returns a rejecting status, or Wait with the shortest timeout, or None."""
-        wait: float | None = None
+    def run_permit(self, state: CycleState, pod: "PodInfo", node_name: str) -> tuple[Status | None, dict[str, float]]:
+        """A rejecting status; or Wait with each waiting plugin's timeout (capped at 15 min); or None."""
+        waits: dict[str, float] = {}
         for plugin in self.points["permit"]:
             status, timeout = plugin.permit(state, pod, node_name)
             if status is None or status.is_success():
                 continue
             if status.is_rejected():
-                return status.with_plugin(plugin.name), 0.0
+                return status.with_plugin(plugin.name), {}
             if status.code == Code.WAIT:
-                wait = timeout if wait is None else min(wait, timeout)
+                waits[plugin.name] = min(float(timeout), MAX_PERMIT_TIMEOUT)
                 continue
-            return Status(Code.ERROR, f'running Permit plugin "{plugin.name}": {status.message}', plugin=plugin.name), 0.0
-        if wait is not None:
-            return Status(Code.WAIT), wait
-        return None, 0.0
+            return Status(Code.ERROR, f'running Permit plugin "{plugin.name}": {status.message}', plugin=plugin.name), {}
+        if waits:
+            return Status(Code.WAIT), waits
+        return None, {}
 
     def run_pre_bind(self, state: CycleState, pod: "PodInfo", node_name: str) -> Status | None:
         for plugin in self.points["preBind"]:

@@ -8,6 +8,7 @@ from ..cache.cache import Cache
 from ..clock import Clock
 from ..framework.config import SchedulerConfig
 from ..framework.handle import FrameworkHandle
+from ..framework.waiting_pods import WaitingPods
 from ..framework.profile import build_profiles
 from ..framework.registry import Registry
 from ..framework.runtime import Framework
@@ -48,7 +49,8 @@ def new_scheduler(
 ) -> Scheduler:
     registry = registry or in_tree_registry()
     cache = Cache()
-    handle = FrameworkHandle(cache, clock, binder=client.bind, informers=informers)
+    waiting_pods = WaitingPods()
+    handle = FrameworkHandle(cache, clock, binder=client.bind, informers=informers, waiting_pods=waiting_pods)
     profiles = build_profiles(config, registry, handle)
 
     def pre_enqueue(pod: PodInfo):
@@ -64,4 +66,4 @@ def new_scheduler(
         hints=_hints(profiles),
     )
     algorithm = Algorithm(config.percentage_of_nodes_to_score, tie_break, seed)
-    return Scheduler(profiles, cache, queue, algorithm, client, clock, on_attempt, run_binding)
+    return Scheduler(profiles, cache, queue, algorithm, client, clock, on_attempt, run_binding, waiting_pods)

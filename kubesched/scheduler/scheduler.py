@@ -21,6 +21,7 @@ from ..clock import Clock
 from ..framework.cycle_state import CycleState
 from ..framework.runtime import Framework, FrameworkError
 from ..framework.status import Code, Status
+from ..framework.waiting_pods import WaitingPod, WaitingPods
 from ..objects.node import Node
 from ..objects.pod import PodInfo
 from ..queue.events import (
@@ -78,6 +79,7 @@ class Scheduler:
         clock: Clock,
         on_attempt: Callable[[Attempt], None] | None = None,
         run_binding: Callable[[Callable[[], None]], None] | None = None,
+        waiting_pods: WaitingPods | None = None,
     ) -> None:
         self.profiles = profiles
         self.cache = cache
@@ -88,6 +90,7 @@ class Scheduler:
         self.on_attempt = on_attempt
         self._run_binding = run_binding or (lambda fn: fn())
         self.pods: dict[str, PodInfo] = {}  # pending pods we own, by uid (the informer's view)
+        self.waiting_pods = waiting_pods if waiting_pods is not None else WaitingPods()
 
     # -- event handlers (informers call these) ------------------------------
     def responsible_for(self, pod: PodInfo) -> bool:
@@ -193,7 +196,7 @@ class Scheduler:
             self._undo(fwk, state, assumed, host)
             self._handle_failure(fwk, queued, status, None, None)
             return True
-        status, wait = fwk.run_permit(state, assumed, host)
+        status, waits = fwk.run_permit(state, assumed, host)
         if status is not None and status.code != Code.WAIT:
             self._undo(fwk, state, assumed, host)
             self._handle_failure(fwk, queued, status, None, None)
@@ -201,8 +204,30 @@ class Scheduler:
         to_activate = state.get(PODS_TO_ACTIVATE_KEY)
         if to_activate:
             self.queue.activate(to_activate)
-        self._run_binding(lambda: self._binding_cycle(fwk, state, queued, assumed, host, attempt))
+        if waits:
+            self._wait_on_permit(fwk, state, queued, assumed, host, attempt, waits)
+        else:
+            self._run_binding(lambda: self._binding_cycle(fwk, state, queued, assumed, host, attempt))
         return True
+
+    def _wait_on_permit(self, fwk: Framework, state: CycleState, queued: QueuedPodInfo, assumed: PodInfo,
+                        host: str, attempt: Attempt | None, waits: dict[str, float]) -> None:
+        """Hold the assumed pod until every waiting Permit plugin allows it (then bind) or one rejects it."""
+        now = self.clock.now()
+
+        def decided(status: Status | None) -> None:
+            self.waiting_pods.remove(assumed.uid)
+            if status is None:
+                self._run_binding(lambda: self._binding_cycle(fwk, state, queued, assumed, host, attempt))
+                return
+            self._undo(fwk, state, assumed, host)
+            self._handle_failure(fwk, queued, status, None, None, binding=True)
+
+        self.waiting_pods.add(assumed.uid, WaitingPod(assumed, host, {p: now + t for p, t in waits.items()}, decided))
+
+    def expire_waiting_pods(self) -> int:
+        """Reject pods whose Permit wait timed out (run periodically; the simulator runs it as time moves)."""
+        return self.waiting_pods.expire(self.clock.now())
 
     def _skip(self, pod: PodInfo) -> bool:
         """Deleted or already assumed pods are not scheduled again."""
@@ -246,11 +271,14 @@ class Scheduler:
         self.queue.done(assumed.uid)
 
     def _undo(self, fwk: Framework, state: CycleState, assumed: PodInfo, host: str) -> None:
+        """Unreserve and forget an assumed pod; the room it held may help other pods."""
         fwk.run_unreserve(state, assumed, host)
         try:
             self.cache.forget_pod(assumed)
         except Exception as err:  # pragma: no cover - cache invariants broken
             log.error("forgetting %s: %s", assumed.key, err)
+            return
+        self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, assumed, None, lambda p: p.uid != assumed.uid)
 
     def _handle_failure(self, fwk: Framework, queued: QueuedPodInfo, status: Status, err: Exception | None,
                         nominated: str | None, binding: bool = False) -> None:
