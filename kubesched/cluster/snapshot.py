@@ -7,7 +7,6 @@ is reported (file, object, field), not just the first, and nothing is half-loade
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping
@@ -17,7 +16,7 @@ import yaml
 
 from ..objects.errors import ObjectError
 from ..objects.node import Node, parse_node
-from ..objects.pod import PodInfo, parse_pod, parse_timestamp
+from ..objects.pod import PodInfo, parse_pod
 
 __all__ = ["ClusterSnapshot", "SnapshotError", "LoadProblem", "load_snapshot", "snapshot_from_objects"]
 
@@ -224,10 +223,3 @@ def _with_priority(obj: Mapping, classes: dict[str, int]) -> Mapping:
     if name:
         raise ObjectError("spec.priorityClassName", f"no PriorityClass named {name!r} in the snapshot")
     return obj
-
-
-def dumps_json(obj: Any) -> bytes:
-    return orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
-
-
-__all__ += ["dumps_json", "parse_timestamp", "json"]

@@ -9,7 +9,7 @@ table in one go for batch plugins and node by node for per-node ones.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..objects.nodeinfo import NodeInfo
     from ..objects.pod import PodInfo
 
-__all__ = ["Framework", "FilterOutcome", "ScoreOutcome", "FrameworkError"]
+__all__ = ["Framework", "FilterOutcome", "ScoreOutcome", "FrameworkError", "go_list", "EXTENSION_POINTS", "POINT_METHODS"]
 
 EXTENSION_POINTS = (
     "preEnqueue",
@@ -180,7 +180,7 @@ class Framework:
                 if len(narrowing) == 1:
                     msg = f"node(s) didn't satisfy plugin {narrowing[0]}"
                 else:
-                    msg = f"node(s) didn't satisfy plugin(s) {_go_list(narrowing)} simultaneously"
+                    msg = f"node(s) didn't satisfy plugin(s) {go_list(narrowing)} simultaneously"
                 return result, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, msg), narrowing
         state.skip_filter_plugins = frozenset(skipped)
         return result, rejected, narrowing
@@ -357,16 +357,6 @@ class Framework:
             plugin.post_bind(state, pod, node_name)
 
 
-def _go_list(items: list[str]) -> str:
+def go_list(items: list[str]) -> str:
     """Go's ``%v`` of a string slice: ``[a b c]``."""
     return "[" + " ".join(items) + "]"
-
-
-def go_list(items: list[str]) -> str:
-    return _go_list(items)
-
-
-__all__ += ["go_list", "EXTENSION_POINTS", "POINT_METHODS"]
-
-
-PluginFactory = Callable[[dict, Any], Any]
