@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import operator
+from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any, Mapping
 
@@ -39,6 +40,7 @@ class OwnerRef:
     name: str
     uid: str
     controller: bool
+    api_version: str = ""
 
 
 def parse_timestamp(text: Any) -> float | None:
@@ -98,6 +100,17 @@ class PodInfo:
 
     def __repr__(self) -> str:
         return f"PodInfo({self.key})"
+
+    def copy_with(self, **changes: Any) -> "PodInfo":
+        """A shallow copy with ``changes`` applied: ``dataclasses.replace`` at a quarter of its cost
+        (the scheduler copies a pod on assume, bind and the informer's update)."""
+        new = PodInfo(*_FIELD_VALUES(self))
+        for name, value in changes.items():
+            setattr(new, name, value)
+        return new
+
+
+_FIELD_VALUES = operator.attrgetter(*(f.name for f in fields(PodInfo)))
 
 
 def _list(raw: Any, path: str) -> list:
@@ -188,7 +201,13 @@ def parse_pod(raw: Mapping, keep_raw: bool = True) -> PodInfo:
     except ObjectError as err:
         raise ObjectError("metadata.creationTimestamp", err.message) from None
     owners = tuple(
-        OwnerRef(str(o.get("kind", "")), str(o.get("name", "")), str(o.get("uid", "")), bool(o.get("controller")))
+        OwnerRef(
+            str(o.get("kind", "")),
+            str(o.get("name", "")),
+            str(o.get("uid", "")),
+            bool(o.get("controller")),
+            str(o.get("apiVersion", "")),
+        )
         for o in _list(meta.get("ownerReferences"), "metadata.ownerReferences")
         if isinstance(o, Mapping)
     )

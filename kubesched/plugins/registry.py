@@ -15,6 +15,7 @@ from . import (
     tainttoleration,
 )
 from .noderesources import balanced_allocation, fit
+from . import podtopologyspread
 
 __all__ = ["in_tree_registry", "UPSTREAM_ONLY"]
 
@@ -30,7 +31,6 @@ UPSTREAM_ONLY = frozenset(
         "NodeDeclaredFeatures",
         "GangScheduling",
         "TopologyAwareWorkloadScheduling",
-        "PodTopologySpread",
         "InterPodAffinity",
         "DefaultPreemption",
     }
@@ -49,6 +49,7 @@ def in_tree_registry() -> Registry:
             PluginSpec(nodeports.NAME, nodeports.new),
             PluginSpec(fit.NAME, fit.new, fit.parse_args),
             PluginSpec(balanced_allocation.NAME, balanced_allocation.new, balanced_allocation.parse_args),
+            PluginSpec(podtopologyspread.NAME, podtopologyspread.new, podtopologyspread.parse_args),
             PluginSpec(imagelocality.NAME, imagelocality.new),
             PluginSpec(defaultbinder.NAME, defaultbinder.new),
         ]

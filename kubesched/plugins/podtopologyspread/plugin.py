@@ -1,0 +1,514 @@
+"""PodTopologySpread: spread a pod's group evenly over topology domains (upstream v1.36 semantics).
+
+Filter (``whenUnsatisfiable: DoNotSchedule``): a node passes a constraint when
+``matching pods in its domain + (1 if the pod matches its own selector) - global
+minimum <= maxSkew``. Domains and counts come from *eligible* nodes only: nodes
+carrying every constraint's topology key and, per constraint, passing the pod's
+nodeSelector / required node affinity (``nodeAffinityPolicy: Honor``, the default)
+and its tolerations of NoSchedule/NoExecute taints (``nodeTaintsPolicy: Honor``).
+The global minimum is the smallest count over those domains, or 0 when there are
+fewer of them than ``minDomains``. A node without a constraint's key fails as
+unresolvable.
+
+Score (``ScheduleAnyway``): per constraint, the node's domain count times
+``log(number of domains + 2)`` plus ``maxSkew - 1``; the hostname key uses the
+node's own count and the number of feasible nodes. Lower is better: normalisation
+maps the sum onto ``100 * (max + min - score) / max``. Nodes missing a key score 0.
+
+A pod with no constraints of its own gets the cluster-level default constraints
+(``defaultingType: System`` or ``List``) when it belongs to a Service,
+ReplicationController, ReplicaSet or StatefulSet, selecting its siblings by their
+selectors.
+
+Counting never walks the pods: ``MatchCounts`` keeps, per (namespace, selector), the
+number of matching pods on each node row, updated by the cache on every placement;
+domain totals are one ``np.bincount`` over the node table.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ...framework.interfaces import MAX_NODE_SCORE, NodeVerdicts, PreFilterResult
+from ...framework.status import SKIP, Code, Status
+from ...objects.selectors import selector_from_set
+from ...objects.taints import NO_EXECUTE, NO_SCHEDULE, find_untolerated_taint
+from .args import PodTopologySpreadArgs
+from .common import (
+    DO_NOT_SCHEDULE,
+    HOSTNAME_LABEL,
+    MAX_INT32,
+    SCHEDULE_ANYWAY,
+    Constraint,
+    compile_constraints,
+    counts_pods,
+    go_log,
+    go_round,
+    node_has_all_keys,
+)
+from .counts import MatchCounts
+from .workloads import WorkloadIndex
+
+__all__ = [
+    "NAME",
+    "ERR_REASON_CONSTRAINTS_NOT_MATCH",
+    "ERR_REASON_NODE_LABEL_NOT_MATCH",
+    "PodTopologySpread",
+    "new",
+]
+
+NAME = "PodTopologySpread"
+ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
+ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
+_SKEW_STATUS = Status(Code.UNSCHEDULABLE, ERR_REASON_CONSTRAINTS_NOT_MATCH)
+_LABEL_STATUS = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_NODE_LABEL_NOT_MATCH)
+_PRE_FILTER_KEY = "PreFilter" + NAME
+_PRE_SCORE_KEY = "PreScore" + NAME
+_FILTER_TAINT_EFFECTS = (NO_SCHEDULE, NO_EXECUTE)
+
+
+# -- per-cycle state ------------------------------------------------------------
+@dataclass(slots=True)
+class _Domains:
+    """One constraint's view of the node table: domain of each row, totals per domain."""
+
+    constraint: Constraint
+    ids: np.ndarray  # per table row: id of the node's value for the key, -1 if absent
+    vocab: dict[str, int]  # value -> id
+    eligible: np.ndarray  # per table row: counted (see the module docstring)
+    present: np.ndarray  # per domain id: at least one eligible node has it
+    totals: np.ndarray  # per domain id: matching pods on its eligible nodes (int64)
+    self_match: int
+    _minimum: int | None = None
+
+    def min_match(self) -> int:
+        """``minMatchNum``: the global minimum, 0 below ``minDomains`` domains."""
+        if self._minimum is None:
+            domains = int(np.count_nonzero(self.present))
+            if domains < self.constraint.min_domains:
+                self._minimum = 0
+            elif domains == 0:
+                self._minimum = MAX_INT32
+            else:
+                self._minimum = int(self.totals[self.present].min())
+        return self._minimum
+
+    def changed(self) -> None:
+        self._minimum = None
+
+    def clone(self) -> "_Domains":
+        return _Domains(
+            self.constraint, self.ids, self.vocab, self.eligible, self.present.copy(), self.totals.copy(), self.self_match
+        )
+
+
+@dataclass(slots=True)
+class _FilterState:
+    constraints: tuple[Constraint, ...]
+    domains: list[_Domains]
+    namespace: str
+
+    def clone(self) -> "_FilterState":
+        return _FilterState(self.constraints, [d.clone() for d in self.domains], self.namespace)
+
+
+@dataclass(slots=True)
+class _ScoreTerm:
+    constraint: Constraint
+    ids: np.ndarray  # per table row: value id, -1 if the key is absent
+    weight: float  # log(domains + 2)
+    hostname: bool
+    own_counts: np.ndarray | None  # hostname: matching pods per row
+    slot_of_row: np.ndarray | None  # other keys: per row, the domain slot (absent key -> the "" slot)
+    slot_totals: np.ndarray | None  # per slot: matching pods over eligible nodes of registered domains
+    slot_of_value: dict[str, int] | None
+
+
+@dataclass(slots=True)
+class _ScoreState:
+    terms: list[_ScoreTerm]
+    require_all: bool
+    has_all: np.ndarray  # per table row: carries every constraint's key
+    ignored_rows: np.ndarray  # aligned with the rows PreScore saw
+
+    def ignored(self, row: int) -> bool:
+        return self.require_all and not bool(self.has_all[row])
+
+    def clone(self) -> "_ScoreState":
+        return self
+
+
+class PodTopologySpread:
+    name = NAME
+
+    def __init__(self, args: PodTopologySpreadArgs, cache: Any, match_label_keys: bool = True) -> None:
+        self.args = args
+        self.system_defaulted = args.system_defaulted
+        self.default_constraints = args.effective_default_constraints()
+        self.match_label_keys = match_label_keys
+        self.workloads = WorkloadIndex()
+        self.counts = MatchCounts(cache) if cache is not None else None
+
+    # -- workloads (default constraints) -----------------------------------------
+    def set_workloads(self, objects: list[dict]) -> None:
+        """Replace every Service, ReplicationController, ReplicaSet and StatefulSet known."""
+        self.workloads.replace(objects)
+
+    def workload_changed(self, obj: dict) -> None:
+        self.workloads.upsert(obj)
+
+    def workload_deleted(self, obj: dict) -> None:
+        self.workloads.delete(obj)
+
+    # -- constraints -------------------------------------------------------------
+    def constraints(self, pod: Any, action: str) -> tuple[Constraint, ...]:
+        """``getConstraints`` / the soft half of ``initPreScoreState``."""
+        if pod.topology_spread_constraints:
+            return compile_constraints(pod.topology_spread_constraints, pod.labels, action, self.match_label_keys)
+        if not self.default_constraints or not len(self.workloads):
+            return ()
+        compiled = compile_constraints(self.default_constraints, pod.labels, action, self.match_label_keys)
+        if not compiled:
+            return ()
+        selector = self.workloads.default_selector(pod)
+        if selector is None:
+            return ()
+        return tuple(
+            Constraint(c.max_skew, c.topology_key, selector, c.min_domains, c.honor_node_affinity, c.honor_node_taints)
+            for c in compiled
+        )
+
+    def _column(self, namespace: str, constraint: Constraint, table: Any, cache: dict) -> np.ndarray:
+        n = table.size
+        if not counts_pods(constraint.selector):
+            return np.zeros(n, dtype=np.int32)
+        if self.counts is None:
+            raise RuntimeError(f"{NAME} needs the scheduler cache (handle.cache) to count pods")
+        key = (namespace, constraint.selector)
+        found = cache.get(key)
+        if found is None:
+            found = cache[key] = self.counts.column(namespace, constraint.selector, n)
+        return found
+
+    @staticmethod
+    def _inclusion_masks(pod: Any, constraints: tuple[Constraint, ...], table: Any) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """Rows passing the pod's required node affinity, and rows whose taints the pod tolerates."""
+        n = table.size
+        affinity = None
+        if any(c.honor_node_affinity for c in constraints):
+            affinity = np.ones(n, dtype=bool)
+            if pod.node_selector:
+                for req in selector_from_set(pod.node_selector).requirements:
+                    affinity &= table.requirement_mask(req)
+            if pod.required_node_affinity is not None:
+                affinity &= table.selector_mask(pod.required_node_affinity)
+        tolerated = None
+        if any(c.honor_node_taints for c in constraints):
+            ids, taint_sets = table.taint_sets()
+            ok = np.fromiter(
+                (find_untolerated_taint(t, pod.tolerations, _FILTER_TAINT_EFFECTS) is None for t in taint_sets),
+                dtype=bool,
+                count=len(taint_sets),
+            )
+            tolerated = ok[ids[:n]]
+        return affinity, tolerated
+
+    # -- PreFilter / Filter ---------------------------------------------------------
+    def pre_filter(self, state: Any, pod: Any, snapshot: Any) -> tuple[PreFilterResult | None, Status | None]:
+        constraints = self.constraints(pod, DO_NOT_SCHEDULE)
+        if not constraints:
+            return None, SKIP
+        state.write(_PRE_FILTER_KEY, self._filter_state(pod, constraints, snapshot.table))
+        return None, None
+
+    def _filter_state(self, pod: Any, constraints: tuple[Constraint, ...], table: Any) -> _FilterState:
+        n = table.size
+        columns = [table.label_column(c.topology_key) for c in constraints]
+        has_all = table.alive[:n].copy()
+        for ids, _ in columns:
+            has_all &= ids[:n] >= 0
+        affinity, tolerated = self._inclusion_masks(pod, constraints, table)
+        column_cache: dict = {}
+        domains = []
+        for c, (ids, vocab) in zip(constraints, columns):
+            ids = ids[:n]
+            eligible = has_all
+            if c.honor_node_affinity:
+                eligible = eligible & affinity
+            if c.honor_node_taints:
+                eligible = eligible & tolerated
+            counts = self._column(pod.namespace, c, table, column_cache)
+            in_domain = ids[eligible]
+            size = len(vocab)
+            present = np.bincount(in_domain, minlength=size) > 0
+            totals = np.bincount(in_domain, weights=counts[eligible], minlength=size).astype(np.int64)
+            domains.append(_Domains(c, ids, vocab, eligible, present, totals, int(c.selector.matches(pod.labels))))
+        return _FilterState(constraints, domains, pod.namespace)
+
+    def _state_for_filter(self, state: Any, pod: Any, table: Any) -> _FilterState | None:
+        found = state.get(_PRE_FILTER_KEY)
+        if found is None:
+            constraints = self.constraints(pod, DO_NOT_SCHEDULE)
+            if not constraints:
+                return None
+            found = self._filter_state(pod, constraints, table)
+            state.write(_PRE_FILTER_KEY, found)
+        return found
+
+    def filter(self, state: Any, pod: Any, node: Any) -> Status | None:
+        s = state.get(_PRE_FILTER_KEY)
+        if s is None:
+            raise RuntimeError(f'reading "{_PRE_FILTER_KEY}" from cycleState: not found')
+        labels = node.node.labels
+        for d in s.domains:
+            value = labels.get(d.constraint.topology_key)
+            if value is None:
+                return _LABEL_STATUS
+            domain = d.vocab.get(value)
+            match_num = int(d.totals[domain]) if domain is not None and domain < len(d.totals) else 0
+            if match_num + d.self_match - d.min_match() > d.constraint.max_skew:
+                return _SKEW_STATUS
+        return None
+
+    def filter_nodes(self, state: Any, pod: Any, snapshot: Any) -> NodeVerdicts:
+        table = snapshot.table
+        n = table.size
+        s = self._state_for_filter(state, pod, table)
+        if s is None or not s.domains:
+            return NodeVerdicts.passing(n)
+        codes = np.zeros(n, dtype=np.int32)
+        undecided = np.ones(n, dtype=bool)
+        for d in s.domains:
+            ids = d.ids
+            missing = ids < 0
+            codes[undecided & missing] = 2
+            undecided &= ~missing
+            if len(d.totals):
+                match_num = d.totals[np.where(missing, 0, ids)]
+            else:
+                match_num = np.zeros(n, dtype=np.int64)
+            failed = undecided & (match_num + (d.self_match - d.min_match()) > d.constraint.max_skew)
+            codes[failed] = 1
+            undecided &= ~failed
+        return NodeVerdicts(codes, [_SKEW_STATUS, _LABEL_STATUS])
+
+    # -- PreFilterExtensions (preemption's what-if) ---------------------------------
+    def add_pod(self, state: Any, pod_to_schedule: Any, pod_to_add: Any, node: Any) -> Status | None:
+        self._update_with_pod(state, pod_to_schedule, pod_to_add, node, 1)
+        return None
+
+    def remove_pod(self, state: Any, pod_to_schedule: Any, pod_to_remove: Any, node: Any) -> Status | None:
+        self._update_with_pod(state, pod_to_schedule, pod_to_remove, node, -1)
+        return None
+
+    def _update_with_pod(self, state: Any, preemptor: Any, pod: Any, node: Any, delta: int) -> None:
+        s: _FilterState | None = state.get(_PRE_FILTER_KEY)
+        if s is None or pod.namespace != preemptor.namespace or node is None or pod.terminating:
+            return
+        labels = node.node.labels
+        if not node_has_all_keys(labels, s.constraints):
+            return
+        for d in s.domains:
+            if not d.constraint.selector.matches(pod.labels) or not d.eligible[node.row]:
+                continue
+            domain = d.vocab.get(labels[d.constraint.topology_key])
+            if domain is not None:
+                d.totals[domain] += delta
+                d.changed()
+
+    # -- PreScore / Score --------------------------------------------------------------
+    def pre_score(self, state: Any, pod: Any, snapshot: Any, rows: np.ndarray) -> Status | None:
+        if snapshot.num_nodes == 0:
+            return SKIP
+        constraints = self.constraints(pod, SCHEDULE_ANYWAY)
+        if not constraints:
+            return SKIP
+        state.write(_PRE_SCORE_KEY, self._score_state(pod, constraints, snapshot.table, np.asarray(rows, dtype=np.int64)))
+        return None
+
+    def _score_state(self, pod: Any, constraints: tuple[Constraint, ...], table: Any, rows: np.ndarray) -> _ScoreState:
+        n = table.size
+        # Only non-default constraints need every key on a node; system defaults let
+        # nodes without a zone still spread by hostname.
+        require_all = bool(pod.topology_spread_constraints) or not self.system_defaulted
+        columns = [table.label_column(c.topology_key) for c in constraints]
+        has_all = table.alive[:n].copy()
+        for ids, _ in columns:
+            has_all &= ids[:n] >= 0
+        ignored_rows = ~has_all[rows] if require_all else np.zeros(len(rows), dtype=bool)
+        scored_rows = rows[~ignored_rows]
+        counted = has_all if require_all else table.alive[:n]
+        affinity, tolerated = self._inclusion_masks(pod, constraints, table)
+        column_cache: dict = {}
+        terms = []
+        for c, (ids, vocab) in zip(constraints, columns):
+            ids = ids[:n]
+            counts = self._column(pod.namespace, c, table, column_cache)
+            if c.topology_key == HOSTNAME_LABEL:
+                terms.append(_ScoreTerm(c, ids, go_log(float(len(scored_rows) + 2)), True, counts, None, None, None))
+                continue
+            # A node without the key stands in the domain of value "" (only possible
+            # for system defaults, where nodes need not carry every key).
+            empty = vocab.get("", len(vocab))
+            slots = len(vocab) + 1
+            slot_of_row = np.where(ids >= 0, ids, empty)
+            registered = np.zeros(slots, dtype=bool)
+            registered[slot_of_row[scored_rows]] = True
+            eligible = counted
+            if c.honor_node_affinity:
+                eligible = eligible & affinity
+            if c.honor_node_taints:
+                eligible = eligible & tolerated
+            in_slot = slot_of_row[eligible]
+            totals = np.bincount(in_slot, weights=counts[eligible], minlength=slots).astype(np.int64)
+            totals[~registered] = 0
+            weight = go_log(float(int(np.count_nonzero(registered)) + 2))
+            slot_of_value = dict(vocab)
+            slot_of_value.setdefault("", empty)
+            terms.append(_ScoreTerm(c, ids, weight, False, None, slot_of_row, totals, slot_of_value))
+        return _ScoreState(terms, require_all, has_all, ignored_rows)
+
+    def score_nodes(self, state: Any, pod: Any, snapshot: Any, rows: np.ndarray) -> np.ndarray:
+        s: _ScoreState = state.read(_PRE_SCORE_KEY)
+        rows = np.asarray(rows, dtype=np.int64)
+        total = np.zeros(len(rows), dtype=np.float64)
+        for t in s.terms:
+            has_key = t.ids[rows] >= 0
+            if t.hostname:
+                cnt = t.own_counts[rows]
+            else:
+                cnt = t.slot_totals[t.slot_of_row[rows]]
+            term = cnt.astype(np.float64) * t.weight + float(t.constraint.max_skew - 1)
+            total = total + np.where(has_key, term, 0.0)
+        scores = go_round(total)
+        if s.require_all:
+            scores[~s.has_all[rows]] = 0
+        return scores
+
+    def score(self, state: Any, pod: Any, node: Any) -> int:
+        s: _ScoreState = state.read(_PRE_SCORE_KEY)
+        if s.ignored(node.row):
+            return 0
+        labels = node.node.labels
+        total = 0.0
+        for t in s.terms:
+            value = labels.get(t.constraint.topology_key)
+            if value is None:
+                continue
+            if t.hostname:
+                cnt = _count_pods_match(node.pods.values(), t.constraint, pod.namespace)
+            else:
+                cnt = int(t.slot_totals[t.slot_of_value[value]])
+            total += float(cnt) * t.weight + float(t.constraint.max_skew - 1)
+        floor = math.floor(total)
+        return int(floor + (total - floor >= 0.5))
+
+    def normalize_score(self, state: Any, pod: Any, scores: np.ndarray) -> np.ndarray:
+        s: _ScoreState | None = state.get(_PRE_SCORE_KEY)
+        scores = np.asarray(scores, dtype=np.int64)
+        if s is None:
+            return scores
+        ignored = s.ignored_rows if len(s.ignored_rows) == len(scores) else np.zeros(len(scores), dtype=bool)
+        valid = ~ignored
+        if not valid.any():
+            return np.zeros(len(scores), dtype=np.int64)
+        lowest = int(scores[valid].min())
+        highest = max(int(scores[valid].max()), 0)
+        if highest == 0:
+            out = np.full(len(scores), MAX_NODE_SCORE, dtype=np.int64)
+        else:
+            out = MAX_NODE_SCORE * (highest + lowest - scores) // highest
+        out[ignored] = 0
+        return out
+
+    # -- queueing hints -------------------------------------------------------------------
+    def events_to_register(self) -> list:
+        from ...queue.events import ActionType, ClusterEvent, EventResource
+
+        pod_actions = ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE
+        return [
+            (ClusterEvent(EventResource.ASSIGNED_POD, pod_actions), self.hint_after_pod_change),
+            (
+                ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_LABEL | ActionType.UPDATE_POD_TOLERATIONS),
+                self.hint_after_pod_change,
+            ),
+            (
+                ClusterEvent(
+                    EventResource.NODE,
+                    ActionType.ADD | ActionType.DELETE | ActionType.UPDATE_NODE_LABEL | ActionType.UPDATE_NODE_TAINT,
+                ),
+                self.hint_after_node_change,
+            ),
+        ]
+
+    def _all_constraints(self, pod: Any) -> tuple[Constraint, ...]:
+        """``getConstraints``: upstream's hints look at the DoNotSchedule constraints only."""
+        return self.constraints(pod, DO_NOT_SCHEDULE)
+
+    def hint_after_pod_change(self, pod: Any, old: Any, new: Any) -> Any:
+        """``isSchedulableAfterPodChange``."""
+        from ...queue.events import QueueingHint
+
+        def involved(other: Any) -> bool:
+            return other.uid == pod.uid or (bool(other.node_name) and other.namespace == pod.namespace)
+
+        if (new is not None and not involved(new)) or (old is not None and not involved(old)):
+            return QueueingHint.SKIP
+        constraints = self._all_constraints(pod)
+        if new is not None and old is not None:
+            if (
+                new.uid == pod.uid
+                and new.tolerations != old.tolerations
+                and any(c.honor_node_taints for c in constraints)
+            ):
+                return QueueingHint.QUEUE
+            if new.labels == old.labels:
+                return QueueingHint.SKIP
+            for c in constraints:
+                if c.selector.matches(old.labels) != c.selector.matches(new.labels):
+                    return QueueingHint.QUEUE
+            return QueueingHint.SKIP
+        changed = new if new is not None else old
+        if changed is not None and any(c.selector.matches(changed.labels) for c in constraints):
+            return QueueingHint.QUEUE
+        return QueueingHint.SKIP
+
+    def hint_after_node_change(self, pod: Any, old: Any, new: Any) -> Any:
+        """``isSchedulableAfterNodeChange``."""
+        from ...queue.events import QueueingHint
+
+        constraints = self._all_constraints(pod)
+        old_ok = old is not None and node_has_all_keys(old.labels, constraints)
+        new_ok = new is not None and node_has_all_keys(new.labels, constraints)
+        if old is not None and new is not None:
+            if old_ok != new_ok:
+                return QueueingHint.QUEUE
+            if new_ok and (
+                any(old.labels.get(c.topology_key) != new.labels.get(c.topology_key) for c in constraints)
+                or old.taints != new.taints
+            ):
+                return QueueingHint.QUEUE
+            return QueueingHint.SKIP
+        if new is not None:
+            return QueueingHint.QUEUE if new_ok else QueueingHint.SKIP
+        if old is not None:
+            return QueueingHint.QUEUE if old_ok else QueueingHint.SKIP
+        return QueueingHint.SKIP
+
+
+def _count_pods_match(pods: Any, constraint: Constraint, namespace: str) -> int:
+    """``countPodsMatchSelector`` over one node's pods (the per-node form's reference)."""
+    if not counts_pods(constraint.selector):
+        return 0
+    return sum(
+        1 for p in pods if not p.terminating and p.namespace == namespace and constraint.selector.matches(p.labels)
+    )
+
+
+def new(args: PodTopologySpreadArgs | None, handle: Any) -> PodTopologySpread:
+    cache = getattr(handle, "cache", None) if handle is not None else None
+    return PodTopologySpread(args or PodTopologySpreadArgs(), cache)
