@@ -16,6 +16,7 @@ from . import (
 )
 from .noderesources import balanced_allocation, fit
 from . import podtopologyspread
+from . import interpodaffinity
 
 __all__ = ["in_tree_registry", "UPSTREAM_ONLY"]
 
@@ -31,7 +32,6 @@ UPSTREAM_ONLY = frozenset(
         "NodeDeclaredFeatures",
         "GangScheduling",
         "TopologyAwareWorkloadScheduling",
-        "InterPodAffinity",
         "DefaultPreemption",
     }
 )
@@ -50,6 +50,7 @@ def in_tree_registry() -> Registry:
             PluginSpec(fit.NAME, fit.new, fit.parse_args),
             PluginSpec(balanced_allocation.NAME, balanced_allocation.new, balanced_allocation.parse_args),
             PluginSpec(podtopologyspread.NAME, podtopologyspread.new, podtopologyspread.parse_args),
+            PluginSpec(interpodaffinity.NAME, interpodaffinity.new, interpodaffinity.parse_args),
             PluginSpec(imagelocality.NAME, imagelocality.new),
             PluginSpec(defaultbinder.NAME, defaultbinder.new),
         ]

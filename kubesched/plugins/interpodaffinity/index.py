@@ -1,0 +1,408 @@
+"""The incremental index InterPodAffinity reads instead of walking every pod each cycle.
+
+The cache announces every placement (``pod_added`` / ``pod_removed``); the index keeps,
+per node-table row, two kinds of counts:
+
+* **watched conditions** (``Matcher``): what an incoming pod's terms ask of existing
+  pods (a namespace condition and a label selector; for required affinity, the
+  conjunction of all terms). For each, the number of existing pods on every row that
+  satisfy it. A matcher is built from the label groups the first time a pod asks for
+  it, then kept current on every placement; the least recently used are evicted.
+* **existing pods' terms** (``TermEntry``): for every distinct ``(kind, term, weight)``
+  among the placed pods' affinity terms, how many of them sit on every row. A cycle
+  matches only the distinct terms against the incoming pod (and remembers the answer
+  per distinct ``(namespace, labels)`` of incoming pods), never the pods.
+
+Pods are grouped by ``(namespace, labels)``: all pods of a group satisfy the same
+conditions, so a condition is evaluated once per group, not once per pod.
+
+Counts are per *row*; a cycle projects them onto topology domains with the node
+table's label columns (``accumulate``), so node label changes need no bookkeeping.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any, Callable, Iterable, Mapping
+
+import numpy as np
+
+from ...objects.affinity import NO_POD_AFFINITY, AffinityTerm
+from ...objects.selectors import LabelSelector
+
+__all__ = [
+    "REQUIRED_AFFINITY",
+    "REQUIRED_ANTI_AFFINITY",
+    "PREFERRED_AFFINITY",
+    "PREFERRED_ANTI_AFFINITY",
+    "Condition",
+    "condition_of",
+    "condition_matches",
+    "RowCounts",
+    "Matcher",
+    "TermEntry",
+    "AffinityIndex",
+    "index_for",
+]
+
+REQUIRED_AFFINITY = 0
+REQUIRED_ANTI_AFFINITY = 1
+PREFERRED_AFFINITY = 2
+PREFERRED_ANTI_AFFINITY = 3
+_KINDS = (REQUIRED_AFFINITY, REQUIRED_ANTI_AFFINITY, PREFERRED_AFFINITY, PREFERRED_ANTI_AFFINITY)
+
+# A term's condition on a pod: (label selector, explicit namespaces, namespace selector).
+Condition = tuple[LabelSelector, frozenset, LabelSelector]
+NamespaceLabels = Callable[[str], Mapping[str, str]]
+
+
+def condition_of(term: AffinityTerm) -> Condition:
+    return (term.selector, term.namespaces, term.namespace_selector)
+
+
+def condition_matches(cond: Condition, namespace: str, labels: Mapping[str, str], ns_labels: NamespaceLabels) -> bool:
+    """``fwk.AffinityTerm.Matches``: the pod's namespace is listed or selected, and its labels match.
+
+    An empty namespace selector selects every namespace; an absent one (``NOTHING``) none.
+    """
+    selector, names, ns_selector = cond
+    if namespace not in names:
+        if ns_selector.nothing:
+            return False
+        if ns_selector.requirements and not ns_selector.matches(ns_labels(namespace)):
+            return False
+    return selector.matches(labels)
+
+
+def _ns_dependent(cond: Condition) -> bool:
+    """Whether the condition reads namespace labels (which may change)."""
+    ns_selector = cond[2]
+    return not ns_selector.nothing and bool(ns_selector.requirements)
+
+
+class RowCounts:
+    """Non-negative counts per node-table row: a dict while few rows have any, then an array."""
+
+    __slots__ = ("total", "_map", "_arr")
+    DENSE_AT = 48
+
+    def __init__(self) -> None:
+        self.total = 0
+        self._map: dict[int, int] | None = {}
+        self._arr: np.ndarray | None = None
+
+    def add(self, row: int, delta: int) -> None:
+        self.total += delta
+        arr = self._arr
+        if arr is None:
+            m = self._map
+            left = m.get(row, 0) + delta
+            if left:
+                m[row] = left
+                if len(m) > self.DENSE_AT:
+                    self._densify(row + 1)
+            else:
+                m.pop(row, None)
+            return
+        if row >= len(arr):
+            self._densify(row + 1)
+            arr = self._arr
+        arr[row] += delta
+
+    def _densify(self, size: int) -> None:
+        """Switch to (or grow) the array form, at least ``size`` rows long."""
+        arr = self._arr
+        current = len(arr) if arr is not None else 0
+        if self._map:
+            size = max(size, max(self._map) + 1)
+        if arr is not None and size <= current:
+            return
+        length = max(64, current)
+        while length < size:
+            length *= 2
+        out = np.zeros(length, dtype=np.int64)
+        if arr is not None:
+            out[:current] = arr
+        else:
+            for row, count in self._map.items():
+                out[row] = count
+            self._map = None
+        self._arr = out
+
+    def add_from(self, other: "RowCounts") -> None:
+        if other._arr is None:
+            for row, count in other._map.items():
+                self.add(row, count)
+            return
+        self._densify(len(other._arr))
+        self._arr[: len(other._arr)] += other._arr
+        self.total += other.total
+
+    def get(self, row: int) -> int:
+        if self._arr is None:
+            return self._map.get(row, 0)
+        return int(self._arr[row]) if row < len(self._arr) else 0
+
+    def items(self) -> Iterable[tuple[int, int]]:
+        """(row, count) for every row with a count."""
+        if self._arr is None:
+            return list(self._map.items())
+        rows = np.flatnonzero(self._arr)
+        return list(zip(rows.tolist(), self._arr[rows].tolist()))
+
+    def accumulate(self, ids: np.ndarray, out: np.ndarray, weight: int = 1) -> bool:
+        """``out[ids[row]] += weight * count`` for each row with a count and a label value
+        (``ids[row] >= 0``). True when any row contributed, as upstream's maps get an entry."""
+        if self.total == 0:
+            return False
+        n = len(ids)
+        if self._arr is None:
+            hit = False
+            for row, count in self._map.items():
+                if row < n:
+                    value = ids[row]
+                    if value >= 0:
+                        out[value] += weight * count
+                        hit = True
+            return hit
+        arr = self._arr[:n]
+        values = ids[: len(arr)]
+        sel = (arr != 0) & (values >= 0)
+        if not sel.any():
+            return False
+        sums = np.bincount(values[sel], weights=arr[sel], minlength=len(out))
+        out += weight * sums.astype(np.int64)
+        return True
+
+
+class _Group:
+    """Placed pods sharing a namespace and a label set."""
+
+    __slots__ = ("namespace", "labels", "rows", "matchers")
+
+    def __init__(self, namespace: str, labels: Mapping[str, str]) -> None:
+        self.namespace = namespace
+        self.labels = labels
+        self.rows = RowCounts()
+        self.matchers: list[Matcher] = []
+
+
+class Matcher:
+    """Existing pods satisfying every condition of ``conds``, counted per row."""
+
+    __slots__ = ("conds", "counts", "used", "ns_dependent")
+
+    def __init__(self, conds: tuple[Condition, ...]) -> None:
+        self.conds = conds
+        self.counts = RowCounts()
+        self.used = 0
+        self.ns_dependent = any(_ns_dependent(c) for c in conds)
+
+    def matches(self, namespace: str, labels: Mapping[str, str], ns_labels: NamespaceLabels) -> bool:
+        for cond in self.conds:
+            if not condition_matches(cond, namespace, labels, ns_labels):
+                return False
+        return True
+
+
+class TermEntry:
+    """One distinct affinity term of placed pods, with how many of them sit on each row."""
+
+    __slots__ = ("kind", "term", "weight", "cond", "counts")
+
+    def __init__(self, kind: int, term: AffinityTerm, weight: int) -> None:
+        self.kind = kind
+        self.term = term
+        self.weight = weight
+        self.cond = condition_of(term)
+        self.counts = RowCounts()
+
+
+class _Matched:
+    """Which term entries matched one incoming (namespace, labels), up to ``upto``."""
+
+    __slots__ = ("epoch", "upto", "lists")
+
+    def __init__(self, epoch: int) -> None:
+        self.epoch = epoch
+        self.upto = 0
+        self.lists: tuple[list[TermEntry], ...] = ([], [], [], [])
+
+
+class AffinityIndex:
+    """A cache observer; see the module docstring. One per cache (``index_for``)."""
+
+    MAX_MATCHERS = 512
+    MAX_MATCH_CACHE = 4096
+
+    def __init__(self, cache: Any) -> None:
+        self._cache = cache
+        self._ns_generation = getattr(cache, "namespace_generation", 0)
+        self._groups: dict[tuple[str, frozenset], _Group] = {}
+        self._empty_groups = 0
+        self._matchers: dict[tuple[Condition, ...], Matcher] = {}
+        self._tick = 0
+        self._entries: dict[tuple[int, AffinityTerm, int], TermEntry] = {}
+        self._entry_list: list[TermEntry] = []
+        self._empty_entries = 0
+        self._epoch = 0
+        self._matched: dict[tuple[str, frozenset], _Matched] = {}
+
+    # -- namespace labels ---------------------------------------------------
+    def namespace_labels(self, namespace: str) -> Mapping[str, str]:
+        return self._cache.namespace_labels(namespace)
+
+    def _sync_namespaces(self) -> None:
+        generation = getattr(self._cache, "namespace_generation", 0)
+        if generation == self._ns_generation:
+            return
+        self._ns_generation = generation
+        stale = [key for key, m in self._matchers.items() if m.ns_dependent]
+        for key in stale:
+            self._drop_matcher(key)
+        self._epoch += 1
+        self._matched.clear()
+
+    # -- the cache's observer calls ------------------------------------------
+    def pod_added(self, pod: Any, node: Any) -> None:
+        self._account(pod, node.row, 1)
+
+    def pod_removed(self, pod: Any, node: Any) -> None:
+        self._account(pod, node.row, -1)
+
+    def nodes_changed(self) -> None:
+        """Counts are per row and rows of removed nodes are emptied first: nothing to do."""
+
+    def _account(self, pod: Any, row: int, sign: int) -> None:
+        key = (pod.namespace, frozenset(pod.labels.items()))
+        group = self._groups.get(key)
+        if group is None:
+            group = self._new_group(key, pod)
+        rows = group.rows
+        rows.add(row, sign)
+        for matcher in group.matchers:
+            matcher.counts.add(row, sign)
+        if rows.total == 0:
+            self._empty_groups += 1
+            if self._empty_groups > 256 and self._empty_groups * 2 > len(self._groups):
+                self._sweep_groups()
+        aff = pod.pod_affinity
+        if aff is NO_POD_AFFINITY:
+            return
+        for term in aff.required_anti_affinity:
+            self._count_term(REQUIRED_ANTI_AFFINITY, term, 0, row, sign)
+        for term in aff.required_affinity:
+            self._count_term(REQUIRED_AFFINITY, term, 0, row, sign)
+        for weighted in aff.preferred_affinity:
+            self._count_term(PREFERRED_AFFINITY, weighted.term, weighted.weight, row, sign)
+        for weighted in aff.preferred_anti_affinity:
+            self._count_term(PREFERRED_ANTI_AFFINITY, weighted.term, weighted.weight, row, sign)
+
+    def _new_group(self, key: tuple[str, frozenset], pod: Any) -> _Group:
+        group = _Group(pod.namespace, dict(pod.labels))
+        if self._matchers:
+            self._sync_namespaces()
+            ns_labels = self.namespace_labels
+            group.matchers = [m for m in self._matchers.values() if m.matches(group.namespace, group.labels, ns_labels)]
+        self._groups[key] = group
+        return group
+
+    def _sweep_groups(self) -> None:
+        self._groups = {k: g for k, g in self._groups.items() if g.rows.total != 0}
+        self._empty_groups = 0
+
+    def _count_term(self, kind: int, term: AffinityTerm, weight: int, row: int, sign: int) -> None:
+        key = (kind, term, weight)
+        entry = self._entries.get(key)
+        if entry is None:
+            entry = TermEntry(kind, term, weight)
+            self._entries[key] = entry
+            self._entry_list.append(entry)
+        counts = entry.counts
+        counts.add(row, sign)
+        if counts.total == 0:
+            self._empty_entries += 1
+            if self._empty_entries > 256 and self._empty_entries * 2 > len(self._entries):
+                self._sweep_entries()
+
+    def _sweep_entries(self) -> None:
+        self._entries = {k: e for k, e in self._entries.items() if e.counts.total != 0}
+        self._entry_list = list(self._entries.values())
+        self._empty_entries = 0
+        self._epoch += 1
+        self._matched.clear()
+
+    # -- queries --------------------------------------------------------------
+    def matcher(self, conds: tuple[Condition, ...]) -> Matcher:
+        """Counts of placed pods satisfying all ``conds``, built on first use."""
+        self._sync_namespaces()
+        self._tick += 1
+        found = self._matchers.get(conds)
+        if found is None:
+            found = Matcher(conds)
+            ns_labels = self.namespace_labels
+            for group in self._groups.values():
+                if found.matches(group.namespace, group.labels, ns_labels):
+                    group.matchers.append(found)
+                    if group.rows.total:
+                        found.counts.add_from(group.rows)
+            self._matchers[conds] = found
+            if len(self._matchers) > self.MAX_MATCHERS:
+                self._evict_matcher()
+        found.used = self._tick
+        return found
+
+    def _evict_matcher(self) -> None:
+        oldest = min(self._matchers.items(), key=lambda kv: kv[1].used)[0]
+        self._drop_matcher(oldest)
+
+    def _drop_matcher(self, key: tuple[Condition, ...]) -> None:
+        matcher = self._matchers.pop(key)
+        for group in self._groups.values():
+            if matcher in group.matchers:
+                group.matchers = [m for m in group.matchers if m is not matcher]
+
+    def matching_terms(self, kind: int, namespace: str, labels: Mapping[str, str]) -> list[TermEntry]:
+        """Distinct placed terms of ``kind`` that select a pod with this namespace and labels
+        (the namespace selector read with the pod's namespace labels). Entries may hold no
+        pod any more; their counts are then zero."""
+        self._sync_namespaces()
+        signature = (namespace, frozenset(labels.items()))
+        matched = self._matched.get(signature)
+        if matched is None or matched.epoch != self._epoch:
+            if len(self._matched) >= self.MAX_MATCH_CACHE:
+                self._matched.clear()
+            matched = _Matched(self._epoch)
+            self._matched[signature] = matched
+        entries = self._entry_list
+        if matched.upto < len(entries):
+            ns_labels = self.namespace_labels
+            lists = matched.lists
+            for entry in entries[matched.upto :]:
+                if condition_matches(entry.cond, namespace, labels, ns_labels):
+                    lists[entry.kind].append(entry)
+            matched.upto = len(entries)
+        return matched.lists[kind]
+
+    # -- introspection (tests, debugging) ------------------------------------
+    def stats(self) -> dict[str, int]:
+        return {
+            "groups": len(self._groups),
+            "matchers": len(self._matchers),
+            "term_entries": len(self._entries),
+            "match_cache": len(self._matched),
+        }
+
+
+_INDEXES: "weakref.WeakKeyDictionary[Any, AffinityIndex]" = weakref.WeakKeyDictionary()
+
+
+def index_for(cache: Any) -> AffinityIndex:
+    """The cache's affinity index, created and registered as an observer on first use
+    (profiles of one scheduler share it)."""
+    found = _INDEXES.get(cache)
+    if found is None:
+        found = AffinityIndex(cache)
+        cache.add_observer(found)
+        _INDEXES[cache] = found
+    return found
