@@ -42,8 +42,8 @@ def parse_node(raw: Mapping, keep_raw: bool = False) -> Node:
         raise ObjectError("metadata.labels", "must be a map of strings")
     capacity = parse_resource_list(status.get("capacity"), "status.capacity")
     allocatable = parse_resource_list(status.get("allocatable"), "status.allocatable")
-    merged = dict(capacity)
-    merged.update(allocatable)
+    # The API server copies capacity into allocatable only when allocatable is absent.
+    merged = capacity if status.get("allocatable") is None else allocatable
     images: dict[str, int] = {}
     raw_images: Any = status.get("images") or []
     if not isinstance(raw_images, list):

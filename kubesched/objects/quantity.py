@@ -62,6 +62,9 @@ def parse_quantity(text: str | int | float) -> Fraction:
 
 
 def _ceil(number: Fraction) -> int:
+    """Round a fraction away from zero, as apimachinery's scaling does."""
+    if number < 0:
+        return -_ceil(-number)
     return -((-number.numerator) // number.denominator)
 
 
@@ -70,7 +73,7 @@ def _exact(quantity: str | int | float | Fraction) -> Fraction:
 
 
 def value(quantity: str | int | float | Fraction) -> int:
-    """``Quantity.Value()``: whole units, rounded up (away from zero for positives)."""
+    """``Quantity.Value()``: whole units, a fraction rounded away from zero."""
     return _ceil(_exact(quantity))
 
 

@@ -34,7 +34,12 @@ EPHEMERAL_STORAGE = "ephemeral-storage"
 PODS = "pods"
 DEFAULT_MILLI_CPU_REQUEST = 100  # 0.1 core, used for scoring when a container sets none
 DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024  # 200 MiB, likewise
-_POD_LEVEL_RESOURCES = (CPU, MEMORY)
+_POD_LEVEL_RESOURCES = (CPU, MEMORY)  # and every hugepages-<size>
+
+
+def _is_pod_level_resource(name: str) -> bool:
+    """``IsSupportedPodLevelResource``: cpu, memory and hugepages."""
+    return name in _POD_LEVEL_RESOURCES or name.startswith("hugepages-")
 
 ResourceList = dict[str, "Fraction"]  # noqa: F821 - exact quantities by resource name
 
@@ -55,7 +60,7 @@ def is_scalar_resource(name: str) -> bool:
         is_extended_resource(name)
         or name.startswith("hugepages-")
         or name.startswith("attachable-volumes-")
-        or (name.startswith("kubernetes.io/") and name not in (CPU, MEMORY))
+        or "kubernetes.io/" in name  # a prefixed native resource (``IsPrefixedNativeResource``)
     )
 
 
@@ -190,9 +195,9 @@ def pod_request_list(
         _max_into(init_max, effective)
     _max_into(total, init_max)
     if pod_level:
-        for name in _POD_LEVEL_RESOURCES:
-            if name in pod_level:
-                total[name] = pod_level[name]
+        for name, amount in pod_level.items():
+            if _is_pod_level_resource(name):
+                total[name] = amount
     if overhead:
         _add(total, overhead)
     return total
@@ -206,7 +211,7 @@ def compute_pod_requests(
 ) -> PodRequests:
     """A pod's requests as ``framework.calculateResource`` and the scorers see them."""
     requests = pod_request_list(containers, init_containers, pod_level, overhead)
-    pod_level_set = bool(pod_level) and any(name in pod_level for name in _POD_LEVEL_RESOURCES)
+    pod_level_set = bool(pod_level) and any(_is_pod_level_resource(name) for name in pod_level)
     defaults = {CPU: parse_quantity("100m"), MEMORY: parse_quantity(DEFAULT_MEMORY_REQUEST)}
     if pod_level_set:
         node_defaults = {k: v for k, v in defaults.items() if k not in requests}

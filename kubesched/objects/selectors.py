@@ -7,6 +7,7 @@ plain tuples so that the node table can evaluate them over all nodes at once.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -32,11 +33,14 @@ FIELD_OPERATORS = ("In", "NotIn")
 NODE_NAME_FIELD = "metadata.name"
 
 
+_GO_INT = re.compile(r"[+-]?[0-9]+")
+
+
 def _parse_int(text: str) -> int | None:
-    try:
-        number = int(text, 10)
-    except (TypeError, ValueError):
+    """``strconv.ParseInt(text, 10, 64)``: a sign and digits only (no spaces, no underscores)."""
+    if not isinstance(text, str) or _GO_INT.fullmatch(text) is None:
         return None
+    number = int(text, 10)
     return number if -(2**63) <= number < 2**63 else None
 
 
