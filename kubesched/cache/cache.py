@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Iterable, Protocol
 
 from ..objects.node import Node
+from ..objects.compact import PodCompactor
 from ..objects.nodeinfo import NodeInfo
 from ..objects.pod import PodInfo
 from .node_table import NodeTable
@@ -98,6 +99,7 @@ class Cache:
         self._observers: list[PodObserver] = []
         self.assumed_pod_ttl = assumed_pod_ttl  # 0: assumed pods never expire (upstream's default)
         self._snapshot = Snapshot(self)
+        self._compactor = PodCompactor()  # bound pods share their common parts
 
     # -- observers ----------------------------------------------------------
     def add_observer(self, observer: PodObserver) -> None:
@@ -222,6 +224,7 @@ class Cache:
 
     def add_pod(self, pod: PodInfo) -> None:
         """A bound pod seen by the informer; confirms an assumed one."""
+        pod = self._compactor.compact(pod)
         state = self._pods.get(pod.uid)
         if state is not None:
             if state.assumed:
@@ -246,6 +249,7 @@ class Cache:
         if state is None or state.assumed:
             self.add_pod(pod)
             return
+        pod = self._compactor.compact(pod)
         self._detach(state.pod, state.node_name)
         self._attach(pod, pod.node_name)
         state.pod, state.node_name = pod, pod.node_name

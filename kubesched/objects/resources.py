@@ -203,13 +203,45 @@ def pod_request_list(
     return total
 
 
+def _items(resources: Mapping | None) -> tuple:
+    return tuple(sorted(resources.items())) if resources else ()
+
+
+_REQUESTS_MEMO: dict[tuple, PodRequests] = {}
+_MEMO_LIMIT = 1 << 14
+
+
 def compute_pod_requests(
     containers: list[Mapping],
     init_containers: list[tuple[Mapping, bool]],
     pod_level: Mapping | None,
     overhead: Mapping | None,
 ) -> PodRequests:
-    """A pod's requests as ``framework.calculateResource`` and the scorers see them."""
+    """A pod's requests as ``framework.calculateResource`` and the scorers see them.
+
+    Pods of one template have identical requests, so results are shared by shape:
+    the returned object is immutable by contract and must not be modified.
+    """
+    key = (
+        tuple(_items(c) for c in containers),
+        tuple((_items(r), restartable) for r, restartable in init_containers),
+        _items(pod_level),
+        _items(overhead),
+    )
+    found = _REQUESTS_MEMO.get(key)
+    if found is None:
+        if len(_REQUESTS_MEMO) >= _MEMO_LIMIT:
+            _REQUESTS_MEMO.clear()
+        found = _REQUESTS_MEMO[key] = _compute_pod_requests(containers, init_containers, pod_level, overhead)
+    return found
+
+
+def _compute_pod_requests(
+    containers: list[Mapping],
+    init_containers: list[tuple[Mapping, bool]],
+    pod_level: Mapping | None,
+    overhead: Mapping | None,
+) -> PodRequests:
     requests = pod_request_list(containers, init_containers, pod_level, overhead)
     pod_level_set = bool(pod_level) and any(_is_pod_level_resource(name) for name in pod_level)
     defaults = {CPU: parse_quantity("100m"), MEMORY: parse_quantity(DEFAULT_MEMORY_REQUEST)}
