@@ -31,11 +31,13 @@ __all__ = ["MatchCounts"]
 
 
 class _Column:
-    __slots__ = ("selector", "counts")
+    __slots__ = ("selector", "counts", "totals")
 
     def __init__(self, selector: LabelSelector, size: int) -> None:
         self.selector = selector
         self.counts = np.zeros(size, dtype=np.int32)
+        # id(domain map) -> (domain map, totals per domain): see ``MatchCounts.domain_totals``
+        self.totals: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
 
 class MatchCounts:
@@ -61,6 +63,25 @@ class MatchCounts:
             if len(col.counts) < size:
                 col.counts = _widen(col.counts, size)
         return col.counts[:size]
+
+    def domain_totals(self, namespace: str, selector: LabelSelector, domain_of_row: np.ndarray, slots: int) -> np.ndarray:
+        """Matching pods per domain, for a map ``domain_of_row`` (row -> domain in ``0..slots-1``).
+
+        Kept current pod by pod like the counts themselves, so reading it costs nothing
+        per node. The map must not change while in use; every map is forgotten when a
+        node changes (the caller's maps follow the node table). Read-only for callers.
+        """
+        size = len(domain_of_row)
+        self.column(namespace, selector, size)
+        col = self._columns[(namespace, selector)]
+        found = col.totals.get(id(domain_of_row))
+        if found is None or found[0] is not domain_of_row:
+            totals = np.bincount(domain_of_row, weights=col.counts[:size], minlength=slots).astype(np.int64)
+            if len(col.totals) >= 8:
+                col.totals.clear()
+            col.totals[id(domain_of_row)] = (domain_of_row, totals)
+            return totals
+        return found[1]
 
     def __len__(self) -> int:
         return len(self._columns)
@@ -100,7 +121,10 @@ class MatchCounts:
         self._account(pod, node.row, -1)
 
     def nodes_changed(self) -> None:
-        """Rows keep their meaning; a removed node's pods were removed first."""
+        """Counts stay (rows keep their meaning; a removed node's pods were removed first);
+        per-domain totals are dropped, their domain maps are out of date."""
+        for col in self._columns.values():
+            col.totals.clear()
 
     def _account(self, pod: PodInfo, row: int, delta: int) -> None:
         if pod.terminating:
@@ -115,6 +139,9 @@ class MatchCounts:
                 if row >= len(counts):
                     counts = col.counts = _widen(counts, row + 1)
                 counts[row] += delta
+                for domain_of_row, totals in col.totals.values():
+                    if row < len(domain_of_row):
+                        totals[domain_of_row[row]] += delta
 
 
 def _widen(arr: np.ndarray, size: int) -> np.ndarray:

@@ -71,15 +71,41 @@ _PRE_SCORE_KEY = "PreScore" + NAME
 _FILTER_TAINT_EFFECTS = (NO_SCHEDULE, NO_EXECUTE)
 
 
+# -- node layout, cached until a node changes -----------------------------------
+@dataclass(slots=True)
+class _KeyLayout:
+    """How the node table's rows fall into the domains of one topology key.
+
+    Domain ids are the node table's value ids (``label_column``). Two extra-slot views
+    let one gather answer for every row: ``ext`` sends rows without the key (and freed
+    rows) to slot ``size``; ``slot`` sends them to the domain of value "" instead, as
+    upstream's scoring does for nodes that need not carry every key.
+    """
+
+    ids: np.ndarray  # per row: value id, -1 if absent
+    vocab: dict[str, int]
+    size: int  # number of values
+    ext: np.ndarray  # per row: value id, or ``size``
+    slot: np.ndarray  # per row: value id, or the id of "" (``size`` when no node has it)
+    present: np.ndarray  # per value id: some live node has it
+
+
+@dataclass(slots=True)
+class _KeySet:
+    """Rows carrying every key of a set of constraints (``nodeLabelsMatchSpreadConstraints``)."""
+
+    mask: np.ndarray  # alive and carrying every key
+    complete: bool  # every live row carries every key
+
+
 # -- per-cycle state ------------------------------------------------------------
 @dataclass(slots=True)
 class _Domains:
     """One constraint's view of the node table: domain of each row, totals per domain."""
 
     constraint: Constraint
-    ids: np.ndarray  # per table row: id of the node's value for the key, -1 if absent
-    vocab: dict[str, int]  # value -> id
-    eligible: np.ndarray  # per table row: counted (see the module docstring)
+    layout: _KeyLayout
+    eligible: np.ndarray | None  # per row: counted; None means every row in ``layout.present`` domains
     present: np.ndarray  # per domain id: at least one eligible node has it
     totals: np.ndarray  # per domain id: matching pods on its eligible nodes (int64)
     self_match: int
@@ -97,13 +123,14 @@ class _Domains:
                 self._minimum = int(self.totals[self.present].min())
         return self._minimum
 
+    def is_eligible(self, row: int, has_all: bool) -> bool:
+        return has_all if self.eligible is None else bool(self.eligible[row])
+
     def changed(self) -> None:
         self._minimum = None
 
     def clone(self) -> "_Domains":
-        return _Domains(
-            self.constraint, self.ids, self.vocab, self.eligible, self.present.copy(), self.totals.copy(), self.self_match
-        )
+        return _Domains(self.constraint, self.layout, self.eligible, self.present.copy(), self.totals.copy(), self.self_match)
 
 
 @dataclass(slots=True)
@@ -119,24 +146,24 @@ class _FilterState:
 @dataclass(slots=True)
 class _ScoreTerm:
     constraint: Constraint
-    ids: np.ndarray  # per table row: value id, -1 if the key is absent
+    layout: _KeyLayout
     weight: float  # log(domains + 2)
     hostname: bool
     own_counts: np.ndarray | None  # hostname: matching pods per row
-    slot_of_row: np.ndarray | None  # other keys: per row, the domain slot (absent key -> the "" slot)
-    slot_totals: np.ndarray | None  # per slot: matching pods over eligible nodes of registered domains
-    slot_of_value: dict[str, int] | None
+    slot_totals: np.ndarray | None  # other keys, per ``layout.slot``: matching pods on eligible nodes
+    by_slot: np.ndarray | None  # other keys, per slot: the node's term of the score (float64)
+    mask_missing: bool  # rows without the key must be zeroed per row
 
 
 @dataclass(slots=True)
 class _ScoreState:
     terms: list[_ScoreTerm]
     require_all: bool
-    has_all: np.ndarray  # per table row: carries every constraint's key
+    has_all: _KeySet
     ignored_rows: np.ndarray  # aligned with the rows PreScore saw
 
     def ignored(self, row: int) -> bool:
-        return self.require_all and not bool(self.has_all[row])
+        return self.require_all and not bool(self.has_all.mask[row])
 
     def clone(self) -> "_ScoreState":
         return self
@@ -152,6 +179,9 @@ class PodTopologySpread:
         self.match_label_keys = match_label_keys
         self.workloads = WorkloadIndex()
         self.counts = MatchCounts(cache) if cache is not None else None
+        self._layout_generation: tuple | None = None
+        self._layouts: dict = {}
+        self._codes_memo: dict = {}
 
     # -- workloads (default constraints) -----------------------------------------
     def set_workloads(self, objects: list[dict]) -> None:
@@ -182,24 +212,68 @@ class PodTopologySpread:
             for c in compiled
         )
 
-    def _column(self, namespace: str, constraint: Constraint, table: Any, cache: dict) -> np.ndarray:
-        n = table.size
+    def _column(self, namespace: str, constraint: Constraint, table: Any, cache: dict) -> np.ndarray | None:
+        """Matching pods per row, or None when the selector counts nothing."""
         if not counts_pods(constraint.selector):
-            return np.zeros(n, dtype=np.int32)
+            return None
         if self.counts is None:
             raise RuntimeError(f"{NAME} needs the scheduler cache (handle.cache) to count pods")
         key = (namespace, constraint.selector)
         found = cache.get(key)
         if found is None:
-            found = cache[key] = self.counts.column(namespace, constraint.selector, n)
+            found = cache[key] = self.counts.column(namespace, constraint.selector, table.size)
         return found
 
-    @staticmethod
-    def _inclusion_masks(pod: Any, constraints: tuple[Constraint, ...], table: Any) -> tuple[np.ndarray | None, np.ndarray | None]:
-        """Rows passing the pod's required node affinity, and rows whose taints the pod tolerates."""
+    def _domain_totals(self, namespace: str, selector: Any, domain_of_row: np.ndarray, slots: int) -> np.ndarray:
+        if self.counts is None:
+            raise RuntimeError(f"{NAME} needs the scheduler cache (handle.cache) to count pods")
+        return self.counts.domain_totals(namespace, selector, domain_of_row, slots)
+
+    # -- cached node layouts ----------------------------------------------------------
+    def _layouts_for(self, table: Any) -> dict:
+        if self._layout_generation != (id(table), table.node_generation, table.size):
+            self._layout_generation = (id(table), table.node_generation, table.size)
+            self._layouts = {}
+            self._codes_memo = {}
+        return self._layouts
+
+    def _layout(self, table: Any, key: str) -> _KeyLayout:
+        layouts = self._layouts_for(table)
+        found = layouts.get(key)
+        if found is None:
+            ids, vocab = table.label_column(key)
+            n = table.size
+            ids = ids[:n]
+            size = len(vocab)
+            has = ids >= 0
+            ext = np.where(has, ids, size)
+            empty = vocab.get("", size)
+            slot = ext if empty == size else np.where(has, ids, empty)
+            present = np.zeros(size + 1, dtype=bool)
+            present[ext[table.alive[:n] & has]] = True
+            found = layouts[key] = _KeyLayout(ids, vocab, size, ext, slot, present[:size])
+        return found
+
+    def _key_set(self, table: Any, keys: tuple[str, ...]) -> _KeySet:
+        layouts = self._layouts_for(table)
+        found = layouts.get(keys)
+        if found is None:
+            n = table.size
+            alive = table.alive[:n]
+            mask = alive.copy()
+            for key in keys:
+                mask &= self._layout(table, key).ids >= 0
+            found = layouts[keys] = _KeySet(mask, bool((mask == alive).all()))
+        return found
+
+    def _inclusion_masks(
+        self, pod: Any, constraints: tuple[Constraint, ...], table: Any
+    ) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """Rows passing the pod's required node affinity, and rows whose taints the pod
+        tolerates; None when no row is excluded."""
         n = table.size
         affinity = None
-        if any(c.honor_node_affinity for c in constraints):
+        if any(c.honor_node_affinity for c in constraints) and (pod.node_selector or pod.required_node_affinity is not None):
             affinity = np.ones(n, dtype=bool)
             if pod.node_selector:
                 for req in selector_from_set(pod.node_selector).requirements:
@@ -214,8 +288,19 @@ class PodTopologySpread:
                 dtype=bool,
                 count=len(taint_sets),
             )
-            tolerated = ok[ids[:n]]
+            if not ok.all():
+                tolerated = ok[ids[:n]]
         return affinity, tolerated
+
+    @staticmethod
+    def _eligible(base: _KeySet, c: Constraint, affinity: np.ndarray | None, tolerated: np.ndarray | None) -> np.ndarray | None:
+        """Counted rows for one constraint; None when that is every row carrying its key."""
+        eligible = None if base.complete else base.mask
+        if c.honor_node_affinity and affinity is not None:
+            eligible = base.mask & affinity
+        if c.honor_node_taints and tolerated is not None:
+            eligible = (base.mask if eligible is None else eligible) & tolerated
+        return eligible
 
     # -- PreFilter / Filter ---------------------------------------------------------
     def pre_filter(self, state: Any, pod: Any, snapshot: Any) -> tuple[PreFilterResult | None, Status | None]:
@@ -226,27 +311,26 @@ class PodTopologySpread:
         return None, None
 
     def _filter_state(self, pod: Any, constraints: tuple[Constraint, ...], table: Any) -> _FilterState:
-        n = table.size
-        columns = [table.label_column(c.topology_key) for c in constraints]
-        has_all = table.alive[:n].copy()
-        for ids, _ in columns:
-            has_all &= ids[:n] >= 0
+        base = self._key_set(table, tuple(c.topology_key for c in constraints))
         affinity, tolerated = self._inclusion_masks(pod, constraints, table)
         column_cache: dict = {}
         domains = []
-        for c, (ids, vocab) in zip(constraints, columns):
-            ids = ids[:n]
-            eligible = has_all
-            if c.honor_node_affinity:
-                eligible = eligible & affinity
-            if c.honor_node_taints:
-                eligible = eligible & tolerated
-            counts = self._column(pod.namespace, c, table, column_cache)
-            in_domain = ids[eligible]
-            size = len(vocab)
-            present = np.bincount(in_domain, minlength=size) > 0
-            totals = np.bincount(in_domain, weights=counts[eligible], minlength=size).astype(np.int64)
-            domains.append(_Domains(c, ids, vocab, eligible, present, totals, int(c.selector.matches(pod.labels))))
+        for c in constraints:
+            layout = self._layout(table, c.topology_key)
+            eligible = self._eligible(base, c, affinity, tolerated)
+            size = layout.size
+            if not counts_pods(c.selector):
+                totals = np.zeros(size, dtype=np.int64)
+            elif eligible is None:
+                totals = self._domain_totals(pod.namespace, c.selector, layout.ext, size + 1)[:size]
+            else:
+                counts = self._column(pod.namespace, c, table, column_cache)
+                totals = np.bincount(layout.ext, weights=counts * eligible, minlength=size + 1)[:size].astype(np.int64)
+            if eligible is None:
+                present = layout.present
+            else:
+                present = np.bincount(layout.ext, weights=eligible, minlength=size + 1)[:size] > 0
+            domains.append(_Domains(c, layout, eligible, present, totals, int(c.selector.matches(pod.labels))))
         return _FilterState(constraints, domains, pod.namespace)
 
     def _state_for_filter(self, state: Any, pod: Any, table: Any) -> _FilterState | None:
@@ -268,7 +352,7 @@ class PodTopologySpread:
             value = labels.get(d.constraint.topology_key)
             if value is None:
                 return _LABEL_STATUS
-            domain = d.vocab.get(value)
+            domain = d.layout.vocab.get(value)
             match_num = int(d.totals[domain]) if domain is not None and domain < len(d.totals) else 0
             if match_num + d.self_match - d.min_match() > d.constraint.max_skew:
                 return _SKEW_STATUS
@@ -280,21 +364,31 @@ class PodTopologySpread:
         s = self._state_for_filter(state, pod, table)
         if s is None or not s.domains:
             return NodeVerdicts.passing(n)
-        codes = np.zeros(n, dtype=np.int32)
-        undecided = np.ones(n, dtype=bool)
+        codes = None
         for d in s.domains:
-            ids = d.ids
-            missing = ids < 0
-            codes[undecided & missing] = 2
-            undecided &= ~missing
-            if len(d.totals):
-                match_num = d.totals[np.where(missing, 0, ids)]
-            else:
-                match_num = np.zeros(n, dtype=np.int64)
-            failed = undecided & (match_num + (d.self_match - d.min_match()) > d.constraint.max_skew)
-            codes[failed] = 1
-            undecided &= ~failed
+            # Per domain: 1 when its skew is too large; the extra slot (no key) gets 2.
+            by_slot = np.empty(d.layout.size + 1, dtype=np.int32)
+            by_slot[:-1] = d.totals + (d.self_match - d.min_match()) > d.constraint.max_skew
+            by_slot[-1] = 2
+            mine = self._codes(d.layout, by_slot)
+            codes = mine if codes is None else np.where(codes == 0, mine, codes)
         return NodeVerdicts(codes, [_SKEW_STATUS, _LABEL_STATUS])
+
+    def _codes(self, layout: _KeyLayout, by_slot: np.ndarray) -> np.ndarray:
+        """``by_slot[layout.ext]``, remembered: domain verdicts change far less often than pods."""
+        memo = self._layouts_for_codes()
+        key = (id(layout), by_slot.tobytes())
+        found = memo.get(key)
+        if found is None:
+            if len(memo) >= 64:
+                memo.clear()
+            found = by_slot[layout.ext]
+            found.flags.writeable = False
+            memo[key] = found
+        return found
+
+    def _layouts_for_codes(self) -> dict:
+        return self._codes_memo
 
     # -- PreFilterExtensions (preemption's what-if) ---------------------------------
     def add_pod(self, state: Any, pod_to_schedule: Any, pod_to_add: Any, node: Any) -> Status | None:
@@ -313,10 +407,11 @@ class PodTopologySpread:
         if not node_has_all_keys(labels, s.constraints):
             return
         for d in s.domains:
-            if not d.constraint.selector.matches(pod.labels) or not d.eligible[node.row]:
+            if not d.constraint.selector.matches(pod.labels) or not d.is_eligible(node.row, True):
                 continue
-            domain = d.vocab.get(labels[d.constraint.topology_key])
+            domain = d.layout.vocab.get(labels[d.constraint.topology_key])
             if domain is not None:
+                d.totals = d.totals.copy()  # may be shared with the incremental counts
                 d.totals[domain] += delta
                 d.changed()
 
@@ -331,62 +426,67 @@ class PodTopologySpread:
         return None
 
     def _score_state(self, pod: Any, constraints: tuple[Constraint, ...], table: Any, rows: np.ndarray) -> _ScoreState:
-        n = table.size
         # Only non-default constraints need every key on a node; system defaults let
         # nodes without a zone still spread by hostname.
         require_all = bool(pod.topology_spread_constraints) or not self.system_defaulted
-        columns = [table.label_column(c.topology_key) for c in constraints]
-        has_all = table.alive[:n].copy()
-        for ids, _ in columns:
-            has_all &= ids[:n] >= 0
-        ignored_rows = ~has_all[rows] if require_all else np.zeros(len(rows), dtype=bool)
-        scored_rows = rows[~ignored_rows]
-        counted = has_all if require_all else table.alive[:n]
+        has_all = self._key_set(table, tuple(c.topology_key for c in constraints))
+        if require_all and not has_all.complete:
+            ignored_rows = ~has_all.mask[rows]
+            scored_rows = rows[~ignored_rows]
+            counted = has_all
+        else:
+            ignored_rows = np.zeros(len(rows), dtype=bool)
+            scored_rows = rows
+            counted = _KeySet(table.alive[: table.size], True)
         affinity, tolerated = self._inclusion_masks(pod, constraints, table)
         column_cache: dict = {}
         terms = []
-        for c, (ids, vocab) in zip(constraints, columns):
-            ids = ids[:n]
-            counts = self._column(pod.namespace, c, table, column_cache)
+        for c in constraints:
+            layout = self._layout(table, c.topology_key)
             if c.topology_key == HOSTNAME_LABEL:
-                terms.append(_ScoreTerm(c, ids, go_log(float(len(scored_rows) + 2)), True, counts, None, None, None))
+                counts = self._column(pod.namespace, c, table, column_cache)
+                own = counts if counts is not None else np.zeros(table.size, dtype=np.int32)
+                mask_missing = not (require_all and has_all.complete)
+                terms.append(_ScoreTerm(c, layout, go_log(float(len(scored_rows) + 2)), True, own, None, None, mask_missing))
                 continue
-            # A node without the key stands in the domain of value "" (only possible
-            # for system defaults, where nodes need not carry every key).
-            empty = vocab.get("", len(vocab))
-            slots = len(vocab) + 1
-            slot_of_row = np.where(ids >= 0, ids, empty)
+            slots = layout.size + 1
             registered = np.zeros(slots, dtype=bool)
-            registered[slot_of_row[scored_rows]] = True
-            eligible = counted
-            if c.honor_node_affinity:
-                eligible = eligible & affinity
-            if c.honor_node_taints:
-                eligible = eligible & tolerated
-            in_slot = slot_of_row[eligible]
-            totals = np.bincount(in_slot, weights=counts[eligible], minlength=slots).astype(np.int64)
-            totals[~registered] = 0
+            registered[layout.slot[scored_rows]] = True
             weight = go_log(float(int(np.count_nonzero(registered)) + 2))
-            slot_of_value = dict(vocab)
-            slot_of_value.setdefault("", empty)
-            terms.append(_ScoreTerm(c, ids, weight, False, None, slot_of_row, totals, slot_of_value))
+            if not counts_pods(c.selector):
+                totals = np.zeros(slots, dtype=np.int64)
+            else:
+                eligible = self._eligible(counted, c, affinity, tolerated)
+                if eligible is None:
+                    totals = self._domain_totals(pod.namespace, c.selector, layout.slot, slots)
+                else:
+                    counts = self._column(pod.namespace, c, table, column_cache)
+                    totals = np.bincount(layout.slot, weights=counts * eligible, minlength=slots).astype(np.int64)
+            by_slot = totals * weight + float(c.max_skew - 1)
+            mask_missing = False
+            if not (require_all and has_all.complete):
+                if layout.vocab.get("", layout.size) == layout.size:
+                    by_slot[layout.size] = 0.0  # rows without the key score nothing for it
+                else:
+                    mask_missing = True
+            terms.append(_ScoreTerm(c, layout, weight, False, None, totals, by_slot, mask_missing))
         return _ScoreState(terms, require_all, has_all, ignored_rows)
 
     def score_nodes(self, state: Any, pod: Any, snapshot: Any, rows: np.ndarray) -> np.ndarray:
         s: _ScoreState = state.read(_PRE_SCORE_KEY)
         rows = np.asarray(rows, dtype=np.int64)
-        total = np.zeros(len(rows), dtype=np.float64)
+        total = None
         for t in s.terms:
-            has_key = t.ids[rows] >= 0
             if t.hostname:
-                cnt = t.own_counts[rows]
+                term = t.own_counts[rows] * t.weight + float(t.constraint.max_skew - 1)
             else:
-                cnt = t.slot_totals[t.slot_of_row[rows]]
-            term = cnt.astype(np.float64) * t.weight + float(t.constraint.max_skew - 1)
-            total = total + np.where(has_key, term, 0.0)
+                term = t.by_slot[t.layout.slot[rows]]
+            if t.mask_missing:
+                term = np.where(t.layout.ids[rows] >= 0, term, 0.0)
+            total = term if total is None else total + term
         scores = go_round(total)
-        if s.require_all:
-            scores[~s.has_all[rows]] = 0
+        if s.require_all and not s.has_all.complete:
+            scores[~s.has_all.mask[rows]] = 0
         return scores
 
     def score(self, state: Any, pod: Any, node: Any) -> int:
@@ -402,7 +502,7 @@ class PodTopologySpread:
             if t.hostname:
                 cnt = _count_pods_match(node.pods.values(), t.constraint, pod.namespace)
             else:
-                cnt = int(t.slot_totals[t.slot_of_value[value]])
+                cnt = int(t.slot_totals[t.layout.vocab[value]])
             total += float(cnt) * t.weight + float(t.constraint.max_skew - 1)
         floor = math.floor(total)
         return int(floor + (total - floor >= 0.5))
@@ -412,17 +512,20 @@ class PodTopologySpread:
         scores = np.asarray(scores, dtype=np.int64)
         if s is None:
             return scores
-        ignored = s.ignored_rows if len(s.ignored_rows) == len(scores) else np.zeros(len(scores), dtype=bool)
-        valid = ~ignored
-        if not valid.any():
+        if len(scores) == 0:
+            return scores
+        ignored = s.ignored_rows if len(s.ignored_rows) == len(scores) and s.ignored_rows.any() else None
+        valid = scores if ignored is None else scores[~ignored]
+        if len(valid) == 0:
             return np.zeros(len(scores), dtype=np.int64)
-        lowest = int(scores[valid].min())
-        highest = max(int(scores[valid].max()), 0)
+        lowest = int(valid.min())
+        highest = max(int(valid.max()), 0)
         if highest == 0:
             out = np.full(len(scores), MAX_NODE_SCORE, dtype=np.int64)
         else:
             out = MAX_NODE_SCORE * (highest + lowest - scores) // highest
-        out[ignored] = 0
+        if ignored is not None:
+            out[ignored] = 0
         return out
 
     # -- queueing hints -------------------------------------------------------------------
