@@ -208,6 +208,26 @@ class NodeTable:
     def num_nodes(self) -> int:
         return len(self.order)
 
+    @property
+    def order_is_identity(self) -> bool:
+        """Whether ``order`` is every row in row order (no freed rows, one zone or none)."""
+        found = self._derived.get("order_is_identity")
+        if found is None:
+            order = self.order
+            found = len(order) == self.size and bool((order == np.arange(self.size)).all())
+            self._derived["order_is_identity"] = found
+        return found
+
+    def frozen_names(self) -> list[str]:
+        """A copy of ``names`` that later node changes leave alone (for records of past attempts).
+
+        Shared between callers until the next node change; do not modify it.
+        """
+        found = self._derived.get("frozen_names")
+        if found is None:
+            found = self._derived["frozen_names"] = list(self.names)
+        return found
+
     # -- derived node columns ----------------------------------------------
     def label_column(self, key: str) -> tuple[np.ndarray, dict[str, int]]:
         """Per row, the id of the node's value for label ``key`` (-1 if absent), and the id of each value."""

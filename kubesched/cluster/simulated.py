@@ -10,7 +10,6 @@ one ready, so a snapshot's first pass is a single pass in queue order.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -73,7 +72,7 @@ class SimulatedCluster:
     def bind(self, pod: PodInfo, node_name: str) -> None:
         if self.bind_hook is not None:
             self.bind_hook(pod, node_name)
-        bound = dataclasses.replace(pod, node_name=node_name)
+        bound = pod.copy_with(node_name=node_name)
         self.bindings.append((bound, node_name))
         self._pending_updates.append(bound)
 
@@ -200,8 +199,7 @@ class Simulation:
     def _retry_pointless(self) -> bool:
         """Only backing-off pods are ready, and nothing changed since each of them failed."""
         queue = self.scheduler.queue
-        counts = queue.counts()
-        if counts["activeQ"]:
+        if queue.num_active():
             return False
         return self._settled()
 

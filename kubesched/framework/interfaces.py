@@ -58,6 +58,9 @@ MAX_NODE_SCORE = 100
 MIN_NODE_SCORE = 0
 
 
+_ALL_PASS: dict[int, np.ndarray] = {}
+
+
 @dataclass(slots=True)
 class NodeVerdicts:
     """One batch filter's answer for every row of the node table.
@@ -72,6 +75,22 @@ class NodeVerdicts:
     @classmethod
     def passing(cls, size: int) -> "NodeVerdicts":
         return cls(np.zeros(size, dtype=np.int32), [])
+
+    @classmethod
+    def all_pass(cls, size: int) -> "NodeVerdicts":
+        """Every row passes, with no allocation: ``codes`` is a shared read-only array.
+
+        The runner skips a verdict without statuses at once, so this is the cheap
+        answer of a filter that finds nothing to reject.
+        """
+        codes = _ALL_PASS.get(size)
+        if codes is None:
+            if len(_ALL_PASS) > 64:
+                _ALL_PASS.clear()
+            codes = np.zeros(size, dtype=np.int32)
+            codes.flags.writeable = False
+            _ALL_PASS[size] = codes
+        return cls(codes, [])
 
     @classmethod
     def from_mask(cls, passed: np.ndarray, status: Status) -> "NodeVerdicts":

@@ -71,7 +71,10 @@ class FrameworkError(RuntimeError):
 
 @dataclass(slots=True)
 class FilterOutcome:
-    """Which plugin rejected which row: ``status_index[row]`` into ``statuses``, -1 if none."""
+    """Which plugin rejected which row: ``status_index[row]`` into ``statuses``, -1 if none.
+
+    Treat both arrays as read-only: when no row was rejected ``status_index`` is shared.
+    """
 
     status_index: np.ndarray
     statuses: list[Status]
@@ -192,30 +195,39 @@ class Framework:
         ``candidates`` is a bool mask over table rows (live nodes the PreFilter allowed).
         """
         size = len(candidates)
-        status_index = np.full(size, -1, dtype=np.int32)
+        status_index: np.ndarray | None = None  # allocated at the first rejection
         statuses: list[Status] = []
-        undecided = candidates.copy()
+        undecided = candidates  # never written in place: a new array whenever rows drop out
+        shrunk = True  # whether to check for an empty ``undecided`` before the next plugin
         node_infos = snapshot.node_infos
         skip = state.skip_filter_plugins
         for plugin, batch in zip(self.points["filter"], self._batch_filter):
-            if plugin.name in skip:
+            if skip and plugin.name in skip:
                 continue
-            if not undecided.any():
-                break
+            if shrunk:
+                if not undecided.any():
+                    break
+                shrunk = False
             if batch:
                 try:
                     verdicts: NodeVerdicts = plugin.filter_nodes(state, pod, snapshot)
                 except Exception as err:
                     raise FrameworkError(f'running "{plugin.name}" filter plugin: {err}') from err
+                if not verdicts.statuses:
+                    continue  # no status to fail with: every row passes
                 codes = verdicts.codes[:size]
                 failed = undecided & (codes > 0)
                 if failed.any():
+                    if status_index is None:
+                        status_index = np.full(size, -1, dtype=np.int32)
                     base = len(statuses)
                     statuses.extend(s.with_plugin(plugin.name) for s in verdicts.statuses)
                     status_index[failed] = codes[failed] - 1 + base
-                    undecided &= ~failed
+                    undecided = undecided & ~failed
+                    shrunk = True
             else:
                 memo: dict[Status, int] = {}
+                undecided = undecided.copy()
                 for row in np.flatnonzero(undecided):
                     try:
                         status = plugin.filter(state, pod, node_infos[row])
@@ -230,8 +242,13 @@ class Framework:
                     if idx is None:
                         idx = memo[status] = len(statuses)
                         statuses.append(status)
+                    if status_index is None:
+                        status_index = np.full(size, -1, dtype=np.int32)
                     status_index[row] = idx
                     undecided[row] = False
+                    shrunk = True
+        if status_index is None:
+            status_index = _no_rejections(size)
         return FilterOutcome(status_index, statuses, undecided)
 
     def run_filters_on_node(self, state: CycleState, pod: "PodInfo", node: "NodeInfo", snapshot: "Snapshot") -> Status | None:
@@ -355,6 +372,21 @@ class Framework:
     def run_post_bind(self, state: CycleState, pod: "PodInfo", node_name: str) -> None:
         for plugin in self.points["postBind"]:
             plugin.post_bind(state, pod, node_name)
+
+
+_NO_REJECTIONS: dict[int, np.ndarray] = {}
+
+
+def _no_rejections(size: int) -> np.ndarray:
+    """A shared, read-only ``status_index`` of ``size`` rows, none rejected."""
+    found = _NO_REJECTIONS.get(size)
+    if found is None:
+        if len(_NO_REJECTIONS) > 64:
+            _NO_REJECTIONS.clear()
+        found = np.full(size, -1, dtype=np.int32)
+        found.flags.writeable = False
+        _NO_REJECTIONS[size] = found
+    return found
 
 
 def go_list(items: list[str]) -> str:

@@ -485,6 +485,10 @@ class SchedulingQueue:
                 "gated": gated,
             }
 
+    def num_active(self) -> int:
+        """Pods in activeQ (cheap, unlike ``counts``)."""
+        return len(self._active)
+
     def has_ready(self) -> bool:
         with self._lock:
             return len(self._active) > 0 or self._backoff_poppable()

@@ -104,6 +104,7 @@ class Algorithm:
             return np.zeros(0, dtype=np.int64), diagnosis
         table = snapshot.table
         order = table.order
+        allowed = None
         if not pre_result.all_nodes():
             allowed = np.zeros(table.size, dtype=bool)
             allowed[table.rows_of(pre_result.node_names)] = True
@@ -114,32 +115,52 @@ class Algorithm:
                 f"node(s) didn't satisfy plugin(s) {go_list(sorted(narrowing))}",
                 plugin=narrowing[0] if narrowing else "",
             )
-        if len(order) == 0:
+        n = len(order)
+        if n == 0:
             return np.zeros(0, dtype=np.int64), diagnosis
-        to_find = num_feasible_nodes_to_find(self._percentage(fwk), len(order))
-        start = self.next_start_node_index % len(order)
-        rotated = np.concatenate((order[start:], order[:start])) if start else order
+        to_find = num_feasible_nodes_to_find(self._percentage(fwk), n)
+        start = self.next_start_node_index % n
+        # Nodes are visited in ``order`` rotated to begin at ``start``. Positions in
+        # ``order`` stand for nodes below, so the rotation itself is never materialised.
         if not fwk.has_filter_plugins():
-            feasible = rotated[:to_find]
-            processed = len(feasible)
-            diagnosis.evaluated = feasible
+            processed = min(to_find, n)
+            feasible = diagnosis.evaluated = _rotated_prefix(order, start, processed)
         else:
-            candidates = np.zeros(table.size, dtype=bool)
-            candidates[rotated] = True
+            # Every live row is a candidate unless PreFilter narrowed the set.
+            candidates = allowed if allowed is not None else table.alive[: table.size].copy()
             outcome = fwk.run_filters(state, pod, snapshot, candidates)
             diagnosis.outcome = outcome
-            passing = np.flatnonzero(outcome.passed[rotated])
-            if len(passing) > to_find:
-                processed = int(passing[to_find - 1]) + 1
-                passing = passing[:to_find]
+            passed = outcome.passed
+            if allowed is None and table.order_is_identity:
+                positions = np.flatnonzero(passed)  # row == position
             else:
-                processed = len(rotated)
-            feasible = rotated[passing]
-            diagnosis.evaluated = rotated[:processed]
-        self.next_start_node_index = (start + processed) % len(order)
+                positions = np.flatnonzero(passed[order])
+            split = int(positions.searchsorted(start))
+            after, before = positions[split:], positions[:split]  # visited first, then after wrapping
+            if len(positions) > to_find:
+                if len(after) >= to_find:
+                    chosen = after[:to_find]
+                    processed = int(chosen[-1]) - start + 1
+                else:
+                    chosen = np.concatenate((after, before[: to_find - len(after)]))
+                    processed = int(chosen[-1]) - start + n + 1
+            else:
+                chosen = np.concatenate((after, before)) if split else positions
+                processed = n
+            feasible = order[chosen]
+            diagnosis.evaluated = _rotated_prefix(order, start, processed)
+        self.next_start_node_index = (start + processed) % n
         return feasible, diagnosis
 
     def _percentage(self, fwk: Framework) -> int:
         if fwk.percentage_of_nodes_to_score is not None:
             return fwk.percentage_of_nodes_to_score
         return self.percentage_of_nodes_to_score
+
+
+def _rotated_prefix(order: np.ndarray, start: int, count: int) -> np.ndarray:
+    """The first ``count`` entries of ``order`` rotated to begin at ``start`` (a view when it does not wrap)."""
+    end = start + count
+    if end <= len(order):
+        return order[start:end]
+    return np.concatenate((order[start:], order[: end - len(order)]))

@@ -11,7 +11,6 @@ pod status), so the simulator and the live mode drive the same code.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from dataclasses import dataclass
 from typing import Callable, Protocol
@@ -118,7 +117,7 @@ class Scheduler:
 
     def on_pod_add(self, pod: PodInfo) -> None:
         if pod.node_name:
-            self.cache.add_pod(dataclasses.replace(pod, raw=None))
+            self.cache.add_pod(pod.copy_with(raw=None))
             self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_ADD, None, pod)
         elif self.responsible_for(pod) and not pod.terminating:
             self.pods[pod.uid] = pod
@@ -129,7 +128,7 @@ class Scheduler:
             was_pending = self.pods.pop(new.uid, None)
             if was_pending is not None:
                 self.queue.delete(was_pending)
-            self.cache.update_pod(dataclasses.replace(new, raw=None))
+            self.cache.update_pod(new.copy_with(raw=None))
             action = ActionType.UPDATE_POD_LABEL if old is not None and old.labels != new.labels else ActionType(0)
             if old is not None and _requests_shrank(old, new):
                 action |= ActionType.UPDATE_POD_SCALE_DOWN
@@ -183,9 +182,9 @@ class Scheduler:
             self._notify(queued, fwk, None, err, names, started)
             self._handle_failure(fwk, queued, Status(Code.ERROR, str(err)), err, None)
             return True
-        attempt = self._notify(queued, fwk, result, None, list(names) if self.on_attempt else names, started)
+        attempt = self._notify(queued, fwk, result, None, snapshot.table.frozen_names() if self.on_attempt else names, started)
         host = result.suggested_host
-        assumed = dataclasses.replace(pod, node_name=host)
+        assumed = pod.copy_with(node_name=host)
         try:
             self.cache.assume_pod(assumed, host)
         except Exception as err:

@@ -1,0 +1,151 @@
+"""Core scheduling throughput, mirroring upstream scheduler_perf's SchedulingBasic and SchedulingNodeAffinity.
+
+    python benchmarks/bench_core.py [--workload SchedulingBasic|SchedulingNodeAffinity|all]
+                                    [--nodes N] [--init-pods N] [--pods N]
+
+* SchedulingBasic (``misc/performance-config.yaml``, 5000Nodes_10000Pods): 5,000
+  ``node-default`` nodes, 1,000 ``pod-default`` pods already running, 10,000
+  ``pod-default`` pods measured.
+* SchedulingNodeAffinity (``affinity/performance-config.yaml``, 5000Nodes_10000Pods):
+  5,000 ``node-default`` nodes labelled ``topology.kubernetes.io/zone=zone1``
+  (``labelNodePrepareStrategy``), 5,000 ``pod-with-node-affinity`` pods already
+  running, 10,000 ``pod-with-node-affinity`` pods measured.
+
+Everything runs in simulation through ``kubesched.cluster.simulated.Simulation`` with the
+default configuration (in-tree registry, adaptive percentageOfNodesToScore, upstream's
+random tie-break with a fixed seed). Only ``Simulation.run`` is timed: building the
+objects and loading the cache and queue are setup, as in scheduler_perf. The figure is
+measured pods scheduled per second of that run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import json
+import pstats
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import (  # noqa: E402
+    POD_DEFAULT,
+    POD_WITH_NODE_AFFINITY,
+    ZONE_LABEL,
+    WorkloadResult,
+    bind_round_robin,
+    build_snapshot,
+    format_result,
+    make_nodes,
+    make_pods,
+    run_workload,
+)
+
+# name -> (defaults (nodes, init pods, measured pods), upstream's threshold in pods/s
+# (v1.36.2, newest main), kubesched's target on the 2-core development machine)
+WORKLOADS = {
+    "SchedulingBasic": ((5000, 1000, 10000), (270, 680), 2000),
+    "SchedulingNodeAffinity": ((5000, 5000, 10000), (220, 220), 1000),
+}
+
+
+def build_basic(nodes: int, init_pods: int, pods: int):
+    def build():
+        node_objs = make_nodes(nodes)
+        bound = bind_round_robin(make_pods(init_pods, prefix="init-pod-", namespace="namespace-1"), node_objs)
+        pending = make_pods(pods, prefix="pod-", namespace="namespace-2")
+        return build_snapshot(node_objs, bound, pending)
+
+    return build
+
+
+def build_node_affinity(nodes: int, init_pods: int, pods: int):
+    def build():
+        node_objs = make_nodes(nodes, label_strategy=(ZONE_LABEL, ["zone1"]))
+        init = make_pods(init_pods, prefix="init-pod-", namespace="namespace-1", template=POD_WITH_NODE_AFFINITY)
+        bound = bind_round_robin(init, node_objs)
+        pending = make_pods(pods, prefix="pod-", namespace="namespace-2", template=POD_WITH_NODE_AFFINITY)
+        return build_snapshot(node_objs, bound, pending)
+
+    return build
+
+
+BUILDERS = {"SchedulingBasic": build_basic, "SchedulingNodeAffinity": build_node_affinity}
+assert POD_DEFAULT  # the templates are documented in common.py
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workload", default="all", choices=[*WORKLOADS, "all"])
+    parser.add_argument("--nodes", type=int, help="nodes (default: the workload's)")
+    parser.add_argument("--init-pods", type=int, help="pods already bound (default: the workload's)")
+    parser.add_argument("--pods", type=int, help="measured pods (default: the workload's)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random tie-break (default 0)")
+    parser.add_argument("--tie-break", choices=["random", "name"], default="random")
+    parser.add_argument("--repeat", type=int, default=1, help="run each workload N times and report each run")
+    parser.add_argument("--profile", metavar="FILE", help="cProfile the measured run into FILE (slows it down)")
+    parser.add_argument(
+        "--trace-memory", action="store_true", help="report the peak Python heap with tracemalloc (no throughput)"
+    )
+    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    args = parser.parse_args(argv)
+
+    names = list(WORKLOADS) if args.workload == "all" else [args.workload]
+    results: list[WorkloadResult] = []
+    failed = False
+    for name in names:
+        (d_nodes, d_init, d_pods), upstream, target = WORKLOADS[name]
+        nodes = args.nodes if args.nodes is not None else d_nodes
+        init = args.init_pods if args.init_pods is not None else d_init
+        pods = args.pods if args.pods is not None else d_pods
+        for run in range(args.repeat):
+            profiler = cProfile.Profile() if args.profile else None
+            result = run_workload(
+                name,
+                BUILDERS[name](nodes, init, pods),
+                tie_break=args.tie_break,
+                seed=args.seed,
+                trace_memory=args.trace_memory,
+                profiler=profiler,
+            )
+            if profiler is not None:
+                out = args.profile if args.repeat == 1 and len(names) == 1 else f"{args.profile}.{name}.{run}"
+                profiler.dump_stats(out)
+                pstats.Stats(out).sort_stats("cumulative").print_stats(25)
+            if (nodes, init, pods) == (d_nodes, d_init, d_pods) and not args.trace_memory and not profiler:
+                result.extra["upstream threshold"] = f"{upstream[0]} pods/s (v1.36.2), {upstream[1]} (main)"
+                met = result.pods_per_second >= target
+                result.extra["kubesched target"] = f">= {target} pods/s: {'met' if met else 'NOT MET'}"
+            if result.unschedulable:
+                failed = True
+            print(format_result(result), flush=True)
+            results.append(result)
+    if args.json:
+        Path(args.json).write_text(
+            json.dumps(
+                [
+                    {
+                        "workload": r.name,
+                        "nodes": r.nodes,
+                        "init_pods": r.init_pods,
+                        "measured_pods": r.measured_pods,
+                        "scheduled": r.scheduled,
+                        "pods_per_second": None if r.heap_peak_mib is not None else round(r.pods_per_second, 1),
+                        "pods_per_cpu_second": None if r.heap_peak_mib is not None else round(r.pods_per_cpu_second, 1),
+                        "run_seconds": round(r.run_seconds, 3),
+                        "run_cpu_seconds": round(r.run_cpu_seconds, 3),
+                        "load_seconds": round(r.load_seconds, 3),
+                        "peak_rss_mib": round(r.peak_rss_mib, 1),
+                        "heap_peak_mib": None if r.heap_peak_mib is None else round(r.heap_peak_mib, 1),
+                    }
+                    for r in results
+                ],
+                indent=2,
+            )
+        )
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
