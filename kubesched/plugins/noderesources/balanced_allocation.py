@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ...framework.args import expect_fields, get_list
+from ...framework.args import ArgsError, expect_fields, get_list
 from ...framework.interfaces import MAX_NODE_SCORE
 from ...framework.status import SKIP, Status
 from .resource_allocation import DEFAULT_RESOURCES, ResourceSpec, allocatable_and_requested, parse_resources, pod_request_vector
@@ -24,7 +24,11 @@ class BalancedAllocationArgs:
 def parse_args(raw: Any) -> BalancedAllocationArgs:
     raw = expect_fields(raw, ("resources",))
     listed = get_list(raw, "resources")
-    return BalancedAllocationArgs(parse_resources(listed, "resources") if listed else DEFAULT_RESOURCES)
+    resources = parse_resources(listed, "resources") if listed else DEFAULT_RESOURCES
+    for i, spec in enumerate(resources):
+        if spec.weight != 1:  # ValidateNodeResourcesBalancedAllocationArgs
+            raise ArgsError(f"resources[{i}].weight", f"Invalid value: {spec.weight}: must be 1")
+    return BalancedAllocationArgs(resources)
 
 
 class BalancedAllocation:

@@ -135,8 +135,7 @@ class NodeResourcesFit:
         reasons: list[str] = []
         unresolvable = False
         if len(node.pods) + 1 > alloc.allowed_pod_number:
-            reasons.append("Too many pods")
-            unresolvable |= 1 > alloc.allowed_pod_number
+            reasons.append("Too many pods")  # never unresolvable upstream, even with no pod slots
         if not requests.is_zero():
             checks = [
                 ("cpu", requests.milli_cpu, alloc.milli_cpu, used.milli_cpu),
@@ -159,7 +158,7 @@ class NodeResourcesFit:
         names = ["Too many pods"]
         pods_alloc = table.alloc_pods[:n]
         insufficient = [table.pod_count[:n] + 1 > pods_alloc]
-        unresolvable = pods_alloc < 1
+        unresolvable = np.zeros(n, dtype=bool)  # "Too many pods" is never unresolvable
         if not requests.is_zero():
             checks = [
                 ("cpu", requests.milli_cpu, table.alloc_cpu, table.req_cpu),

@@ -34,14 +34,15 @@ def parse_resources(raw: Any, path: str) -> tuple[ResourceSpec, ...]:
         name = item.get("name")
         if not isinstance(name, str) or not name:
             raise ArgsError(f"{path}[{i}].name", "must be a resource name")
-        weight = get_int(item, "weight", 1, f"{path}[{i}].")
+        weight = get_int(item, "weight", 1, f"{path}[{i}].") or 1  # unset or 0: the default weight 1
         if not 1 <= weight <= 100:
             raise ArgsError(f"{path}[{i}].weight", f"resource weight of {name} should be in the range of [1, 100], got {weight}")
         items.append(ResourceSpec(name, weight))
-    names = [r.name for r in items]
-    for name in names:
-        if names.count(name) > 1:
-            raise ArgsError(path, f"duplicate resource name {name!r}")
+    seen: set[str] = set()
+    for i, spec in enumerate(items):
+        if spec.name in seen:
+            raise ArgsError(f"{path}[{i}].name", f'Duplicate value: "{spec.name}"')
+        seen.add(spec.name)
     return tuple(items)
 
 
