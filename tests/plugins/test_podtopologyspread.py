@@ -895,3 +895,29 @@ def test_batch_and_per_node_forms_agree_with_upstreams_loops(nodes, pods, constr
         assert batch == reference_scores(incoming, soft_constraints, cluster.cache, names, True)
         final = plugin.normalize_score(state, incoming, np.asarray(batch, dtype=np.int64))
         assert all(0 <= v <= 100 for v in final.tolist())
+
+
+def test_kubesched_simulate_spreads_a_services_pods(tmp_path: Path):
+    import yaml
+    from click.testing import CliRunner
+
+    from kubesched.cli.main import cli
+
+    nodes = [node(f"n{i}", zone=f"z{i % 2}", cpu="64", memory="256Gi") for i in range(4)]
+    web = [pod(f"web-{i}", labels={"app": "web"}, cpu="100m", created=f"2026-01-01T00:00:0{i}Z") for i in range(4)]
+    db = spread(selector={"matchLabels": {"app": "db"}}, nodeAffinityPolicy="Ignore")
+    hard = [spread_pod(f"db-{i}", db, labels={"app": "db"}, cpu="100m",
+                       node_selector={"kubernetes.io/hostname": "n0"}, created=f"2026-01-01T00:01:0{i}Z") for i in range(2)]
+    items = nodes + web + hard + [service("web", {"app": "web"})]
+    snap = tmp_path / "cluster.yaml"
+    snap.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
+    out = tmp_path / "placements.txt"
+    result = CliRunner().invoke(cli, ["simulate", str(snap), "--tie-break", "name", "--output", str(out)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    placements = dict(line.split(" -> ") for line in out.read_text().splitlines())
+    # the Service's pods land one per node (system default spreading); the second db pod
+    # may not join the first on n0: zone z1 (n1, n3), counted under nodeAffinityPolicy
+    # Ignore though the pod cannot go there, would trail by two
+    assert sorted(placements[f"default/web-{i}"] for i in range(4)) == ["n0", "n1", "n2", "n3"]
+    assert placements["default/db-0"] == "n0" and "default/db-1" not in placements
+    assert "didn't match pod topology spread constraints" in result.output
