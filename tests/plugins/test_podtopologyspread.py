@@ -700,16 +700,15 @@ def reference_filter(p, constraints, cache: Cache) -> dict[str, tuple | None]:
     def included(c, n):
         if c.honor_node_affinity and not affinity_ok(n):
             return False
-        if c.honor_node_taints and find_untolerated_taint(n.taints, p.tolerations, ("NoSchedule", "NoExecute")) is not None:
-            return False
-        return True
+        untolerated = find_untolerated_taint(n.taints, p.tolerations, ("NoSchedule", "NoExecute"))
+        return not (c.honor_node_taints and untolerated is not None)
 
     def count(info, c):
         if c.selector.nothing or not c.selector.requirements:
             return 0
         return sum(1 for q in info.pods.values() if not q.terminating and q.namespace == p.namespace and c.selector.matches(q.labels))
 
-    maps = [dict() for _ in constraints]
+    maps: list[dict[str, int]] = [{} for _ in constraints]
     for info in infos:
         n = info.node
         if not all(c.topology_key in n.labels for c in constraints):
@@ -738,7 +737,7 @@ def reference_scores(p, constraints, cache: Cache, names: list[str], require_all
     """Upstream's initPreScoreState + PreScore + Score, transliterated (raw scores)."""
     feasible = [cache.nodes[n] for n in names]
     ignored = {i.name for i in feasible if require_all and not all(c.topology_key in i.node.labels for c in constraints)}
-    values = [dict() for _ in constraints]
+    values: list[dict[str, int]] = [{} for _ in constraints]
     sizes = [0] * len(constraints)
     for info in feasible:
         if info.name in ignored:
@@ -782,7 +781,8 @@ def reference_scores(p, constraints, cache: Cache, names: list[str], require_all
             if c.topology_key in info.node.labels:
                 cnt = count(info, c) if c.topology_key == HOST else values[i][info.node.labels[c.topology_key]]
                 total += float(cnt) * weights[i] + float(c.max_skew - 1)
-        out.append(int(math.floor(total + 0.5)) if total - math.floor(total) != 0.5 else int(math.floor(total)) + 1)
+        whole = math.floor(total)  # Go's math.Round: half away from zero
+        out.append(whole + (total - whole >= 0.5))
     return out
 
 

@@ -10,9 +10,9 @@ from .plugin import (
 )
 
 __all__ = [
-    "NAME",
     "ERR_REASON_CONSTRAINTS_NOT_MATCH",
     "ERR_REASON_NODE_LABEL_NOT_MATCH",
+    "NAME",
     "PodTopologySpread",
     "PodTopologySpreadArgs",
     "new",

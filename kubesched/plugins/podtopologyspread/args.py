@@ -13,12 +13,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...framework.args import ArgsError, expect_fields, get_list, get_str
-from ...objects.affinity import TopologySpreadConstraint, parse_topology_spread_constraints
+from ...objects.affinity import (
+    TopologySpreadConstraint,
+    parse_topology_spread_constraints,
+)
 from ...objects.errors import ObjectError
 from ...objects.selectors import NOTHING
 from .common import DO_NOT_SCHEDULE, HOSTNAME_LABEL, SCHEDULE_ANYWAY, ZONE_LABEL
 
-__all__ = ["PodTopologySpreadArgs", "parse_args", "SYSTEM_DEFAULTING", "LIST_DEFAULTING", "SYSTEM_DEFAULT_CONSTRAINTS"]
+__all__ = ["LIST_DEFAULTING", "SYSTEM_DEFAULTING", "SYSTEM_DEFAULT_CONSTRAINTS", "PodTopologySpreadArgs", "parse_args"]
 
 SYSTEM_DEFAULTING = "System"
 LIST_DEFAULTING = "List"

@@ -9,9 +9,9 @@ the two node inclusion policies as booleans.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, Mapping
 
 import numpy as np
 
@@ -19,18 +19,18 @@ from ...objects.affinity import TopologySpreadConstraint
 from ...objects.selectors import LabelSelector, Requirement
 
 __all__ = [
-    "Constraint",
     "DO_NOT_SCHEDULE",
-    "SCHEDULE_ANYWAY",
     "HOSTNAME_LABEL",
-    "ZONE_LABEL",
     "MAX_INT32",
-    "compile_constraints",
+    "SCHEDULE_ANYWAY",
+    "ZONE_LABEL",
+    "Constraint",
     "canonical_selector",
-    "merge_match_labels",
+    "compile_constraints",
     "counts_pods",
     "go_log",
     "go_round",
+    "merge_match_labels",
     "node_has_all_keys",
 ]
 

@@ -31,7 +31,7 @@ __all__ = ["MatchCounts"]
 
 
 class _Column:
-    __slots__ = ("selector", "counts", "totals")
+    __slots__ = ("counts", "selector", "totals")
 
     def __init__(self, selector: LabelSelector, size: int) -> None:
         self.selector = selector
@@ -43,7 +43,7 @@ class _Column:
 class MatchCounts:
     """Per (namespace, selector): an int32 count of matching, non-terminating pods per table row."""
 
-    def __init__(self, cache: "Cache", max_columns: int = 1024) -> None:
+    def __init__(self, cache: Cache, max_columns: int = 1024) -> None:
         self._cache = cache
         self.max_columns = max_columns
         self._columns: OrderedDict[tuple[str, LabelSelector], _Column] = OrderedDict()

@@ -54,9 +54,9 @@ from .counts import MatchCounts
 from .workloads import WorkloadIndex
 
 __all__ = [
-    "NAME",
     "ERR_REASON_CONSTRAINTS_NOT_MATCH",
     "ERR_REASON_NODE_LABEL_NOT_MATCH",
+    "NAME",
     "PodTopologySpread",
     "new",
 ]
@@ -129,7 +129,7 @@ class _Domains:
     def changed(self) -> None:
         self._minimum = None
 
-    def clone(self) -> "_Domains":
+    def clone(self) -> _Domains:
         return _Domains(self.constraint, self.layout, self.eligible, self.present.copy(), self.totals.copy(), self.self_match)
 
 
@@ -139,7 +139,7 @@ class _FilterState:
     domains: list[_Domains]
     namespace: str
 
-    def clone(self) -> "_FilterState":
+    def clone(self) -> _FilterState:
         return _FilterState(self.constraints, [d.clone() for d in self.domains], self.namespace)
 
 
@@ -165,7 +165,7 @@ class _ScoreState:
     def ignored(self, row: int) -> bool:
         return self.require_all and not bool(self.has_all.mask[row])
 
-    def clone(self) -> "_ScoreState":
+    def clone(self) -> _ScoreState:
         return self
 
 

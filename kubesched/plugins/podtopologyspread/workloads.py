@@ -11,14 +11,15 @@ snapshot) or ``upsert`` / ``delete`` one at a time (a live informer).
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ...objects.errors import ObjectError
 from ...objects.pod import PodInfo
 from ...objects.selectors import LabelSelector, Requirement, parse_label_selector
 from .common import canonical_selector
 
-__all__ = ["WorkloadIndex", "WORKLOAD_KINDS"]
+__all__ = ["WORKLOAD_KINDS", "WorkloadIndex"]
 
 WORKLOAD_KINDS = ("Service", "ReplicationController", "ReplicaSet", "StatefulSet")
 _CONTROLLERS = {
