@@ -110,6 +110,51 @@ class _Heap:
         return [e[2] for e in self._entries.values()]
 
 
+class _BackoffQueue:
+    """backoffQ as upstream keeps it: pods rejected by plugins (``podBackoffQ``) and pods
+    that failed with an error (``podErrorBackoffQ``) in two heaps ordered by backoff
+    expiry (then as activeQ); only the first may be popped before its backoff ends."""
+
+    def __init__(self, key: Callable[[QueuedPodInfo], Any]) -> None:
+        self.unschedulable = _Heap(key)
+        self.errors = _Heap(key)
+
+    def push(self, info: QueuedPodInfo) -> None:
+        if info.consecutive_errors_count > 0:
+            self.unschedulable.remove(info.uid)
+            self.errors.push(info)
+        else:
+            self.errors.remove(info.uid)
+            self.unschedulable.push(info)
+
+    def remove(self, uid: str) -> QueuedPodInfo | None:
+        return self.unschedulable.remove(uid) or self.errors.remove(uid)
+
+    def get(self, uid: str) -> QueuedPodInfo | None:
+        return self.unschedulable.get(uid) or self.errors.get(uid)
+
+    def heap_of(self, uid: str) -> _Heap | None:
+        if uid in self.unschedulable:
+            return self.unschedulable
+        return self.errors if uid in self.errors else None
+
+    def peek(self) -> QueuedPodInfo | None:
+        """The pod whose backoff ends first, of either heap."""
+        a, b = self.unschedulable.peek(), self.errors.peek()
+        if a is None or b is None:
+            return a or b
+        return a if a.backoff_expiry <= b.backoff_expiry else b
+
+    def __contains__(self, uid: str) -> bool:
+        return uid in self.unschedulable or uid in self.errors
+
+    def __len__(self) -> int:
+        return len(self.unschedulable) + len(self.errors)
+
+    def items(self) -> list[QueuedPodInfo]:
+        return self.unschedulable.items() + self.errors.items()
+
+
 class SchedulingQueue:
     """One queue shared by all profiles; per-profile PreEnqueue plugins and queueing hints."""
 
@@ -129,7 +174,7 @@ class SchedulingQueue:
         self._hints = hints or {}
         key = self._sort_key(less)
         self._active = _Heap(key)
-        self._backoff = _Heap(lambda qp: (qp.backoff_expiry, key(qp)))
+        self._backoff = _BackoffQueue(lambda qp: (qp.backoff_expiry, key(qp)))
         self._unschedulable: dict[str, QueuedPodInfo] = {}
         self._in_flight: dict[str, int] = {}  # uid -> index in _events when popped
         self._events: list[tuple[ClusterEvent, Any, Any]] = []
@@ -142,7 +187,7 @@ class SchedulingQueue:
         self._move_request_cycle = -1
         self._last_backoff_flush = clock.now()
         self._last_unschedulable_flush = clock.now()
-        self._start = clock.now()
+        self._start = float(math.floor(clock.now()))  # flush ticks fall on whole seconds, as the windows do
 
     @staticmethod
     def _sort_key(less: Any) -> Callable[[QueuedPodInfo], Any]:
@@ -194,8 +239,22 @@ class SchedulingQueue:
             duration += duration
         return duration
 
-    def _is_backing_off(self, info: QueuedPodInfo) -> bool:
-        return info.backoff_expiry > self.clock.now()
+    def _is_backing_off(self, info: QueuedPodInfo, now: float | None = None) -> bool:
+        """Whether the pod still waits out its backoff. With ordering windows (upstream's
+        ``SchedulerPopFromBackoffQ``) the expiry is truncated to a whole second, and the
+        pod is done once the clock is in a later window."""
+        if not (info.consecutive_errors_count or info.unschedulable_count):
+            return False  # never failed: no backoff
+        now = self.clock.now() if now is None else now
+        if self.config.pop_from_backoff_q:
+            return info.backoff_expiry >= math.floor(now)
+        return info.backoff_expiry > now
+
+    def _backoff_done_at(self, info: QueuedPodInfo) -> float:
+        """The first moment the pod is no longer backing off."""
+        if self.config.pop_from_backoff_q:
+            return info.backoff_expiry + BACKOFF_FLUSH_PERIOD
+        return info.backoff_expiry
 
     def add_unschedulable_if_not_present(self, info: QueuedPodInfo, failure_code: Code | None = None) -> str:
         """Return a pod whose attempt failed. Unschedulable pods wait for an event;
@@ -211,7 +270,8 @@ class SchedulingQueue:
             else:
                 info.consecutive_errors_count = 0
                 info.unschedulable_count += 1
-            info.backoff_expiry = info.timestamp + self._backoff_duration(info)
+            expiry = info.timestamp + self._backoff_duration(info)
+            info.backoff_expiry = float(math.floor(expiry)) if self.config.pop_from_backoff_q else expiry
             strategy = self._hint_for_in_flight(info)
             where = self._requeue(info, strategy)
             self._done_locked(uid)
@@ -315,15 +375,13 @@ class SchedulingQueue:
             return info
 
     def _backoff_poppable(self) -> bool:
-        if not self.config.pop_from_backoff_q:
-            return False
-        head = self._backoff.peek()
-        return head is not None and head.consecutive_errors_count == 0
+        """Whether Pop may take a pod from backoffQ (never one that failed with an error)."""
+        return self.config.pop_from_backoff_q and len(self._backoff.unschedulable) > 0
 
     def _pop_locked(self) -> QueuedPodInfo | None:
         info = self._active.pop()
         if info is None and self._backoff_poppable():
-            info = self._backoff.pop()
+            info = self._backoff.unschedulable.pop()
         if info is None:
             return None
         info.attempts += 1
@@ -400,14 +458,15 @@ class SchedulingQueue:
         with self._lock:
             now = self.clock.now()
             moved = 0
-            while True:
-                head = self._backoff.peek()
-                if head is None or head.backoff_expiry > now:
-                    break
-                self._backoff.pop()
-                self._move_to_active(head)
-                moved += 1
-            self._last_backoff_flush = now
+            for heap in (self._backoff.unschedulable, self._backoff.errors):
+                while True:
+                    head = heap.peek()
+                    if head is None or self._is_backing_off(head, now):
+                        break
+                    heap.pop()
+                    self._move_to_active(head)
+                    moved += 1
+            self._last_backoff_flush = self._tick_at_or_before(now, BACKOFF_FLUSH_PERIOD)
             if moved:
                 self._cond.notify()
             return moved
@@ -424,7 +483,7 @@ class SchedulingQueue:
             for info in stale:
                 del self._unschedulable[info.uid]
                 self._requeue(info, self._worth_requeuing(info, UNSCHEDULABLE_TIMEOUT, None, None))
-            self._last_unschedulable_flush = now
+            self._last_unschedulable_flush = self._tick_at_or_before(now, UNSCHEDULABLE_FLUSH_PERIOD)
             if stale:
                 self._cond.notify()
             return len(stale)
@@ -443,7 +502,7 @@ class SchedulingQueue:
             times = []
             head = self._backoff.peek()
             if head is not None:
-                times.append(self._next_tick(max(head.backoff_expiry, self.clock.now()), BACKOFF_FLUSH_PERIOD))
+                times.append(self._next_tick(max(self._backoff_done_at(head), self.clock.now()), BACKOFF_FLUSH_PERIOD))
             waiting = [i.timestamp for i in self._unschedulable.values() if not i.gated]
             if waiting:
                 due = min(waiting) + self.config.pod_max_in_unschedulable
@@ -452,6 +511,11 @@ class SchedulingQueue:
 
     def _next_tick(self, when: float, period: float) -> float:
         ticks = math.ceil((when - self._start) / period)
+        return self._start + ticks * period
+
+    def _tick_at_or_before(self, when: float, period: float) -> float:
+        """The periodic flush tick at or before ``when``: flushes stay on their ticks."""
+        ticks = math.floor((when - self._start) / period)
         return self._start + ticks * period
 
     # -- reading ------------------------------------------------------------
