@@ -8,7 +8,7 @@ use and dropped whenever a node changes, which is rare next to pod churn.
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Callable, Hashable, Iterable
 
 import numpy as np
 
@@ -31,6 +31,8 @@ _INT_COLUMNS = (
     "nz_mem",
     "pod_count",
 )
+
+_MISSING = object()
 
 ZONE_LABELS = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone")
 REGION_LABELS = ("topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region")
@@ -65,6 +67,7 @@ class NodeTable:
         self._zones: dict[str, list[int]] = {}  # zone key -> rows in arrival order
         self._order: np.ndarray | None = None
         self._derived: dict = {}
+        self._node_cache: dict = {}  # node_derived(): plugins' answers that depend on node objects only
         self.node_generation = 0  # bumps on any node change; derived columns follow it
 
     # -- rows ---------------------------------------------------------------
@@ -152,6 +155,7 @@ class NodeTable:
     def _changed(self) -> None:
         self._order = None
         self._derived.clear()
+        self._node_cache.clear()
         self.node_generation += 1
 
     def _scalar(self, name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -345,6 +349,23 @@ class NodeTable:
             self._derived["images"] = index
         empty = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
         return index.get(image, empty)
+
+    def node_derived(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        """``compute()``, cached under ``key`` until the next node change.
+
+        For answers that depend only on node objects (labels, taints, images, names,
+        allocatable) and on what ``key`` holds, never on the pods placed: a plugin
+        caches what it computes for one shape of pod (its tolerations, its node
+        selector) with ``key = (plugin name, ..., the pod's fields read)``. Any node
+        add, update or removal drops every entry. Treat the value as read-only.
+        """
+        store = self._node_cache
+        found = store.get(key, _MISSING)
+        if found is _MISSING:
+            if len(store) >= 4096:
+                store.clear()
+            found = store[key] = compute()
+        return found
 
     def rows_of(self, names: Iterable[str]) -> list[int]:
         rows = self.name_rows()

@@ -114,6 +114,7 @@ class Framework:
         self.queue_sort = sort[0] if sort else None
         self._batch_filter = [hasattr(p, "filter_nodes") for p in self.points["filter"]]
         self._batch_score = [hasattr(p, "score_nodes") for p in self.points["score"]]
+        self._normalize = [getattr(p, "normalize_score", None) for p in self.points["score"]]
 
     # -- introspection ------------------------------------------------------
     def plugin(self, name: str) -> Any:
@@ -288,22 +289,22 @@ class Framework:
 
     def run_score(self, state: CycleState, pod: "PodInfo", snapshot: "Snapshot", rows: np.ndarray) -> ScoreOutcome:
         outcome = ScoreOutcome(rows=rows)
-        total = np.zeros(len(rows), dtype=np.int64)
+        total = None
         node_infos = snapshot.node_infos
         skip = state.skip_score_plugins
-        for plugin, batch in zip(self.points["score"], self._batch_score):
-            if plugin.name in skip:
+        for plugin, batch, normalize in zip(self.points["score"], self._batch_score, self._normalize):
+            if skip and plugin.name in skip:
                 continue
             if batch:
                 scores = np.asarray(plugin.score_nodes(state, pod, snapshot, rows), dtype=np.int64)
             else:
                 scores = np.fromiter((plugin.score(state, pod, node_infos[r]) for r in rows), dtype=np.int64, count=len(rows))
-            normalize = getattr(plugin, "normalize_score", None)
             if normalize is not None:
                 normalized = normalize(state, pod, scores)
                 if normalized is not None:
                     scores = np.asarray(normalized, dtype=np.int64)
-            if len(scores) and (scores.max() > MAX_NODE_SCORE or scores.min() < MIN_NODE_SCORE):
+            # One reduction checks both bounds: a negative int64 is a huge uint64.
+            if len(scores) and scores.view(np.uint64).max() > MAX_NODE_SCORE:
                 bad = int(scores.max() if scores.max() > MAX_NODE_SCORE else scores.min())
                 raise FrameworkError(
                     f"plugin {plugin.name!r} returns an invalid score {bad}, "
@@ -311,8 +312,8 @@ class Framework:
                 )
             weighted = scores * self.weights.get(plugin.name, 1)
             outcome.by_plugin[plugin.name] = weighted
-            total += weighted
-        outcome.total = total
+            total = weighted if total is None else total + weighted  # never in place: by_plugin holds weighted
+        outcome.total = total if total is not None else np.zeros(len(rows), dtype=np.int64)
         return outcome
 
     # -- Reserve / Permit / binding ----------------------------------------

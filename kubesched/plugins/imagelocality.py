@@ -21,21 +21,35 @@ def _priority(sums: np.ndarray, containers: int) -> np.ndarray:
     return MAX_NODE_SCORE * (clamped - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
 
 
+def _scores(table: Any, images: tuple[str, ...]) -> np.ndarray | None:
+    """Per row, the score of a pod with ``images`` (which depends on the nodes alone); None when 0 everywhere."""
+    total_nodes = table.num_nodes
+    if not images or total_nodes == 0:
+        return None  # the clamped sum is the minimum threshold: score 0
+    sums = np.zeros(table.size, dtype=np.int64)
+    found = False
+    for image in images:
+        with_image, sizes = table.image_rows(image)
+        if len(with_image):
+            found = True
+            spread = len(with_image) / total_nodes
+            sums[with_image] += (sizes.astype(np.float64) * spread).astype(np.int64)
+    if not found:
+        return None
+    per_row = _priority(sums, len(images))
+    per_row.flags.writeable = False
+    return per_row
+
+
 class ImageLocality:
     name = NAME
 
     def score_nodes(self, state: Any, pod: Any, snapshot: Any, rows: np.ndarray) -> np.ndarray:
         table = snapshot.table
-        total_nodes = table.num_nodes
-        if not pod.images or total_nodes == 0:
-            return _priority(np.zeros(len(rows), dtype=np.int64), max(len(pod.images), 1))
-        sums = np.zeros(table.size, dtype=np.int64)
-        for image in pod.images:
-            with_image, sizes = table.image_rows(image)
-            if len(with_image):
-                spread = len(with_image) / total_nodes
-                sums[with_image] += (sizes.astype(np.float64) * spread).astype(np.int64)
-        return _priority(sums[rows], len(pod.images))
+        per_row = table.node_derived((NAME, pod.images), lambda: _scores(table, pod.images))
+        if per_row is None:
+            return np.zeros(len(rows), dtype=np.int64)
+        return per_row[rows]
 
 
 def new(args: Any, handle: Any) -> ImageLocality:

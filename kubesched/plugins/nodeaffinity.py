@@ -59,6 +59,15 @@ def parse_args(raw: Any) -> NodeAffinityArgs:
     return NodeAffinityArgs(required, preferred)
 
 
+def _term_weights(table: Any, terms: tuple) -> np.ndarray:
+    """Per row, the summed weight of the preferred terms its labels match."""
+    total = np.zeros(table.size, dtype=np.int64)
+    for term in terms:
+        total += term.weight * table.term_mask(term.term)
+    total.flags.writeable = False
+    return total
+
+
 class NodeAffinity:
     name = NAME
 
@@ -101,6 +110,15 @@ class NodeAffinity:
 
     def filter_nodes(self, state: Any, pod: Any, snapshot: Any) -> NodeVerdicts:
         table = snapshot.table
+        # The answer depends on node labels and names and on these pod fields only.
+        selector = tuple(pod.node_selector.items()) if pod.node_selector else ()
+        key = (NAME, "filter", selector, pod.required_node_affinity, self.args.added_required)
+        codes, statuses = table.node_derived(key, lambda: self._filter_codes(pod, table))
+        if codes is None:
+            return NodeVerdicts.all_pass(table.size)
+        return NodeVerdicts(codes, statuses)
+
+    def _filter_codes(self, pod: Any, table: Any) -> tuple[np.ndarray | None, list[Status]]:
         codes = np.zeros(table.size, dtype=np.int32)
         statuses = [_POD_STATUS]
         pod_mask = np.ones(table.size, dtype=bool)
@@ -112,7 +130,10 @@ class NodeAffinity:
         if self.args.added_required is not None:
             statuses.append(_ENFORCED_STATUS)
             codes[~table.selector_mask(self.args.added_required)] = 2
-        return NodeVerdicts(codes, statuses)
+        if not codes.any():
+            return None, statuses
+        codes.flags.writeable = False  # shared by every pod asking the same until a node changes
+        return codes, statuses
 
     # -- Score --------------------------------------------------------------
     def pre_score(self, state: Any, pod: Any, snapshot: Any, rows: np.ndarray) -> Status | None:
@@ -131,10 +152,9 @@ class NodeAffinity:
 
     def score_nodes(self, state: Any, pod: Any, snapshot: Any, rows: np.ndarray) -> np.ndarray:
         table = snapshot.table
-        total = np.zeros(len(rows), dtype=np.int64)
-        for term in self._terms(state, pod):
-            total += term.weight * table.term_mask(term.term)[rows]
-        return total
+        terms = self._terms(state, pod)
+        per_row = table.node_derived((NAME, "score", terms), lambda: _term_weights(table, terms))
+        return per_row[rows]
 
     def normalize_score(self, state: Any, pod: Any, scores: np.ndarray) -> np.ndarray:
         return default_normalize_score(scores, reverse=False)

@@ -25,7 +25,7 @@ class NodeName:
     def filter_nodes(self, state: Any, pod: Any, snapshot: Any) -> NodeVerdicts:
         table = snapshot.table
         if not pod.node_name:
-            return NodeVerdicts.passing(table.size)
+            return NodeVerdicts.all_pass(table.size)
         passed = np.zeros(table.size, dtype=bool)
         row = table.name_rows().get(pod.node_name)
         if row is not None:

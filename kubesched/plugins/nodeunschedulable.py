@@ -20,6 +20,16 @@ def _tolerates(pod: Any) -> bool:
     return any(t.tolerates(UNSCHEDULABLE_TAINT) for t in pod.tolerations)
 
 
+def _codes(table: Any) -> np.ndarray | None:
+    """1 for unschedulable nodes, 0 for the rest; None when no node is unschedulable."""
+    unschedulable = table.unschedulable[: table.size]
+    if not unschedulable.any():
+        return None
+    codes = unschedulable.astype(np.int32)
+    codes.flags.writeable = False
+    return codes
+
+
 class NodeUnschedulable:
     name = NAME
 
@@ -30,9 +40,10 @@ class NodeUnschedulable:
 
     def filter_nodes(self, state: Any, pod: Any, snapshot: Any) -> NodeVerdicts:
         table = snapshot.table
-        if _tolerates(pod):
-            return NodeVerdicts.passing(table.size)
-        return NodeVerdicts(table.unschedulable[: table.size].astype(np.int32), [_STATUS])
+        codes = table.node_derived((NAME,), lambda: _codes(table))
+        if codes is None or _tolerates(pod):
+            return NodeVerdicts.all_pass(table.size)
+        return NodeVerdicts(codes, [_STATUS])
 
     def events_to_register(self) -> list:
         from ..queue.events import ActionType, ClusterEvent, EventResource

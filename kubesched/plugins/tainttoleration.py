@@ -34,6 +34,38 @@ def _intolerable_count(taints: tuple, tolerations: tuple) -> int:
     return count
 
 
+def _filter_codes(table: Any, tolerations: tuple) -> tuple[np.ndarray | None, list[Status]]:
+    """Per row, 1 + the index of its rejecting status (0: passes), over the table's distinct taint sets."""
+    ids, taint_sets = table.taint_sets()
+    statuses: list[Status] = []
+    by_set = np.zeros(len(taint_sets), dtype=np.int32)
+    seen: dict[Any, int] = {}
+    for i, taints in enumerate(taint_sets):
+        taint = find_untolerated_taint(taints, tolerations, _FILTER_EFFECTS)
+        if taint is not None:
+            code = seen.get(taint)
+            if code is None:
+                statuses.append(_reject(taint))
+                code = seen[taint] = len(statuses)
+            by_set[i] = code
+    if not statuses:
+        return None, statuses
+    codes = by_set[ids]
+    codes.flags.writeable = False  # shared by every pod with these tolerations until a node changes
+    return codes, statuses
+
+
+def _score_counts(table: Any, tolerations: tuple) -> np.ndarray | None:
+    """Per row, the PreferNoSchedule taints not tolerated; None when that is 0 everywhere."""
+    ids, taint_sets = table.taint_sets()
+    counts = np.fromiter((_intolerable_count(t, tolerations) for t in taint_sets), dtype=np.int64, count=len(taint_sets))
+    if not counts.any():
+        return None
+    per_row = counts[ids]
+    per_row.flags.writeable = False
+    return per_row
+
+
 class TaintToleration:
     name = NAME
 
@@ -43,19 +75,12 @@ class TaintToleration:
         return _reject(taint) if taint is not None else None
 
     def filter_nodes(self, state: Any, pod: Any, snapshot: Any) -> NodeVerdicts:
-        ids, taint_sets = snapshot.table.taint_sets()
-        statuses: list[Status] = []
-        by_set = np.zeros(len(taint_sets), dtype=np.int32)
-        seen: dict[Any, int] = {}
-        for i, taints in enumerate(taint_sets):
-            taint = find_untolerated_taint(taints, pod.tolerations, _FILTER_EFFECTS)
-            if taint is not None:
-                code = seen.get(taint)
-                if code is None:
-                    statuses.append(_reject(taint))
-                    code = seen[taint] = len(statuses)
-                by_set[i] = code
-        return NodeVerdicts(by_set[ids], statuses)
+        table = snapshot.table
+        # The answer depends on the nodes' taints and the pod's tolerations only.
+        codes, statuses = table.node_derived((NAME, "filter", pod.tolerations), lambda: _filter_codes(table, pod.tolerations))
+        if not statuses:
+            return NodeVerdicts.all_pass(table.size)
+        return NodeVerdicts(codes, statuses)
 
     # -- Score --------------------------------------------------------------
     def pre_score(self, state: Any, pod: Any, snapshot: Any, rows: np.ndarray) -> Status | None:
@@ -72,9 +97,11 @@ class TaintToleration:
         tolerations = state.get(_STATE_KEY)
         if tolerations is None:
             tolerations = _prefer_no_schedule_tolerations(pod)
-        ids, taint_sets = snapshot.table.taint_sets()
-        counts = np.fromiter((_intolerable_count(t, tolerations) for t in taint_sets), dtype=np.int64, count=len(taint_sets))
-        return counts[ids[rows]]
+        table = snapshot.table
+        per_row = table.node_derived((NAME, "score", tolerations), lambda: _score_counts(table, tolerations))
+        if per_row is None:  # no node has a PreferNoSchedule taint the pod does not tolerate
+            return np.zeros(len(rows), dtype=np.int64)
+        return per_row[rows]
 
     def normalize_score(self, state: Any, pod: Any, scores: np.ndarray) -> np.ndarray:
         return default_normalize_score(scores, reverse=True)

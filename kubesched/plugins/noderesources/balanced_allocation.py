@@ -51,6 +51,9 @@ class BalancedAllocation:
         if requests is None:
             requests = pod_request_vector(pod.requests, self.args.resources, use_requested=True)
         table = snapshot.table
+        fast = _two_resources(table, rows, self.args.resources, requests)
+        if fast is not None:
+            return fast
         after: list[np.ndarray] = []
         before: list[np.ndarray] = []
         valids: list[np.ndarray] = []
@@ -74,6 +77,33 @@ class BalancedAllocation:
 
 def new(args: BalancedAllocationArgs, handle: Any) -> BalancedAllocation:
     return BalancedAllocation(args)
+
+
+def _two_resources(table: Any, rows: np.ndarray, resources: tuple, requests: list[int]) -> np.ndarray | None:
+    """``score_nodes`` when exactly two resources are scored and every row has a positive
+    allocatable of both (the default cpu and memory, as nodes have them): the same float
+    operations in the same order as the general path, in half the array operations.
+    None when that does not hold."""
+    if not len(rows):
+        return None
+    found = []
+    for spec, pod_request in zip(resources, requests):
+        pair = allocatable_and_requested(table, rows, spec.name, pod_request, use_requested=True)
+        if pair is not None:
+            found.append((pair[0], pair[1], pod_request))
+    if len(found) != 2:
+        return None
+    (alloc1, req1, pod1), (alloc2, req2, pod2) = found
+    if alloc1.min() <= 0 or alloc2.min() <= 0:
+        return None
+    # int64 / int64 divides as float64, as the general path's int64 / float64 does.
+    after1 = np.minimum(req1 / alloc1, 1.0)
+    after2 = np.minimum(req2 / alloc2, 1.0)
+    before1 = np.minimum((req1 - pod1) / alloc1, 1.0)
+    before2 = np.minimum((req2 - pod2) / alloc2, 1.0)
+    balance_after = ((1 - np.abs((after1 - after2) / 2)) * MAX_NODE_SCORE).astype(np.int64)
+    balance_before = ((1 - np.abs((before1 - before2) / 2)) * MAX_NODE_SCORE).astype(np.int64)
+    return (MAX_NODE_SCORE * 3 // 2 + balance_after - balance_before) // 2
 
 
 def _std(fractions: list[np.ndarray], valids: list[np.ndarray]) -> np.ndarray:

@@ -103,6 +103,31 @@ def _broken_linear(points: tuple[tuple[int, int], ...], utilization: np.ndarray)
     return out
 
 
+def _least_allocated(table: Any, rows: np.ndarray, resources: tuple, pod_requests: list[int]) -> np.ndarray | None:
+    """LeastAllocated when every scored row has a positive allocatable of every scored
+    resource (the usual case), in a third of the array operations; None otherwise."""
+    if not len(rows):
+        return None
+    node_score = None
+    weight_sum = 0
+    for spec, pod_request in zip(resources, pod_requests):
+        found = allocatable_and_requested(table, rows, spec.name, pod_request, use_requested=False)
+        if found is None:
+            continue
+        alloc, requested = found
+        if alloc.min() <= 0:
+            return None
+        # (alloc - requested) * 100 // alloc, or 0 when requested > alloc
+        score = np.maximum(alloc - requested, 0) * MAX_NODE_SCORE // alloc
+        if spec.weight != 1:
+            score *= spec.weight
+        node_score = score if node_score is None else node_score + score
+        weight_sum += spec.weight
+    if node_score is None:
+        return np.zeros(len(rows), dtype=np.int64)
+    return node_score // weight_sum if weight_sum != 1 else node_score
+
+
 class NodeResourcesFit:
     name = NAME
 
@@ -156,9 +181,10 @@ class NodeResourcesFit:
         table = snapshot.table
         n = table.size
         names = ["Too many pods"]
-        pods_alloc = table.alloc_pods[:n]
-        insufficient = [table.pod_count[:n] + 1 > pods_alloc]
-        unresolvable = np.zeros(n, dtype=bool)  # "Too many pods" is never unresolvable
+        too_many = table.pod_count[:n] >= table.alloc_pods[:n]  # pods + 1 > allowed
+        insufficient = [too_many]
+        failing = bool(too_many.any())
+        unresolvable = None  # "Too many pods" is never unresolvable
         if not requests.is_zero():
             checks = [
                 ("cpu", requests.milli_cpu, table.alloc_cpu, table.req_cpu),
@@ -172,17 +198,21 @@ class NodeResourcesFit:
                 if want <= 0:
                     continue
                 capacity = alloc[:n]
-                lacking = want > capacity - req[:n]
+                lacking = capacity - req[:n] < want
                 if lacking.any():
+                    failing = True
                     names.append(f"Insufficient {resource}")
                     insufficient.append(lacking)
-                    unresolvable = unresolvable | (want > capacity)
+                    beyond = capacity < want
+                    unresolvable = beyond if unresolvable is None else unresolvable | beyond
+        if not failing:  # the usual case: room for the pod everywhere
+            return NodeVerdicts.all_pass(n)
         bits = np.zeros(n, dtype=np.int64)
         for i, lacking in enumerate(insufficient):
             bits |= lacking.astype(np.int64) << i
         failed = bits != 0
-        if not failed.any():
-            return NodeVerdicts.passing(n)
+        if unresolvable is None:
+            unresolvable = np.zeros(n, dtype=bool)
         keys = (bits << 1) | (unresolvable & failed)
         unique, inverse = np.unique(keys[failed], return_inverse=True)
         statuses = []
@@ -204,6 +234,10 @@ class NodeResourcesFit:
         if pod_requests is None:
             pod_requests = pod_request_vector(pod.requests, self.args.resources, use_requested=False)
         table = snapshot.table
+        if self.args.strategy == LEAST_ALLOCATED:
+            fast = _least_allocated(table, rows, self.args.resources, pod_requests)
+            if fast is not None:
+                return fast
         node_score = np.zeros(len(rows), dtype=np.int64)
         weight_sum = np.zeros(len(rows), dtype=np.int64)
         rtc = self.args.strategy == REQUESTED_TO_CAPACITY_RATIO
