@@ -260,7 +260,7 @@ def _profile(raw: Any, index: int, registry: Registry, problems: _Problems, upst
     custom = {point: _plugin_set(plugins_raw.get(point), f"{path}.plugins.{point}", problems) for point in POINTS_WITH_MULTI}
     defaults = default_plugins(registry)
     merged = {point: merge_plugin_set(defaults[point], custom[point]) for point in POINTS_WITH_MULTI}
-    for point, plugin_set in merged.items():
+    for point, plugin_set in custom.items():  # the defaults are valid: check what the file says, at its indices
         for i, ref in enumerate(plugin_set.enabled):
             if ref.name in registry:
                 continue

@@ -184,7 +184,7 @@ class Framework:
                 if len(narrowing) == 1:
                     msg = f"node(s) didn't satisfy plugin {narrowing[0]}"
                 else:
-                    msg = f"node(s) didn't satisfy plugin(s) {go_list(narrowing)} simultaneously"
+                    msg = f"node(s) didn't satisfy plugin(s) {go_list(sorted(narrowing))} simultaneously"
                 return result, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, msg), narrowing
         state.skip_filter_plugins = frozenset(skipped)
         return result, rejected, narrowing
