@@ -96,6 +96,7 @@ class Algorithm:
     ) -> tuple[np.ndarray, Diagnosis]:
         diagnosis = Diagnosis()
         pre_result, status, narrowing = fwk.run_pre_filter(state, pod, snapshot)
+        diagnosis.unschedulable_plugins.update(narrowing)  # upstream: UnschedulablePlugins = the narrowing plugins
         if status is not None and not status.is_success():
             if not status.is_rejected():
                 raise FrameworkError(status.message)
@@ -149,7 +150,8 @@ class Algorithm:
                 processed = n
             feasible = order[chosen]
             diagnosis.evaluated = _rotated_prefix(order, start, processed)
-        self.next_start_node_index = (start + processed) % n
+        # upstream advances the index modulo all nodes, even when PreFilter narrowed the walk
+        self.next_start_node_index = (self.next_start_node_index + processed) % snapshot.num_nodes
         return feasible, diagnosis
 
     def _percentage(self, fwk: Framework) -> int:

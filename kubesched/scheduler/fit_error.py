@@ -100,5 +100,5 @@ class FitError(Exception):
             if histogram:
                 msg += f" {', '.join(histogram)}."
         if d.post_filter_msg:
-            msg += f" {d.post_filter_msg}."
+            msg += f" {d.post_filter_msg}"  # upstream appends it as is: it ends with its own "."
         return msg
