@@ -34,7 +34,7 @@ from ..queue.events import (
 from ..queue.scheduling_queue import SchedulingQueue
 from ..queue.types import QueuedPodInfo
 from .algorithm import Algorithm, ScheduleResult
-from .fit_error import FitError, NoNodesAvailableError
+from .fit_error import Diagnosis, FitError, NoNodesAvailableError
 
 __all__ = ["Scheduler", "ClusterClient", "Attempt", "PODS_TO_ACTIVATE_KEY"]
 
@@ -177,7 +177,7 @@ class Scheduler:
             self._notify(queued, fwk, None, err, names, started)
             self._handle_failure(fwk, queued, Status(Code.UNSCHEDULABLE, str(err)), err, None)
             return True
-        except FrameworkError as err:
+        except Exception as err:  # FrameworkError, or a plugin that raised: the pod must not be lost
             log.warning("scheduling %s failed: %s", pod.key, err)
             self._notify(queued, fwk, None, err, names, started)
             self._handle_failure(fwk, queued, Status(Code.ERROR, str(err)), err, None)
@@ -190,12 +190,15 @@ class Scheduler:
         except Exception as err:
             self._handle_failure(fwk, queued, Status.as_error(err), err, None)
             return True
-        status = fwk.run_reserve(state, assumed, host)
+        status = _guarded(fwk.run_reserve, state, assumed, host)
         if status is not None:
             self._undo(fwk, state, assumed, host)
             self._handle_failure(fwk, queued, status, None, None)
             return True
-        status, waits = fwk.run_permit(state, assumed, host)
+        try:
+            status, waits = fwk.run_permit(state, assumed, host)
+        except Exception as err:
+            status, waits = Status.as_error(err), {}
         if status is not None and status.code != Code.WAIT:
             self._undo(fwk, state, assumed, host)
             self._handle_failure(fwk, queued, status, None, None)
@@ -252,9 +255,9 @@ class Scheduler:
 
     def _binding_cycle(self, fwk: Framework, state: CycleState, queued: QueuedPodInfo, assumed: PodInfo,
                        host: str, attempt: Attempt | None) -> None:
-        status = fwk.run_pre_bind(state, assumed, host)
+        status = _guarded(fwk.run_pre_bind, state, assumed, host)
         if status is None:
-            status = fwk.run_bind(state, assumed, host)
+            status = _guarded(fwk.run_bind, state, assumed, host)
         if status is not None and not status.is_success():
             self._undo(fwk, state, assumed, host)
             self._handle_failure(fwk, queued, status, None, None, binding=True)
@@ -266,12 +269,18 @@ class Scheduler:
         self.client.record_event(
             assumed, "Normal", "Scheduled", f"Successfully assigned {assumed.key} to {host}"
         )
-        fwk.run_post_bind(state, assumed, host)
+        try:
+            fwk.run_post_bind(state, assumed, host)
+        except Exception as err:  # the pod is bound: nothing to undo
+            log.error("PostBind of %s failed: %s", assumed.key, err)
         self.queue.done(assumed.uid)
 
     def _undo(self, fwk: Framework, state: CycleState, assumed: PodInfo, host: str) -> None:
         """Unreserve and forget an assumed pod; the room it held may help other pods."""
-        fwk.run_unreserve(state, assumed, host)
+        try:
+            fwk.run_unreserve(state, assumed, host)
+        except Exception as err:
+            log.error("Unreserve of %s failed: %s", assumed.key, err)
         try:
             self.cache.forget_pod(assumed)
         except Exception as err:  # pragma: no cover - cache invariants broken
@@ -287,8 +296,11 @@ class Scheduler:
             queued.unschedulable_plugins = set(err.diagnosis.unschedulable_plugins)
             queued.pending_plugins = set(err.diagnosis.pending_plugins)
             reason = "Unschedulable"
-        elif status.is_rejected() and status.plugin:
-            queued.unschedulable_plugins = {status.plugin}
+        elif status.is_rejected():
+            if status.plugin:
+                queued.unschedulable_plugins = {status.plugin}
+            if err is None:  # Reserve, Permit or PreBind: upstream reports a FitError on the chosen node
+                err = FitError(pod.key, 1, Diagnosis(absent_status=status))
             reason = "Unschedulable"
         else:
             reason = "SchedulerError"
@@ -301,6 +313,14 @@ class Scheduler:
             self.queue.done(pod.uid)
         self.client.record_event(pod, "Warning", "FailedScheduling", message)
         self.client.update_pod_condition(pod, reason, message, nominated)
+
+
+def _guarded(run: Callable[..., Status | None], *args) -> Status | None:
+    """Run an extension point; a plugin that raises fails it with an error status."""
+    try:
+        return run(*args)
+    except Exception as err:
+        return Status.as_error(err)
 
 
 def _node_update_action(old: Node | None, new: Node) -> ActionType:

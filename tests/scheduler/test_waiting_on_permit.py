@@ -78,6 +78,6 @@ def test_an_incomplete_gang_times_out_and_returns_to_the_queue():
     outcome = result.outcomes["default/g0"]
     assert outcome.node is None
     assert ("default/g0", "Warning", "FailedScheduling",
-            "rejected due to timeout after waiting at plugin Gang") in sim.cluster.events
+            "0/1 nodes are available: 1 rejected due to timeout after waiting at plugin Gang.") in sim.cluster.events
     assert sim.scheduler.cache.table.req_cpu[: sim.scheduler.cache.table.size].sum() == 0  # forgotten
     assert sim.scheduler.queue.where("g0") != ""  # back in the queue, not lost
