@@ -325,6 +325,8 @@ class SchedulingQueue:
             return _SKIP
         strategy = _SKIP
         for event, old, new in self._events[start - self._event_base :]:
+            if event.resource == EventResource.POD and getattr(new, "uid", info.uid) != info.uid:
+                continue  # another pending pod's own update
             answer = self._worth_requeuing(info, event, old, new)
             if answer == _IMMEDIATELY:
                 return _IMMEDIATELY
@@ -438,13 +440,20 @@ class SchedulingQueue:
                 if info.gated and self._run_pre_enqueue(info):
                     del self._unschedulable[uid]
                     self._requeue(info, _IMMEDIATELY)
-                elif self._worth_requeuing(info, event, old, new) != _SKIP:
-                    del self._unschedulable[uid]
-                    self._requeue(info, _AFTER_BACKOFF)
+                else:
+                    strategy = self._worth_requeuing(info, event, old, new)
+                    if strategy != _SKIP:
+                        del self._unschedulable[uid]
+                        self._requeue(info, strategy)
                 self._cond.notify()
                 return
-            if uid not in self._in_flight:
-                self.add(new)
+            if uid in self._in_flight:
+                # Replayed if this attempt fails: the update may be what makes the pod schedulable.
+                from .events import ActionType
+
+                self._events.append((ClusterEvent(EventResource.POD, ActionType.UPDATE, "UpdatePod"), old, new))
+                return
+            self.add(new)
 
     def delete(self, pod: PodInfo) -> None:
         with self._lock:

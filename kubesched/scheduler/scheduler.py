@@ -307,7 +307,8 @@ class Scheduler:
         message = str(err) if err is not None else status.message
         if binding and status.code == Code.ERROR:
             message = f"binding rejected: {message}"
-        if pod.uid in self.pods:  # still pending and ours: back to the queue
+        if pod.uid in self.pods:  # still pending and ours: back to the queue, as the informer last saw it
+            queued.pod = self.pods[pod.uid]
             self.queue.add_unschedulable_if_not_present(queued, Code.ERROR if reason == "SchedulerError" else status.code)
         else:
             self.queue.done(pod.uid)

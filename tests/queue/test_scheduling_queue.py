@@ -496,3 +496,52 @@ def test_each_pop_counts_an_attempt_and_clears_the_last_rejectors():
     assert again is info
     assert again.attempts == 2 and not again.unschedulable_plugins
     assert again.initial_attempt_timestamp == 0.0
+
+
+# -- pod updates ---------------------------------------------------------------------------------------------
+POD_UPDATE_TOLERATIONS = ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATIONS)
+
+
+def test_an_update_of_an_unschedulable_pod_requeues_it_when_its_rejector_cares():
+    q = queue(hints=[(POD_UPDATE_TOLERATIONS, "P", None)])
+    old = make_pod("p")
+    q.add(old)
+    fail(q, "p")
+    new = make_pod("p", uid=old.uid, tolerations=[{"operator": "Exists"}])
+    q.update(old, new)
+    assert q.where(old.uid) == BACKOFF
+    assert q.pending_pods()[BACKOFF][0].pod is new
+
+
+def test_an_update_from_a_pending_plugins_view_requeues_at_once():
+    q = queue(hints=[(POD_UPDATE_TOLERATIONS, "P", None)])
+    old = make_pod("p")
+    q.add(old)
+    fail(q, "p", plugins=(), pending=("P",))
+    q.update(old, make_pod("p", uid=old.uid))
+    assert q.where(old.uid) == ACTIVE
+
+
+def test_an_update_during_the_attempt_is_replayed_when_the_pod_fails():
+    q = queue(hints=[(POD_UPDATE_TOLERATIONS, "P", None)])
+    old = make_pod("p")
+    q.add(old)
+    info = q.pop()
+    q.update(old, make_pod("p", uid=old.uid, tolerations=[{"operator": "Exists"}]))
+    assert q.where(old.uid) == "inFlight"  # not queued twice
+    info.unschedulable_plugins = {"P"}
+    assert q.add_unschedulable_if_not_present(info, Code.UNSCHEDULABLE) == BACKOFF
+
+
+def test_another_pods_update_during_the_attempt_is_not_replayed():
+    q = queue(hints=[(POD_UPDATE_TOLERATIONS, "P", None)])
+    a, b = make_pod("a"), make_pod("b")
+    q.add(a)
+    q.add(b)
+    first = q.pop()
+    second = q.pop()
+    q.update(b, make_pod("b", uid=b.uid))  # b changes while both are in flight
+    first.unschedulable_plugins = {"P"}
+    assert q.add_unschedulable_if_not_present(first, Code.UNSCHEDULABLE) == UNSCHEDULABLE
+    second.unschedulable_plugins = {"P"}
+    assert q.add_unschedulable_if_not_present(second, Code.UNSCHEDULABLE) == BACKOFF

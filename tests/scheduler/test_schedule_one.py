@@ -36,6 +36,8 @@ class Bad:
         return self.outcome
 
     def pre_filter(self, state, pod, snapshot):
+        if getattr(self, "hook", None) is not None:
+            self.hook()
         return None, self._at("pre_filter")
 
     def filter(self, state, pod, node):
@@ -199,3 +201,21 @@ def test_pods_of_other_schedulers_are_not_queued():
     other = parse_pod(pod("x", scheduler_name="someone-else"))
     sched.on_pod_add(other)
     assert sched.queue.where(other.uid) == ""
+
+
+def test_a_pod_updated_during_its_attempt_is_requeued_with_its_latest_spec():
+    sched, client, p, _ = setup(cpu="3")
+    newer = parse_pod(pod("p", cpu="1", uid=p.uid))
+
+    def informer_update():  # the update arrives while the pod is being scheduled
+        if sched.pods[p.uid] is p:
+            sched.on_pod_update(p, newer)
+
+    sched.profiles["default-scheduler"].plugin("Bad").hook = informer_update
+    sched.schedule_one()  # fails with the old spec (3 cpu)
+    assert sched.queue.where(p.uid) in (UNSCHEDULABLE, BACKOFF)
+    [queued] = [i for q in sched.queue.pending_pods().values() for i in q]
+    assert queued.pod is newer
+    sched.queue.activate([newer])
+    sched.schedule_one()
+    assert [(b.key, n) for b, n in client.bindings] == [(p.key, "n0")]
