@@ -233,7 +233,8 @@ def parse_node_selector(raw: Any, field_path: str) -> NodeSelector:
 
 
 def parse_preferred_terms(raw: Any, field_path: str) -> tuple[PreferredSchedulingTerm, ...]:
-    """Preferred terms; a zero weight or an empty preference never scores, so it is dropped."""
+    """Preferred terms. A zero weight or an empty preference never scores, but is kept: upstream
+    scores (all zeros) rather than skips a pod that has preferred terms, even such ones."""
     if raw is None:
         return ()
     if not isinstance(raw, list):
@@ -247,6 +248,5 @@ def parse_preferred_terms(raw: Any, field_path: str) -> tuple[PreferredSchedulin
         if not isinstance(weight, int) or isinstance(weight, bool) or not 0 <= weight <= 100:
             raise ObjectError(f"{path}.weight", "must be an integer in the range 1-100")
         term = parse_node_selector_term(item.get("preference") or {}, f"{path}.preference")
-        if weight and not term.is_empty():
-            out.append(PreferredSchedulingTerm(weight, term))
+        out.append(PreferredSchedulingTerm(weight, term))
     return tuple(out)

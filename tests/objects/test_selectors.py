@@ -171,11 +171,12 @@ def test_an_unknown_operator_in_a_pods_node_affinity_names_the_full_path():
     )
 
 
-def test_preferred_terms_keep_their_weights_and_drop_empty_preferences():
+def test_preferred_terms_keep_their_weights_and_an_empty_preference_matches_nothing():
     terms = parse_preferred_terms(
         [{"weight": 5, "preference": term(expr("zone", "In", "a"))}, {"weight": 3, "preference": {}}], "pref"
     )
-    assert [t.weight for t in terms] == [5]
+    assert [t.weight for t in terms] == [5, 3]
+    assert [t.term.matches(NODE, "n1") for t in terms] == [True, False]
 
 
 @pytest.mark.parametrize("weight", [101, -1, "5", True])

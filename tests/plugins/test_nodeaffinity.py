@@ -181,6 +181,14 @@ def test_added_preferred_terms_score_every_pod():
     assert scores(plugin(args), make_pod("q", affinity=pod_pref), cluster()) == {"n1": 100, "n2": 100, "n3": 100}
 
 
+def test_a_pod_whose_only_preferred_term_is_empty_is_scored_not_skipped():
+    c = cluster()
+    pod_info = make_pod("p", affinity={"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 4, "preference": {}}]}})
+    status = plugin().pre_score(CycleState(), pod_info, c.snapshot, c.rows())
+    assert status is None or status.is_success()
+    assert scores(plugin(), pod_info, c) == {"n1": 0, "n2": 0, "n3": 0}
+
+
 def test_prescore_skips_pods_without_preferred_terms():
     c = cluster()
     status = plugin().pre_score(CycleState(), make_pod("p", node_selector={"zone": "a"}), c.snapshot, c.rows())
