@@ -133,11 +133,6 @@ class _BackoffQueue:
     def get(self, uid: str) -> QueuedPodInfo | None:
         return self.unschedulable.get(uid) or self.errors.get(uid)
 
-    def heap_of(self, uid: str) -> _Heap | None:
-        if uid in self.unschedulable:
-            return self.unschedulable
-        return self.errors if uid in self.errors else None
-
     def peek(self) -> QueuedPodInfo | None:
         """The pod whose backoff ends first, of either heap."""
         a, b = self.unschedulable.peek(), self.errors.peek()
