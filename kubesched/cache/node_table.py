@@ -33,6 +33,10 @@ _INT_COLUMNS = (
 )
 
 _MISSING = object()
+_ROW_LOG_LIMIT = 1 << 16  # account_pod calls remembered for row_cached()
+_ROW_CACHE_PATCH_LIMIT = 256  # more changed rows than this: recompute every row at once
+_ROW_CACHE_KEYS = 256  # row_cached() keys kept (each holds one value per row) ...
+_ROW_CACHE_VALUES = 1 << 21  # ... and fewer on big tables: about this many values in all
 
 ZONE_LABELS = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone")
 REGION_LABELS = ("topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region")
@@ -69,6 +73,13 @@ class NodeTable:
         self._derived: dict = {}
         self._node_cache: dict = {}  # node_derived(): plugins' answers that depend on node objects only
         self.node_generation = 0  # bumps on any node change; derived columns follow it
+        # Pod accounting changes, for row_cached(): pod_generation counts account_pod
+        # calls; _row_log[i] is the row of call _row_log_base + i (the recent ones).
+        self.pod_generation = 0
+        self._row_log: list[int] = []
+        self._row_log_base = 0
+        self._row_cache: dict = {}  # key -> [node_generation, pod_generation, values]
+        self._row_cache_asked: dict = {}  # keys asked for once, not cached yet
 
     # -- rows ---------------------------------------------------------------
     def _grow(self) -> None:
@@ -170,6 +181,13 @@ class NodeTable:
 
     # -- pods ---------------------------------------------------------------
     def account_pod(self, row: int, pod: PodInfo, sign: int) -> None:
+        self.pod_generation += 1
+        log = self._row_log
+        log.append(row)
+        if len(log) > _ROW_LOG_LIMIT:
+            half = len(log) // 2
+            del log[:half]
+            self._row_log_base += half
         req = pod.requests
         r = req.requests
         self.req_cpu[row] += sign * r.milli_cpu
@@ -366,6 +384,61 @@ class NodeTable:
                 store.clear()
             found = store[key] = compute()
         return found
+
+    def rows_changed_since(self, pod_generation: int) -> list[int] | None:
+        """Rows whose pod totals changed since ``pod_generation`` (repeats possible), or
+        None when that is too long ago to tell."""
+        if pod_generation < self._row_log_base:
+            return None
+        return self._row_log[pod_generation - self._row_log_base :]
+
+    def row_cached(
+        self,
+        key: Hashable,
+        compute: Callable[[np.ndarray], np.ndarray],
+        compute_row: Callable[[int], Any] | None = None,
+        eager: bool = False,
+    ) -> np.ndarray | None:
+        """Per-row values for ``key``, kept current across cycles; None the first time a key is asked.
+
+        ``compute(rows)`` returns the values at ``rows``; they must depend only on what
+        ``key`` holds and on this table's columns at those rows (allocatable, requested,
+        pod counts: what nodes and ``account_pod`` change). The first request for a key
+        answers None (compute just the rows you need: a pod shape seen once is not worth
+        caching; ``eager`` caches from the first request, for callers that need every
+        row anyway); from the second on, the values of every row are computed once and then
+        brought up to date by recomputing only the rows whose pods changed since, with
+        ``compute_row(row)`` (a scalar, cheaper than array operations for a row or two)
+        when given. The array is valid until the table next changes: read it, index it,
+        do not keep or modify it.
+        """
+        entry = self._row_cache.get(key)
+        if entry is not None and entry[0] == self.node_generation:
+            if entry[1] == self.pod_generation:
+                return entry[2]
+            changed = self.rows_changed_since(entry[1])
+            if changed is not None and len(changed) <= _ROW_CACHE_PATCH_LIMIT:
+                values = entry[2]
+                if compute_row is not None:
+                    for row in set(changed):
+                        values[row] = compute_row(row)
+                else:
+                    rows = np.fromiter(set(changed), dtype=np.int64)
+                    values[rows] = compute(rows)
+                entry[1] = self.pod_generation
+                return values
+        elif entry is None and not eager and key not in self._row_cache_asked:
+            if len(self._row_cache_asked) >= _ROW_CACHE_KEYS:
+                self._row_cache_asked.clear()
+            self._row_cache_asked[key] = True
+            return None
+        values = compute(np.arange(self.size))
+        cache = self._row_cache
+        cache.pop(key, None)
+        while cache and len(cache) >= max(16, min(_ROW_CACHE_KEYS, _ROW_CACHE_VALUES // max(self.size, 1))):
+            del cache[next(iter(cache))]  # the oldest
+        cache[key] = [self.node_generation, self.pod_generation, values]
+        return values
 
     def rows_of(self, names: Iterable[str]) -> list[int]:
         rows = self.name_rows()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,7 +11,14 @@ import numpy as np
 from ...framework.args import ArgsError, expect_fields, get_list
 from ...framework.interfaces import MAX_NODE_SCORE
 from ...framework.status import SKIP, Status
-from .resource_allocation import DEFAULT_RESOURCES, ResourceSpec, allocatable_and_requested, parse_resources, pod_request_vector
+from .resource_allocation import (
+    DEFAULT_RESOURCES,
+    ResourceSpec,
+    allocatable_and_requested,
+    parse_resources,
+    pod_request_vector,
+    resource_columns,
+)
 
 NAME = "NodeResourcesBalancedAllocation"
 _STATE_KEY = "PreScore" + NAME
@@ -51,6 +59,22 @@ class BalancedAllocation:
         if requests is None:
             requests = pod_request_vector(pod.requests, self.args.resources, use_requested=True)
         table = snapshot.table
+        # A node's score depends on its own columns and the pod's requests only: kept
+        # per row across cycles for pods of one shape, patched where pods changed.
+        columns = [
+            resource_columns(table, spec.name, request, use_requested=True)
+            for spec, request in zip(self.args.resources, requests)
+        ]
+        per_row = table.row_cached(
+            (NAME, self.args.resources, tuple(requests)),
+            lambda r: self._scores(table, r, requests),
+            lambda row: _score_row(columns, requests, row),
+        )
+        if per_row is not None:
+            return per_row[rows]
+        return self._scores(table, rows, requests)
+
+    def _scores(self, table: Any, rows: np.ndarray, requests: list[int]) -> np.ndarray:
         fast = _two_resources(table, rows, self.args.resources, requests)
         if fast is not None:
             return fast
@@ -104,6 +128,45 @@ def _two_resources(table: Any, rows: np.ndarray, resources: tuple, requests: lis
     balance_after = ((1 - np.abs((after1 - after2) / 2)) * MAX_NODE_SCORE).astype(np.int64)
     balance_before = ((1 - np.abs((before1 - before2) / 2)) * MAX_NODE_SCORE).astype(np.int64)
     return (MAX_NODE_SCORE * 3 // 2 + balance_after - balance_before) // 2
+
+
+def _score_row(columns: list, requests: list[int], row: int) -> int:
+    """One row's score in plain Python, with the float operations of ``score_nodes`` in its order."""
+    after: list[float] = []
+    before: list[float] = []
+    found = False
+    for pair, pod_request in zip(columns, requests):
+        if pair is None:
+            continue
+        found = True
+        alloc = int(pair[0][row])
+        if alloc == 0:
+            continue
+        requested = int(pair[1][row]) + pod_request
+        denominator = float(alloc)
+        after.append(min(float(requested) / denominator, 1.0))
+        before.append(min(float(requested - pod_request) / denominator, 1.0))
+    if not found:
+        return MAX_NODE_SCORE * 3 // 4
+    return (MAX_NODE_SCORE * 3 // 2 + _balance(after) - _balance(before)) // 2
+
+
+def _balance(fractions: list[float]) -> int:
+    """``(1 - std) * 100`` truncated, for one node's valid fractions (see ``_std``)."""
+    if len(fractions) == 2:
+        std = abs((fractions[0] - fractions[1]) / 2)
+    elif len(fractions) > 2:
+        total = 0.0
+        for f in fractions:
+            total = total + f
+        mean = total / len(fractions)
+        acc = 0.0
+        for f in fractions:
+            acc = acc + (f - mean) * (f - mean)
+        std = math.sqrt(acc / len(fractions))
+    else:
+        std = 0.0
+    return int((1 - std) * MAX_NODE_SCORE)
 
 
 def _std(fractions: list[np.ndarray], valids: list[np.ndarray]) -> np.ndarray:

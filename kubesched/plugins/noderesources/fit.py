@@ -25,6 +25,7 @@ from .resource_allocation import (
     allocatable_and_requested,
     parse_resources,
     pod_request_vector,
+    resource_columns,
 )
 
 NAME = "NodeResourcesFit"
@@ -128,6 +129,29 @@ def _least_allocated(table: Any, rows: np.ndarray, resources: tuple, pod_request
     return node_score // weight_sum if weight_sum != 1 else node_score
 
 
+def _fit_keys(table: Any, rows: np.ndarray, checks: list) -> np.ndarray:
+    """Failure keys (see ``filter_nodes``) of ``rows``."""
+    keys = (table.pod_count[rows] >= table.alloc_pods[rows]).astype(np.int64) << 1  # pods + 1 > allowed
+    for i, (_, want, alloc, req) in enumerate(checks):
+        capacity = alloc[rows]
+        lacking = capacity - req[rows] < want
+        keys |= lacking.astype(np.int64) << (i + 2)
+        keys |= lacking & (capacity < want)  # more than the node's whole allocatable: unresolvable
+    return keys
+
+
+def _fit_key(table: Any, row: int, checks: list) -> int:
+    """``_fit_keys`` of one row, in plain integers."""
+    key = 2 if table.pod_count[row] >= table.alloc_pods[row] else 0
+    for i, (_, want, alloc, req) in enumerate(checks):
+        capacity = int(alloc[row])
+        if capacity - int(req[row]) < want:
+            key |= 1 << (i + 2)
+            if capacity < want:
+                key |= 1
+    return key
+
+
 class NodeResourcesFit:
     name = NAME
 
@@ -180,11 +204,7 @@ class NodeResourcesFit:
         requests = state.get(_STATE_KEY) or pod.requests.requests
         table = snapshot.table
         n = table.size
-        names = ["Too many pods"]
-        too_many = table.pod_count[:n] >= table.alloc_pods[:n]  # pods + 1 > allowed
-        insufficient = [too_many]
-        failing = bool(too_many.any())
-        unresolvable = None  # "Too many pods" is never unresolvable
+        checks = []
         if not requests.is_zero():
             checks = [
                 ("cpu", requests.milli_cpu, table.alloc_cpu, table.req_cpu),
@@ -194,26 +214,17 @@ class NodeResourcesFit:
             for name, amount in self._checked_scalars(requests):
                 alloc, req = table.scalar_columns(name)
                 checks.append((name, amount, alloc, req))
-            for resource, want, alloc, req in checks:
-                if want <= 0:
-                    continue
-                capacity = alloc[:n]
-                lacking = capacity - req[:n] < want
-                if lacking.any():
-                    failing = True
-                    names.append(f"Insufficient {resource}")
-                    insufficient.append(lacking)
-                    beyond = capacity < want
-                    unresolvable = beyond if unresolvable is None else unresolvable | beyond
-        if not failing:  # the usual case: room for the pod everywhere
+            checks = [c for c in checks if c[1] > 0]
+        # Per row, a failure key: bit 0 unresolvable, bit 1 too many pods, bit 2 + i the
+        # i-th check lacking. Kept current as pods come and go (pods of one shape share it).
+        cache_key = (NAME, "filter", tuple((c[0], c[1]) for c in checks))
+        keys = table.row_cached(
+            cache_key, lambda rows: _fit_keys(table, rows, checks), lambda row: _fit_key(table, row, checks), eager=True
+        )[:n]
+        if not keys.any():  # the usual case: room for the pod everywhere
             return NodeVerdicts.all_pass(n)
-        bits = np.zeros(n, dtype=np.int64)
-        for i, lacking in enumerate(insufficient):
-            bits |= lacking.astype(np.int64) << i
-        failed = bits != 0
-        if unresolvable is None:
-            unresolvable = np.zeros(n, dtype=bool)
-        keys = (bits << 1) | (unresolvable & failed)
+        names = ["Too many pods"] + [f"Insufficient {c[0]}" for c in checks]
+        failed = keys != 0
         unique, inverse = np.unique(keys[failed], return_inverse=True)
         statuses = []
         for key in unique.tolist():
@@ -234,6 +245,45 @@ class NodeResourcesFit:
         if pod_requests is None:
             pod_requests = pod_request_vector(pod.requests, self.args.resources, use_requested=False)
         table = snapshot.table
+        # A node's score depends on its own columns and the pod's requests only: kept
+        # per row across cycles for pods of one shape, patched where pods changed.
+        row_fn = None
+        if self.args.strategy in (LEAST_ALLOCATED, MOST_ALLOCATED):
+            columns = [
+                resource_columns(table, spec.name, request, use_requested=False)
+                for spec, request in zip(self.args.resources, pod_requests)
+            ]
+
+            def row_fn(row: int) -> int:
+                return self._score_row(columns, pod_requests, row)
+
+        per_row = table.row_cached(
+            (NAME, "score", self.args, tuple(pod_requests)), lambda r: self._scores(table, r, pod_requests), row_fn
+        )
+        if per_row is not None:
+            return per_row[rows]
+        return self._scores(table, rows, pod_requests)
+
+    def _score_row(self, columns: list, pod_requests: list[int], row: int) -> int:
+        """One row's LeastAllocated or MostAllocated score, as ``_scores`` computes it."""
+        least = self.args.strategy == LEAST_ALLOCATED
+        node_score = weight_sum = 0
+        for spec, pod_request, found in zip(self.args.resources, pod_requests, columns):
+            if found is None:
+                continue
+            alloc = int(found[0][row])
+            requested = int(found[1][row]) + pod_request
+            if alloc == 0:
+                continue
+            if least:
+                score = 0 if requested > alloc else (alloc - requested) * MAX_NODE_SCORE // alloc
+            else:
+                score = min(requested, alloc) * MAX_NODE_SCORE // alloc
+            node_score += score * spec.weight
+            weight_sum += spec.weight
+        return node_score // weight_sum if weight_sum else 0
+
+    def _scores(self, table: Any, rows: np.ndarray, pod_requests: list[int]) -> np.ndarray:
         if self.args.strategy == LEAST_ALLOCATED:
             fast = _least_allocated(table, rows, self.args.resources, pod_requests)
             if fast is not None:

@@ -74,6 +74,22 @@ def allocatable_and_requested(
     return None
 
 
+def resource_columns(table: Any, name: str, pod_request: int, use_requested: bool) -> tuple[np.ndarray, np.ndarray] | None:
+    """The whole (allocatable, requested) columns ``allocatable_and_requested`` reads, or None
+    when it leaves the resource out (for per-row arithmetic)."""
+    if name == CPU:
+        return table.alloc_cpu, table.req_cpu if use_requested else table.nz_cpu
+    if name == MEMORY:
+        return table.alloc_mem, table.req_mem if use_requested else table.nz_mem
+    if name == EPHEMERAL_STORAGE:
+        return table.alloc_eph, table.req_eph
+    if is_scalar_resource(name):
+        if pod_request == 0 or name not in table.scalar_alloc:
+            return None
+        return table.scalar_columns(name)
+    return None
+
+
 def _resources_args(raw: Any, path: str) -> tuple[ResourceSpec, ...]:
     listed = get_list(raw, "resources", path)
     return parse_resources(listed, f"{path}resources") if listed else DEFAULT_RESOURCES
