@@ -759,12 +759,12 @@ def _check_against_reference(spec: dict) -> None:
         if i < len(c.pods) and c.pods[i] is not None:
             c.cache.remove_pod(c.pods[i])
             c.pods[i] = None
-    if spec["relabel"] is not None:
-        c.cache.update_node(parse_node(spec["relabel"]))
-    if spec["drop_node"] is not None and len(c.cache.nodes) > 1:
-        c.cache.remove_node(spec["drop_node"])
     reference = Reference(c.cache, spec["args"])
-    for raw, target in zip(spec["incoming"], spec["placements"]):
+    for i, (raw, target) in enumerate(zip(spec["incoming"], spec["placements"])):
+        if i == 1 and spec["relabel"] is not None:  # after the first cycle: cached projections go stale
+            c.cache.update_node(parse_node(spec["relabel"]))
+        if i == 2 and spec["drop_node"] is not None and len(c.cache.nodes) > 1:
+            c.cache.remove_node(spec["drop_node"])
         incoming = parse_pod(raw)
         filtered = run_filter(c, raw)
         assert filtered == reference.filter(incoming)

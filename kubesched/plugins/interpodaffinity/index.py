@@ -80,16 +80,33 @@ def _ns_dependent(cond: Condition) -> bool:
     return not ns_selector.nothing and bool(ns_selector.requirements)
 
 
-class RowCounts:
-    """Non-negative counts per node-table row: a dict while few rows have any, then an array."""
+class _Projection:
+    """Counts summed per value id of one label column, kept current by ``RowCounts.add``."""
 
-    __slots__ = ("total", "_map", "_arr")
+    __slots__ = ("ids", "sums", "labeled")
+
+    def __init__(self, ids: np.ndarray, sums: np.ndarray, labeled: int) -> None:
+        self.ids = ids  # the label column it was built against (the table replaces it on node changes)
+        self.sums = sums  # per value id, plus the zero pad
+        self.labeled = labeled  # counts on rows that have the label
+
+
+class RowCounts:
+    """Non-negative counts per node-table row: a dict while few rows have any, then an array.
+
+    An array also keeps, per topology key asked about, the counts summed per value of
+    that key (``_Projection``), updated on every ``add``: a cycle then reads a domain's
+    count without going over the rows again.
+    """
+
+    __slots__ = ("total", "_map", "_arr", "_proj")
     DENSE_AT = 48
 
     def __init__(self) -> None:
         self.total = 0
         self._map: dict[int, int] | None = {}
         self._arr: np.ndarray | None = None
+        self._proj: dict[str, _Projection] | None = None
 
     def add(self, row: int, delta: int) -> None:
         self.total += delta
@@ -108,6 +125,14 @@ class RowCounts:
             self._densify(row + 1)
             arr = self._arr
         arr[row] += delta
+        if self._proj:
+            for proj in self._proj.values():
+                ids = proj.ids
+                if row < len(ids):  # else the column is stale and will be rebuilt
+                    value = ids[row]
+                    if value >= 0:
+                        proj.sums[value] += delta
+                        proj.labeled += delta
 
     def _densify(self, size: int) -> None:
         """Switch to (or grow) the array form, at least ``size`` rows long."""
@@ -137,6 +162,7 @@ class RowCounts:
         self._densify(len(other._arr))
         self._arr[: len(other._arr)] += other._arr
         self.total += other.total
+        self._proj = None
 
     def get(self, row: int) -> int:
         if self._arr is None:
@@ -150,14 +176,15 @@ class RowCounts:
         rows = np.flatnonzero(self._arr)
         return list(zip(rows.tolist(), self._arr[rows].tolist()))
 
-    def accumulate(self, ids: np.ndarray, out: np.ndarray, weight: int = 1) -> bool:
-        """``out[ids[row]] += weight * count`` for each row with a count and a label value
-        (``ids[row] >= 0``). True when any row contributed, as upstream's maps get an entry."""
+    def accumulate(self, key: str, ids: np.ndarray, out: np.ndarray, weight: int = 1) -> bool:
+        """``out[ids[row]] += weight * count`` for each row with a count and a value of the
+        topology ``key`` (``ids``: its label column; ``out``: one slot per value id plus the
+        pad). True when any row contributed, as upstream's maps then get an entry."""
         if self.total == 0:
             return False
-        n = len(ids)
         if self._arr is None:
             hit = False
+            n = len(ids)
             for row, count in self._map.items():
                 if row < n:
                     value = ids[row]
@@ -165,14 +192,26 @@ class RowCounts:
                         out[value] += weight * count
                         hit = True
             return hit
-        arr = self._arr[:n]
+        proj = self._proj.get(key) if self._proj is not None else None
+        if proj is None or proj.ids is not ids or len(proj.sums) != len(out):
+            proj = self._project(ids, len(out))
+            if self._proj is None:
+                self._proj = {}
+            self._proj[key] = proj
+        if proj.labeled == 0:
+            return False
+        if weight == 1:
+            out += proj.sums
+        else:
+            out += weight * proj.sums
+        return True
+
+    def _project(self, ids: np.ndarray, slots: int) -> _Projection:
+        arr = self._arr[: len(ids)]
         values = ids[: len(arr)]
         sel = (arr != 0) & (values >= 0)
-        if not sel.any():
-            return False
-        sums = np.bincount(values[sel], weights=arr[sel], minlength=len(out))
-        out += weight * sums.astype(np.int64)
-        return True
+        sums = np.bincount(values[sel], weights=arr[sel], minlength=slots).astype(np.int64)
+        return _Projection(ids, sums, int(sums.sum()))
 
 
 class _Group:

@@ -201,7 +201,7 @@ class InterPodAffinity:
         for entry in index.matching_terms(REQUIRED_ANTI_AFFINITY, pod.namespace, pod.labels):
             if entry.counts.total:
                 key = entry.term.topology_key
-                entry.counts.accumulate(table.label_column(key)[0], existing.array(key))
+                entry.counts.accumulate(key, table.label_column(key)[0], existing.array(key))
         required, required_anti = aff.required_affinity, aff.required_anti_affinity
         if not required and not required_anti and existing.is_empty():
             return None, SKIP
@@ -213,13 +213,13 @@ class InterPodAffinity:
             counts = index.matcher(conds).counts
             for term in required:
                 key = term.topology_key
-                counts.accumulate(table.label_column(key)[0], affinity.array(key))
+                counts.accumulate(key, table.label_column(key)[0], affinity.array(key))
             own = lambda _ns: ns_labels  # noqa: E731 - the pod's own namespace
             self_match = all(condition_matches(c, pod.namespace, pod.labels, own) for c in conds)
         anti = TopologyCounts(table)
         for term in required_anti:
             key = term.topology_key
-            index.matcher((condition_of(term),)).counts.accumulate(table.label_column(key)[0], anti.array(key))
+            index.matcher((condition_of(term),)).counts.accumulate(key, table.label_column(key)[0], anti.array(key))
         state.write(PRE_FILTER_STATE_KEY, _FilterState(pod, ns_labels, affinity, anti, existing, self_match))
         return None, None
 
@@ -326,7 +326,7 @@ class InterPodAffinity:
 
         def add(counts: Any, key: str, weight: int) -> None:
             nonlocal fired
-            if counts.accumulate(table.label_column(key)[0], topology_score.array(key), weight):
+            if counts.accumulate(key, table.label_column(key)[0], topology_score.array(key), weight):
                 fired = True
 
         for weighted in aff.preferred_affinity:
