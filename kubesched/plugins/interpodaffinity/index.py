@@ -23,6 +23,7 @@ table's label columns (``accumulate``), so node label changes need no bookkeepin
 from __future__ import annotations
 
 import weakref
+from itertools import chain
 from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
@@ -215,15 +216,44 @@ class RowCounts:
 
 
 class _Group:
-    """Placed pods sharing a namespace and a label set."""
+    """Placed pods sharing a namespace and a label set.
 
-    __slots__ = ("namespace", "labels", "rows", "matchers")
+    Kept small (a cluster may have one group per pod, e.g. StatefulSets): the labels are
+    the first pod's own dict, one row is held inline until the group spreads over several,
+    and ``matchers`` is a shared empty tuple until a watched condition selects it.
+    """
+
+    __slots__ = ("namespace", "labels", "row", "count", "rows", "matchers")
 
     def __init__(self, namespace: str, labels: Mapping[str, str]) -> None:
         self.namespace = namespace
         self.labels = labels
-        self.rows = RowCounts()
-        self.matchers: list[Matcher] = []
+        self.row = -1
+        self.count = 0
+        self.rows: RowCounts | None = None
+        self.matchers: tuple[Matcher, ...] = ()
+
+    @property
+    def total(self) -> int:
+        return self.count if self.rows is None else self.rows.total
+
+    def add(self, row: int, delta: int) -> None:
+        if self.rows is None:
+            if self.count == 0 or row == self.row:
+                self.row = row
+                self.count += delta
+                return
+            self.rows = RowCounts()
+            self.rows.add(self.row, self.count)
+        self.rows.add(row, delta)
+
+    def add_to(self, counts: "RowCounts") -> None:
+        """Add this group's pods to ``counts``."""
+        if self.rows is None:
+            if self.count:
+                counts.add(self.row, self.count)
+        elif self.rows.total:
+            counts.add_from(self.rows)
 
 
 class Matcher:
@@ -268,6 +298,16 @@ class _Matched:
         self.lists: tuple[list[TermEntry], ...] = ([], [], [], [])
 
 
+def _group_key(namespace: str, labels: Mapping[str, str]) -> tuple:
+    """``(namespace, key1, value1, key2, value2, ...)`` with keys sorted: smaller than a
+    frozenset of items, and equal for equal label sets."""
+    if not labels:
+        return (namespace,)
+    if len(labels) == 1:
+        return (namespace, *next(iter(labels.items())))
+    return (namespace, *chain.from_iterable(sorted(labels.items())))
+
+
 class AffinityIndex:
     """A cache observer; see the module docstring. One per cache (``index_for``)."""
 
@@ -277,7 +317,7 @@ class AffinityIndex:
     def __init__(self, cache: Any) -> None:
         self._cache = cache
         self._ns_generation = getattr(cache, "namespace_generation", 0)
-        self._groups: dict[tuple[str, frozenset], _Group] = {}
+        self._groups: dict[tuple, _Group] = {}
         self._empty_groups = 0
         self._matchers: dict[tuple[Condition, ...], Matcher] = {}
         self._tick = 0
@@ -313,15 +353,14 @@ class AffinityIndex:
         """Counts are per row and rows of removed nodes are emptied first: nothing to do."""
 
     def _account(self, pod: Any, row: int, sign: int) -> None:
-        key = (pod.namespace, frozenset(pod.labels.items()))
+        key = _group_key(pod.namespace, pod.labels)
         group = self._groups.get(key)
         if group is None:
             group = self._new_group(key, pod)
-        rows = group.rows
-        rows.add(row, sign)
+        group.add(row, sign)
         for matcher in group.matchers:
             matcher.counts.add(row, sign)
-        if rows.total == 0:
+        if group.total == 0:
             self._empty_groups += 1
             if self._empty_groups > 256 and self._empty_groups * 2 > len(self._groups):
                 self._sweep_groups()
@@ -337,17 +376,17 @@ class AffinityIndex:
         for weighted in aff.preferred_anti_affinity:
             self._count_term(PREFERRED_ANTI_AFFINITY, weighted.term, weighted.weight, row, sign)
 
-    def _new_group(self, key: tuple[str, frozenset], pod: Any) -> _Group:
-        group = _Group(pod.namespace, dict(pod.labels))
+    def _new_group(self, key: tuple, pod: Any) -> _Group:
+        group = _Group(pod.namespace, pod.labels)
         if self._matchers:
             self._sync_namespaces()
             ns_labels = self.namespace_labels
-            group.matchers = [m for m in self._matchers.values() if m.matches(group.namespace, group.labels, ns_labels)]
+            group.matchers = tuple(m for m in self._matchers.values() if m.matches(group.namespace, group.labels, ns_labels))
         self._groups[key] = group
         return group
 
     def _sweep_groups(self) -> None:
-        self._groups = {k: g for k, g in self._groups.items() if g.rows.total != 0}
+        self._groups = {k: g for k, g in self._groups.items() if g.total != 0}
         self._empty_groups = 0
 
     def _count_term(self, kind: int, term: AffinityTerm, weight: int, row: int, sign: int) -> None:
@@ -382,9 +421,8 @@ class AffinityIndex:
             ns_labels = self.namespace_labels
             for group in self._groups.values():
                 if found.matches(group.namespace, group.labels, ns_labels):
-                    group.matchers.append(found)
-                    if group.rows.total:
-                        found.counts.add_from(group.rows)
+                    group.matchers += (found,)
+                    group.add_to(found.counts)
             self._matchers[conds] = found
             if len(self._matchers) > self.MAX_MATCHERS:
                 self._evict_matcher()
@@ -399,7 +437,7 @@ class AffinityIndex:
         matcher = self._matchers.pop(key)
         for group in self._groups.values():
             if matcher in group.matchers:
-                group.matchers = [m for m in group.matchers if m is not matcher]
+                group.matchers = tuple(m for m in group.matchers if m is not matcher)
 
     def matching_terms(self, kind: int, namespace: str, labels: Mapping[str, str]) -> list[TermEntry]:
         """Distinct placed terms of ``kind`` that select a pod with this namespace and labels
