@@ -145,7 +145,10 @@ class Simulation:
 
     def _on_attempt(self, attempt: Attempt) -> None:
         self.attempts += 1
-        outcome = self.outcomes.setdefault(attempt.pod.key, PodOutcome(attempt.pod.key))
+        key = attempt.pod.key
+        outcome = self.outcomes.get(key)
+        if outcome is None:
+            outcome = self.outcomes[key] = PodOutcome(key)
         outcome.attempts = attempt.attempt
         if attempt.result is None:
             outcome.message = str(attempt.error) if attempt.error is not None else ""

@@ -117,7 +117,7 @@ class Scheduler:
 
     def on_pod_add(self, pod: PodInfo) -> None:
         if pod.node_name:
-            self.cache.add_pod(pod.copy_with(raw=None))
+            self.cache.add_pod(pod)  # the cache keeps its own compact copy, without the raw document
             self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_ADD, None, pod)
         elif self.responsible_for(pod) and not pod.terminating:
             self.pods[pod.uid] = pod
@@ -128,7 +128,7 @@ class Scheduler:
             was_pending = self.pods.pop(new.uid, None)
             if was_pending is not None:
                 self.queue.delete(was_pending)
-            self.cache.update_pod(new.copy_with(raw=None))
+            self.cache.update_pod(new)  # the cache keeps its own compact copy, without the raw document
             action = ActionType.UPDATE_POD_LABEL if old is not None and old.labels != new.labels else ActionType(0)
             if old is not None and _requests_shrank(old, new):
                 action |= ActionType.UPDATE_POD_SCALE_DOWN
