@@ -22,9 +22,12 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import dataclasses
 import json
 import pstats
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -89,9 +92,16 @@ def main(argv: list[str] | None = None) -> int:
         "--trace-memory", action="store_true", help="report the peak Python heap with tracemalloc (no throughput)"
     )
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    parser.add_argument(
+        "--in-process",
+        action="store_true",
+        help="run everything in this process (by default each of several runs gets its own, so peak RSS is its own)",
+    )
+    parser.add_argument("--child-result", metavar="FILE", help=argparse.SUPPRESS)  # one run, result to FILE
     args = parser.parse_args(argv)
 
     names = list(WORKLOADS) if args.workload == "all" else [args.workload]
+    isolate = len(names) * args.repeat > 1 and not args.in_process and not args.profile and not args.child_result
     results: list[WorkloadResult] = []
     failed = False
     for name in names:
@@ -101,14 +111,20 @@ def main(argv: list[str] | None = None) -> int:
         pods = args.pods if args.pods is not None else d_pods
         for run in range(args.repeat):
             profiler = cProfile.Profile() if args.profile else None
-            result = run_workload(
-                name,
-                BUILDERS[name](nodes, init, pods),
-                tie_break=args.tie_break,
-                seed=args.seed,
-                trace_memory=args.trace_memory,
-                profiler=profiler,
-            )
+            if isolate:
+                result = _run_child(name, nodes, init, pods, args)
+            else:
+                result = run_workload(
+                    name,
+                    BUILDERS[name](nodes, init, pods),
+                    tie_break=args.tie_break,
+                    seed=args.seed,
+                    trace_memory=args.trace_memory,
+                    profiler=profiler,
+                )
+            if args.child_result:
+                Path(args.child_result).write_text(json.dumps(dataclasses.asdict(result)))
+                return 0
             if profiler is not None:
                 out = args.profile if args.repeat == 1 and len(names) == 1 else f"{args.profile}.{name}.{run}"
                 profiler.dump_stats(out)
@@ -145,6 +161,19 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
     return 1 if failed else 0
+
+
+def _run_child(name: str, nodes: int, init: int, pods: int, args: argparse.Namespace) -> WorkloadResult:
+    """One run in a fresh interpreter, so that its peak RSS is its own."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        command = [
+            sys.executable, __file__, "--workload", name, "--nodes", str(nodes), "--init-pods", str(init),
+            "--pods", str(pods), "--seed", str(args.seed), "--tie-break", args.tie_break, "--child-result", out.name,
+        ]
+        if args.trace_memory:
+            command.append("--trace-memory")
+        subprocess.run(command, check=True)
+        return WorkloadResult(**json.loads(Path(out.name).read_text()))
 
 
 if __name__ == "__main__":
