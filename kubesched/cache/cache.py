@@ -241,6 +241,22 @@ class Cache:
         self._attach(pod, pod.node_name)
 
     def _swap(self, old: PodInfo, new: PodInfo, node_name: str) -> None:
+        info = self.nodes.get(node_name)
+        if (
+            info is not None
+            and info.pods.get(old.uid) is old
+            and old.requests == new.requests
+            and old.host_ports == new.host_ports
+            and old.pod_affinity == new.pod_affinity
+        ):
+            # The usual confirmation of an assumed pod: the same pod, bound. Observers
+            # still see it leave and return; the node's sums and the table do not move.
+            info.replace_pod(old, new)
+            for observer in self._observers:
+                observer.pod_removed(old, info)
+            for observer in self._observers:
+                observer.pod_added(new, info)
+            return
         self._detach(old, node_name)
         self._attach(new, node_name)
 

@@ -86,6 +86,16 @@ class NodeInfo:
         self._account(pod, 1)
         self.pods[pod.uid] = pod
 
+    def replace_pod(self, old: PodInfo, new: PodInfo) -> None:
+        """``remove_pod(old)`` then ``add_pod(new)`` for two versions of one pod that count the
+        same (requests, host ports, pod affinity): the sums stay, the records move."""
+        del self.pods[old.uid]
+        self.pods[new.uid] = new
+        for by_uid in (self.pods_with_affinity, self.pods_with_required_anti_affinity):
+            if by_uid.pop(old.uid, None) is not None:
+                by_uid[new.uid] = new
+        self.generation += 2
+
     def remove_pod(self, pod: PodInfo) -> bool:
         found = self.pods.pop(pod.uid, None)
         if found is None:
