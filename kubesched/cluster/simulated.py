@@ -111,6 +111,7 @@ class Simulation:
         )
         self.outcomes: dict[str, PodOutcome] = {}
         self._changes = 0  # bumps on every binding: a retry can only differ after one
+        self._scheduled = 0  # outcomes with a node, for progress reports
         self._failed_at: dict[str, int] = {}
         self.attempts = 0
         self.ignored: list[str] = []
@@ -162,6 +163,8 @@ class Simulation:
             self._changes += 1
             outcome = self.outcomes.get(bound.key)
             if outcome is not None:
+                if not outcome.node:
+                    self._scheduled += 1
                 outcome.node = bound.node_name
                 outcome.message = ""
                 outcome.scheduled_at = self.clock.now()
@@ -195,7 +198,7 @@ class Simulation:
                 s.schedule_one()
                 self._deliver()
                 if progress is not None:
-                    progress(sum(1 for o in self.outcomes.values() if o.node), total)
+                    progress(self._scheduled, total)
                 continue
             permit_deadline = s.waiting_pods.next_deadline()
             if self._settled() and permit_deadline is None:
