@@ -153,7 +153,9 @@ def main(argv: list[str] | None = None) -> int:
                         "run_cpu_seconds": round(r.run_cpu_seconds, 3),
                         "load_seconds": round(r.load_seconds, 3),
                         "peak_rss_mib": round(r.peak_rss_mib, 1),
+                        "rss_loaded_mib": None if r.rss_loaded_mib is None else round(r.rss_loaded_mib, 1),
                         "heap_peak_mib": None if r.heap_peak_mib is None else round(r.heap_peak_mib, 1),
+                        "heap_end_mib": None if r.heap_end_mib is None else round(r.heap_end_mib, 1),
                     }
                     for r in results
                 ],

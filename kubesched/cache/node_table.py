@@ -36,7 +36,7 @@ _MISSING = object()
 _ROW_LOG_LIMIT = 1 << 16  # account_pod calls remembered for row_cached()
 _ROW_CACHE_PATCH_LIMIT = 256  # more changed rows than this: recompute every row at once
 _ROW_CACHE_KEYS = 256  # row_cached() keys kept (each holds one value per row) ...
-_ROW_CACHE_VALUES = 1 << 21  # ... and fewer on big tables: about this many values in all
+_ROW_CACHE_VALUES = 1 << 20  # ... and fewer on big tables: about this many values (8 MiB) in all
 
 ZONE_LABELS = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone")
 REGION_LABELS = ("topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region")

@@ -218,9 +218,8 @@ class NodeResourcesFit:
         # Per row, a failure key: bit 0 unresolvable, bit 1 too many pods, bit 2 + i the
         # i-th check lacking. Kept current as pods come and go (pods of one shape share it).
         cache_key = (NAME, "filter", tuple((c[0], c[1]) for c in checks))
-        keys = table.row_cached(
-            cache_key, lambda rows: _fit_keys(table, rows, checks), lambda row: _fit_key(table, row, checks), eager=True
-        )[:n]
+        keys = table.row_cached(cache_key, lambda rows: _fit_keys(table, rows, checks), lambda row: _fit_key(table, row, checks))
+        keys = _fit_keys(table, slice(0, n), checks) if keys is None else keys[:n]
         if not keys.any():  # the usual case: room for the pod everywhere
             return NodeVerdicts.all_pass(n)
         names = ["Too many pods"] + [f"Insufficient {c[0]}" for c in checks]
