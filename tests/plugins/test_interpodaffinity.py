@@ -357,6 +357,19 @@ def test_counts_follow_pod_removal_and_node_changes():
     assert run_filter(c, anti) == {"n1": None}
 
 
+def test_watched_conditions_see_label_sets_that_appear_later():
+    c = Cluster([node("n1"), node("n2"), node("n3")], [pod("w", {"app": "web"}, on="n1")])
+    by_label = pod("p", aff=affinity(anti=[term(HOST, {"app": "web"})]))
+    by_expression = pod("q", {"app": "q"}, aff=affinity(anti=[term(HOST, expressions=[
+        {"key": "app", "operator": "NotIn", "values": ["db", "q"]}])]))
+    assert run_filter(c, by_label) == {"n1": ANTI, "n2": None, "n3": None}
+    assert run_filter(c, by_expression) == {"n1": ANTI, "n2": None, "n3": None}
+    c.add(pod("w2", {"app": "web", "id": "2"}, on="n2"))  # a label set the index has not seen
+    c.add(pod("d", {"app": "db", "id": "3"}, on="n3"))
+    assert run_filter(c, by_label) == {"n1": ANTI, "n2": ANTI, "n3": None}
+    assert run_filter(c, by_expression) == {"n1": ANTI, "n2": ANTI, "n3": None}
+
+
 def test_assume_and_forget_are_counted():
     c = Cluster([node("n1"), node("n2")])
     incoming = parse_pod(pod("s", SECURITY, on="n1"))
@@ -738,11 +751,15 @@ def clusters(draw) -> dict:
         "nodes": nodes,
         "before": pods("e", draw(st.integers(0, 10))),
         "after": pods("f", draw(st.integers(0, 5))),
+        "between": pods("g", 4),  # placed between cycles, once the index watches conditions
         "remove": draw(st.lists(st.integers(0, 14), max_size=4)),
         "relabel": draw(st.one_of(st.none(), node_objects(draw(st.sampled_from(names))))),
         "drop_node": draw(st.one_of(st.none(), st.sampled_from(names))),
-        "incoming": [pod(f"p{i}", draw(label_sets()), namespace=draw(st.sampled_from(NS_CHOICES)),
-                         aff=draw(affinities(p_empty=0.2))) for i in range(4)],
+        # Two templates, two replicas each, interleaved: a replica meets what the previous
+        # one left in the index (and the pods placed since).
+        "incoming": [pod(f"p{i}", t["labels"], namespace=t["ns"], aff=t["aff"]) for i, t in enumerate(
+            2 * [{"labels": draw(label_sets()), "ns": draw(st.sampled_from(NS_CHOICES)),
+                  "aff": draw(affinities(p_empty=0.2))} for _ in range(2)])],
         "placements": [draw(st.sampled_from(names)) for _ in range(4)],
         "args": InterPodAffinityArgs(draw(st.sampled_from([0, 1, 3])), draw(st.booleans())),
         "prod_ns": draw(st.sampled_from(["team-a", "team-b"])),
@@ -775,6 +792,9 @@ def _check_against_reference(spec: dict) -> None:
         event("score: skip" if scored == "Skip" else f"score: {len(set(scored[1].values()))} distinct scores")
         if target in c.cache.nodes:  # placed, as the scheduler would: later pods see it through the index
             c.add({**raw, "spec": {**raw["spec"], "nodeName": target}})
+        extra = spec["between"][i]
+        if extra["spec"]["nodeName"] in c.cache.nodes:
+            c.add(extra)
 
 
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -256,16 +256,34 @@ class _Group:
             counts.add_from(self.rows)
 
 
+_NOTHING = object()  # the anchor of conditions no pod can satisfy
+
+
+def _anchor(selectors: Iterable[LabelSelector]) -> Any:
+    """One ``(key, values)`` that every pod satisfying all ``selectors`` has a pair of (an
+    ``In`` / matchLabels requirement), ``_NOTHING`` when none can match, else None."""
+    for selector in selectors:
+        if selector.nothing:
+            return _NOTHING
+    for selector in selectors:
+        for req in selector.requirements:
+            if req.operator == "In":
+                return (req.key, req.values)
+    return None
+
+
 class Matcher:
     """Existing pods satisfying every condition of ``conds``, counted per row."""
 
-    __slots__ = ("conds", "counts", "used", "ns_dependent")
+    __slots__ = ("conds", "counts", "used", "ns_dependent", "anchor", "groups")
 
     def __init__(self, conds: tuple[Condition, ...]) -> None:
         self.conds = conds
         self.counts = RowCounts()
         self.used = 0
         self.ns_dependent = any(_ns_dependent(c) for c in conds)
+        self.anchor = _anchor(tuple(c[0] for c in conds))
+        self.groups: list[_Group] = []  # the groups it selects (to leave them when evicted)
 
     def matches(self, namespace: str, labels: Mapping[str, str], ns_labels: NamespaceLabels) -> bool:
         for cond in self.conds:
@@ -320,12 +338,21 @@ class AffinityIndex:
         self._groups: dict[tuple, _Group] = {}
         self._empty_groups = 0
         self._matchers: dict[tuple[Condition, ...], Matcher] = {}
+        # Matchers by the pairs of their anchor, so a new group meets only those it may satisfy.
+        self._matcher_buckets: dict[tuple[str, str], list[Matcher]] = {}
+        self._matcher_unindexed: list[Matcher] = []
+        # Groups by the value of a label key some matcher's anchor uses, built on demand.
+        self._key_index: dict[str, dict[str, list[_Group]]] = {}
         self._tick = 0
         self._entries: dict[tuple[int, AffinityTerm, int], TermEntry] = {}
         self._entry_list: list[TermEntry] = []
+        # Entries by one (key, value) their selector requires (an ``In`` / matchLabels
+        # requirement): a pod can only match those under one of its own label pairs.
+        self._entry_buckets: dict[tuple[str, str], list[TermEntry]] = {}
+        self._entry_unindexed: list[TermEntry] = []
         self._empty_entries = 0
         self._epoch = 0
-        self._matched: dict[tuple[str, frozenset], _Matched] = {}
+        self._matched: dict[tuple, _Matched] = {}
 
     # -- namespace labels ---------------------------------------------------
     def namespace_labels(self, namespace: str) -> Mapping[str, str]:
@@ -377,17 +404,51 @@ class AffinityIndex:
             self._count_term(PREFERRED_ANTI_AFFINITY, weighted.term, weighted.weight, row, sign)
 
     def _new_group(self, key: tuple, pod: Any) -> _Group:
-        group = _Group(pod.namespace, pod.labels)
+        labels = pod.labels
+        group = _Group(pod.namespace, labels)
         if self._matchers:
             self._sync_namespaces()
-            ns_labels = self.namespace_labels
-            group.matchers = tuple(m for m in self._matchers.values() if m.matches(group.namespace, group.labels, ns_labels))
+            candidates = list(self._matcher_unindexed)
+            buckets = self._matcher_buckets
+            for pair in labels.items():
+                found = buckets.get(pair)
+                if found:
+                    candidates.extend(found)
+            if candidates:
+                ns_labels = self.namespace_labels
+                selected = tuple(m for m in candidates if m.matches(group.namespace, labels, ns_labels))
+                group.matchers = selected
+                for matcher in selected:
+                    matcher.groups.append(group)
+        for label_key, by_value in self._key_index.items():
+            value = labels.get(label_key)
+            if value is not None:
+                by_value.setdefault(value, []).append(group)
         self._groups[key] = group
         return group
 
     def _sweep_groups(self) -> None:
         self._groups = {k: g for k, g in self._groups.items() if g.total != 0}
         self._empty_groups = 0
+        self._key_index.clear()  # rebuilt on demand
+        for matcher in self._matchers.values():
+            matcher.groups = [g for g in matcher.groups if g.total != 0]
+
+    def _groups_with(self, label_key: str, values: Iterable[str]) -> list[_Group]:
+        by_value = self._key_index.get(label_key)
+        if by_value is None:
+            by_value = {}
+            for group in self._groups.values():
+                value = group.labels.get(label_key)
+                if value is not None:
+                    by_value.setdefault(value, []).append(group)
+            self._key_index[label_key] = by_value
+        out: list[_Group] = []
+        for value in values:
+            found = by_value.get(value)
+            if found:
+                out.extend(found)
+        return out
 
     def _count_term(self, kind: int, term: AffinityTerm, weight: int, row: int, sign: int) -> None:
         key = (kind, term, weight)
@@ -396,6 +457,7 @@ class AffinityIndex:
             entry = TermEntry(kind, term, weight)
             self._entries[key] = entry
             self._entry_list.append(entry)
+            self._index_entry(entry)
         counts = entry.counts
         counts.add(row, sign)
         if counts.total == 0:
@@ -406,9 +468,24 @@ class AffinityIndex:
     def _sweep_entries(self) -> None:
         self._entries = {k: e for k, e in self._entries.items() if e.counts.total != 0}
         self._entry_list = list(self._entries.values())
+        self._entry_buckets = {}
+        self._entry_unindexed = []
+        for entry in self._entry_list:
+            self._index_entry(entry)
         self._empty_entries = 0
         self._epoch += 1
         self._matched.clear()
+
+    def _index_entry(self, entry: TermEntry) -> None:
+        selector = entry.term.selector
+        if selector.nothing:
+            return  # selects no pod
+        for req in selector.requirements:
+            if req.operator == "In":
+                for value in req.values:
+                    self._entry_buckets.setdefault((req.key, value), []).append(entry)
+                return
+        self._entry_unindexed.append(entry)
 
     # -- queries --------------------------------------------------------------
     def matcher(self, conds: tuple[Condition, ...]) -> Matcher:
@@ -418,10 +495,21 @@ class AffinityIndex:
         found = self._matchers.get(conds)
         if found is None:
             found = Matcher(conds)
+            anchor = found.anchor
+            if anchor is _NOTHING:
+                candidates: Iterable[_Group] = ()
+            elif anchor is None:
+                candidates = self._groups.values()
+                self._matcher_unindexed.append(found)
+            else:
+                candidates = self._groups_with(*anchor)
+                for value in anchor[1]:
+                    self._matcher_buckets.setdefault((anchor[0], value), []).append(found)
             ns_labels = self.namespace_labels
-            for group in self._groups.values():
+            for group in candidates:
                 if found.matches(group.namespace, group.labels, ns_labels):
                     group.matchers += (found,)
+                    found.groups.append(group)
                     group.add_to(found.counts)
             self._matchers[conds] = found
             if len(self._matchers) > self.MAX_MATCHERS:
@@ -435,16 +523,24 @@ class AffinityIndex:
 
     def _drop_matcher(self, key: tuple[Condition, ...]) -> None:
         matcher = self._matchers.pop(key)
-        for group in self._groups.values():
-            if matcher in group.matchers:
-                group.matchers = tuple(m for m in group.matchers if m is not matcher)
+        for group in matcher.groups:
+            group.matchers = tuple(m for m in group.matchers if m is not matcher)
+        anchor = matcher.anchor
+        if anchor is None:
+            self._matcher_unindexed.remove(matcher)
+        elif anchor is not _NOTHING:
+            for value in anchor[1]:
+                bucket = self._matcher_buckets[(anchor[0], value)]
+                bucket.remove(matcher)
+                if not bucket:
+                    del self._matcher_buckets[(anchor[0], value)]
 
     def matching_terms(self, kind: int, namespace: str, labels: Mapping[str, str]) -> list[TermEntry]:
         """Distinct placed terms of ``kind`` that select a pod with this namespace and labels
         (the namespace selector read with the pod's namespace labels). Entries may hold no
         pod any more; their counts are then zero."""
         self._sync_namespaces()
-        signature = (namespace, frozenset(labels.items()))
+        signature = _group_key(namespace, labels)
         matched = self._matched.get(signature)
         if matched is None or matched.epoch != self._epoch:
             if len(self._matched) >= self.MAX_MATCH_CACHE:
@@ -455,7 +551,16 @@ class AffinityIndex:
         if matched.upto < len(entries):
             ns_labels = self.namespace_labels
             lists = matched.lists
-            for entry in entries[matched.upto :]:
+            if matched.upto == 0:  # first look: only the entries this pod's labels can satisfy
+                buckets = self._entry_buckets
+                candidates = list(self._entry_unindexed)
+                for pair in labels.items():
+                    found = buckets.get(pair)
+                    if found:
+                        candidates.extend(found)
+            else:  # entries created since the last look
+                candidates = entries[matched.upto :]
+            for entry in candidates:
                 if condition_matches(entry.cond, namespace, labels, ns_labels):
                     lists[entry.kind].append(entry)
             matched.upto = len(entries)
