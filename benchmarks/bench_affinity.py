@@ -26,6 +26,12 @@ The workloads, as upstream writes them:
   verbatim. ``PreferredPodAntiAffinityTemplate`` (not an upstream workload) runs the same
   shape with ``pod-with-preferred-pod-anti-affinity.yaml`` (``color: yellow``, preferred
   anti-affinity, weight 1, over the hostname key), which is what the name suggests.
+* ManyAntiAffineWorkloads (not an upstream workload): 5,000 nodes in 3 zones, 50,000
+  pods of 1,000 workloads already bound, 2,000 measured pods of the same workloads; every
+  pod has a label unique to it (as StatefulSet pods do), a required anti-affinity to its
+  workload over the hostname key and a preferred one (weight 10) over the zone key. It
+  checks that the cost of a cycle does not grow with the number of pods, distinct label
+  sets or distinct terms.
 
 Every pod asks for 100m cpu and 500Mi (``pod-default``'s containers). Upstream has the
 scheduler place the first batch; here it starts bound one pod per node (round-robin),
@@ -100,11 +106,33 @@ WORKLOADS = {
     "SchedulingPreferredPodAffinity": ((5000, 5000, 5000), 90, 500, POD_WITH_PREFERRED_POD_AFFINITY, None),
     "SchedulingPreferredPodAntiAffinity": ((5000, 5000, 5000), 90, 500, POD_WITH_PREFERRED_POD_AFFINITY, None),
     "PreferredPodAntiAffinityTemplate": ((5000, 5000, 5000), None, 500, POD_WITH_PREFERRED_POD_ANTI_AFFINITY, None),
+    "ManyAntiAffineWorkloads": ((5000, 50000, 2000), None, 500, None, ["zone-0", "zone-1", "zone-2"]),
 }
+WORKLOAD_COUNT = 1000
 UPSTREAM_WORKLOADS = [name for name, spec in WORKLOADS.items() if spec[1] is not None]
 
 
-def builder(template: dict, zones: list[str] | None, nodes: int, init_pods: int, pods: int):
+def _workload_pod(i: int) -> dict:
+    app = f"app-{i % WORKLOAD_COUNT}"
+    term = {"labelSelector": {"matchLabels": {"app": app}}}
+    return {"affinity": {"podAntiAffinity": {
+        _REQ: [{**term, "topologyKey": HOSTNAME_LABEL}],
+        _PREF: [{"weight": 10, "podAffinityTerm": {**term, "topologyKey": ZONE_LABEL}}],
+    }}}
+
+
+def builder(template: dict | None, zones: list[str] | None, nodes: int, init_pods: int, pods: int):
+    if template is None:  # ManyAntiAffineWorkloads
+        def build_many():
+            node_objs = make_nodes(nodes, label_strategy=(ZONE_LABEL, zones))
+            labels = lambda prefix: lambda i: {"app": f"app-{i % WORKLOAD_COUNT}", "pod-name": f"{prefix}{i}"}  # noqa: E731
+            init = make_pods(init_pods, prefix="init-pod-", namespace="sched-0", labels=labels("init-"), spec=_workload_pod)
+            bound = bind_round_robin(init, node_objs)
+            pending = make_pods(pods, prefix="pod-", namespace="sched-0", labels=labels("pod-"), spec=_workload_pod)
+            return build_snapshot(node_objs, bound, pending)
+
+        return build_many
+
     def build():
         node_objs = make_nodes(nodes, label_strategy=(ZONE_LABEL, zones) if zones else None)
         init = make_pods(init_pods, prefix="init-pod-", namespace="sched-0", template=template)
