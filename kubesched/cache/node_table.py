@@ -181,13 +181,6 @@ class NodeTable:
 
     # -- pods ---------------------------------------------------------------
     def account_pod(self, row: int, pod: PodInfo, sign: int) -> None:
-        self.pod_generation += 1
-        log = self._row_log
-        log.append(row)
-        if len(log) > _ROW_LOG_LIMIT:
-            half = len(log) // 2
-            del log[:half]
-            self._row_log_base += half
         req = pod.requests
         r = req.requests
         self.req_cpu[row] += sign * r.milli_cpu
@@ -210,6 +203,15 @@ class NodeTable:
                     del by_row[row]
                     if not by_row:
                         del self.ports[(port.protocol, port.port)]
+        # Logged once the columns hold the new totals, so that a reader who sees this
+        # generation also sees them.
+        log = self._row_log
+        log.append(row)
+        if len(log) > _ROW_LOG_LIMIT:
+            half = len(log) // 2
+            del log[:half]
+            self._row_log_base += half
+        self.pod_generation += 1
 
     # -- order --------------------------------------------------------------
     @property
@@ -412,11 +414,14 @@ class NodeTable:
         when given. The array is valid until the table next changes: read it, index it,
         do not keep or modify it.
         """
+        node_generation, pod_generation = self.node_generation, self.pod_generation  # before reading rows
         entry = self._row_cache.get(key)
-        if entry is not None and entry[0] == self.node_generation:
-            if entry[1] == self.pod_generation:
+        if entry is not None and entry[0] == node_generation:
+            if entry[1] == pod_generation:
                 return entry[2]
             changed = self.rows_changed_since(entry[1])
+            if changed is not None:
+                changed = changed[: pod_generation - entry[1]]
             if changed is not None and len(changed) <= _ROW_CACHE_PATCH_LIMIT:
                 values = entry[2]
                 if compute_row is not None:
@@ -425,7 +430,7 @@ class NodeTable:
                 else:
                     rows = np.fromiter(set(changed), dtype=np.int64)
                     values[rows] = compute(rows)
-                entry[1] = self.pod_generation
+                entry[1] = pod_generation
                 return values
         elif entry is None and not eager and key not in self._row_cache_asked:
             if len(self._row_cache_asked) >= _ROW_CACHE_KEYS:
@@ -437,7 +442,7 @@ class NodeTable:
         cache.pop(key, None)
         while cache and len(cache) >= max(16, min(_ROW_CACHE_KEYS, _ROW_CACHE_VALUES // max(self.size, 1))):
             del cache[next(iter(cache))]  # the oldest
-        cache[key] = [self.node_generation, self.pod_generation, values]
+        cache[key] = [node_generation, pod_generation, values]
         return values
 
     def rows_of(self, names: Iterable[str]) -> list[int]:
