@@ -101,6 +101,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     names = list(WORKLOADS) if args.workload == "all" else [args.workload]
+    if not args.child_result:
+        import kubesched
+
+        print(f"kubesched from {Path(kubesched.__file__).parent}", flush=True)
     isolate = len(names) * args.repeat > 1 and not args.in_process and not args.profile and not args.child_result
     results: list[WorkloadResult] = []
     failed = False

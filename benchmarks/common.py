@@ -41,7 +41,9 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import orjson
 
 _ROOT = Path(__file__).resolve().parent.parent
-if str(_ROOT) not in sys.path:  # run from a checkout without installing
+try:  # installed, or another tree on PYTHONPATH (to compare versions)
+    import kubesched  # noqa: F401
+except ImportError:  # run from a checkout without installing
     sys.path.insert(0, str(_ROOT))
 
 from kubesched.cluster.simulated import Simulation, SimulationResult  # noqa: E402
