@@ -15,7 +15,7 @@ import logging
 from dataclasses import dataclass
 from typing import Callable, Protocol
 
-from ..cache.cache import Cache
+from ..cache.cache import Cache, Snapshot
 from ..clock import Clock
 from ..framework.cycle_state import CycleState
 from ..framework.runtime import Framework, FrameworkError
@@ -165,24 +165,23 @@ class Scheduler:
         started = self.clock.now()
         state = CycleState()
         snapshot = self.cache.snapshot()
-        names = snapshot.table.names
         try:
             result = self.algorithm.schedule_pod(fwk, state, pod, snapshot)
         except FitError as err:
-            self._notify(queued, fwk, None, err, names, started)
+            self._notify(queued, fwk, None, err, snapshot, started)
             nominated = self._post_filter(fwk, state, pod, err)
             self._handle_failure(fwk, queued, Status(Code.UNSCHEDULABLE, str(err)), err, nominated)
             return True
         except NoNodesAvailableError as err:
-            self._notify(queued, fwk, None, err, names, started)
+            self._notify(queued, fwk, None, err, snapshot, started)
             self._handle_failure(fwk, queued, Status(Code.UNSCHEDULABLE, str(err)), err, None)
             return True
         except Exception as err:  # FrameworkError, or a plugin that raised: the pod must not be lost
             log.warning("scheduling %s failed: %s", pod.key, err)
-            self._notify(queued, fwk, None, err, names, started)
+            self._notify(queued, fwk, None, err, snapshot, started)
             self._handle_failure(fwk, queued, Status(Code.ERROR, str(err)), err, None)
             return True
-        attempt = self._notify(queued, fwk, result, None, snapshot.table.frozen_names() if self.on_attempt else names, started)
+        attempt = self._notify(queued, fwk, result, None, snapshot, started)
         host = result.suggested_host
         assumed = pod.copy_with(node_name=host)
         try:
@@ -236,10 +235,11 @@ class Scheduler:
         return pod.terminating or self.cache.is_assumed(pod)
 
     def _notify(self, queued: QueuedPodInfo, fwk: Framework, result: ScheduleResult | None,
-                error: Exception | None, names: list[str], started: float) -> Attempt | None:
+                error: Exception | None, snapshot: Snapshot, started: float) -> Attempt | None:
         if self.on_attempt is None:
             return None
-        attempt = Attempt(queued.pod, queued.attempts, fwk.profile_name, result, error, names, started, self.clock.now())
+        attempt = Attempt(queued.pod, queued.attempts, fwk.profile_name, result, error,
+                          snapshot.table.frozen_names(), started, self.clock.now())
         self.on_attempt(attempt)
         return attempt
 

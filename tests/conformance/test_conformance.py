@@ -17,22 +17,8 @@ from kubesched.conformance import compare, load_case, run_scenario
 
 CASES = sorted((Path(__file__).parent / "cases").glob("scn-*.json.gz"))
 
-# Scenarios whose outcome depends on InterPodAffinity or PodTopologySpread, which
-# land with their own issue; by name, nothing else.
-NEEDS_AFFINITY_AND_SPREAD = {
-    "scn-0001", "scn-0006", "scn-0008", "scn-0009", "scn-0010", "scn-0014", "scn-0016", "scn-0022",
-    "scn-0024", "scn-0025", "scn-0027", "scn-0032", "scn-0037", "scn-0038", "scn-0040", "scn-0041",
-    "scn-0043", "scn-0045", "scn-0054", "scn-0055", "scn-0059", "scn-0060", "scn-0062", "scn-0069",
-    "scn-0074", "scn-0075", "scn-0078", "scn-0079", "scn-0084", "scn-0085", "scn-0089", "scn-0090",
-    "scn-0091", "scn-0094", "scn-0096", "scn-0098", "scn-0103", "scn-0112", "scn-0113", "scn-0115",
-    "scn-0120", "scn-0121", "scn-0122", "scn-0123", "scn-0124",
-}
-
-
 def _param(path: Path):
-    name = path.name.split(".")[0]
-    marks = [pytest.mark.xfail(reason="needs InterPodAffinity/PodTopologySpread", strict=False)] if name in NEEDS_AFFINITY_AND_SPREAD else []
-    return pytest.param(path, id=name, marks=marks)
+    return pytest.param(path, id=path.name.split(".")[0])
 
 
 def test_the_corpus_is_complete():
