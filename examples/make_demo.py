@@ -152,15 +152,32 @@ def build() -> list[dict]:
                          image="registry.example.com/web:2.3", labels={"tier": "frontend"},
                          extra_spec={"affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
                              {"weight": 50, "preference": {"matchExpressions": [
-                                 {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["us-east-1a"]}]}}]}}}))
-    for i in range(10):  # an API on the general pool, critical
+                                 {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["us-east-1a"]}]}}]}},
+                             "topologySpreadConstraints": [
+                                 {"maxSkew": 2, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
+                                  "labelSelector": {"matchLabels": {"app": "web"}}}]}))
+    # The API belongs to a Service, so PodTopologySpread's system default constraints spread it.
+    items.append({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "api", "namespace": "shop"},
+                  "spec": {"selector": {"app": "api"}, "ports": [{"port": 80}]}})
+    for i in range(10):  # an API on the general pool, critical, preferring to sit near a cache
         items.append(pod(f"api-{suffix()}", "shop", "api", "1", "2Gi", created=created(), priority_class="critical-apps",
-                         extra_spec={"nodeSelector": {"pool": "general"}}))
-    for i in range(6):  # caches needing big memory
+                         extra_spec={"nodeSelector": {"pool": "general"}, "affinity": {"podAffinity": {
+                             "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 20, "podAffinityTerm": {
+                                 "topologyKey": "topology.kubernetes.io/zone",
+                                 "labelSelector": {"matchLabels": {"app": "redis"}}}}]}}}))
+    for i in range(6):  # caches needing big memory, one per node
         items.append(pod(f"cache-{suffix()}", "shop", "cache", "1", "20Gi", created=created(),
-                         extra_spec={"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-                             "nodeSelectorTerms": [{"matchExpressions": [
-                                 {"key": "pool", "operator": "In", "values": ["memory"]}]}]}}}}))
+                         extra_spec={"affinity": {
+                             "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                                 "nodeSelectorTerms": [{"matchExpressions": [
+                                     {"key": "pool", "operator": "In", "values": ["memory"]}]}]}},
+                             "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                                 {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "cache"}}}]},
+                         }}))
+    for i in range(4):  # a quorum service wanting one member per zone: the fourth has nowhere to go
+        items.append(pod(f"zk-{i}", "shop", "zk", "500m", "1Gi", created=created(),
+                         extra_spec={"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                             {"topologyKey": "topology.kubernetes.io/zone", "labelSelector": {"matchLabels": {"app": "zk"}}}]}}}))
     for i in range(5):  # GPU training: tolerates the GPU taint, asks for GPUs
         p = pod(f"trainer-b-{i}", "ml", "trainer-b", "8", "32Gi", created=created(),
                 extra_spec={"tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]})

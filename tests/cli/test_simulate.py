@@ -58,7 +58,11 @@ def run(*args: str):
 def test_demo_snapshot_schedules_and_explains_the_rest():
     result = run(str(DEMO), "--tie-break", "name", "-q")
     assert result.exit_code == 0, result.output
-    assert "58 pending pod(s) on 54 node(s): 53 scheduled, 4 unschedulable, 1 gated" in result.output
+    assert "62 pending pod(s) on 54 node(s): 56 scheduled, 5 unschedulable, 1 gated" in result.output
+    assert (
+        "shop/zk-3: 0/54 nodes are available: 1 node(s) were unschedulable, 11 node(s) had untolerated taint(s), "
+        "3 Insufficient cpu, 39 node(s) didn't match pod anti-affinity rules." in result.output
+    )
     assert (
         "shop/nvme-db-0: 0/54 nodes are available: 1 node(s) were unschedulable, 11 node(s) had untolerated taint(s), "
         "42 node(s) didn't match Pod's node affinity/selector." in result.output
@@ -78,7 +82,7 @@ def test_the_installed_command_runs_the_demo():
     proc = subprocess.run([sys.executable, "-m", "kubesched.cli.main", "simulate", str(DEMO), "-q"],
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
-    assert "53 scheduled" in proc.stdout
+    assert "56 scheduled" in proc.stdout
 
 
 # -- outputs ----------------------------------------------------------------------
@@ -181,6 +185,38 @@ def test_priority_class_names_resolve_to_priorities(tmp_path: Path):
     out = tmp_path / "out.txt"
     assert run(str(write_list(tmp_path / "s.yaml", items)), "--output", str(out)).exit_code == 0
     assert out.read_text() == "default/important -> n1\n"
+
+
+def test_a_pod_waiting_for_its_affinity_target_is_retried_once_the_target_binds(tmp_path: Path):
+    follower = pod("follower", created="2026-01-01T00:00:00Z", affinity={"podAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": [
+            {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "leader"}}}]}})
+    leader = pod("leader", created="2026-01-01T00:00:05Z")
+    leader["metadata"]["labels"] = {"app": "leader"}
+    snap = write_list(tmp_path / "s.yaml", [node("n1"), node("n2"), follower, leader])
+    explain, out = tmp_path / "explain.json", tmp_path / "out.txt"
+    result = run(str(snap), "--explain", str(explain), "--output", str(out), "--tie-break", "name")
+    assert result.exit_code == 0, result.output
+    attempts = [(a["pod"], a["attempt"], a["chosen"]) for a in json.loads(explain.read_text())["attempts"]]
+    assert attempts == [("default/follower", 1, None), ("default/leader", 1, "n1"), ("default/follower", 2, "n1")]
+    assert out.read_text() == "default/leader -> n1\ndefault/follower -> n1\n"
+    assert result.output.startswith(f"{snap}: 2 pending pod(s) on 2 node(s): 2 scheduled")
+
+
+def test_zone_spreading_and_anti_affinity_shape_the_placements(tmp_path: Path):
+    spread = {"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
+                                             "whenUnsatisfiable": "DoNotSchedule",
+                                             "labelSelector": {"matchLabels": {"app": "web"}}}]}
+    webs = []
+    for i in range(6):
+        p = pod(f"web-{i}", cpu="100m", created=f"2026-01-01T00:00:0{i}Z", **spread)
+        p["metadata"]["labels"] = {"app": "web"}
+        webs.append(p)
+    nodes = [node(f"n{i}", zone=f"z{i % 3}") for i in range(6)]
+    out = tmp_path / "out.txt"
+    assert run(str(write_list(tmp_path / "s.yaml", nodes + webs)), "--output", str(out), "--seed", "3").exit_code == 0
+    zones = [int(line.split("-> n")[1]) % 3 for line in out.read_text().splitlines()]
+    assert sorted(zones) == [0, 0, 1, 1, 2, 2]
 
 
 def test_pods_for_another_scheduler_are_left_alone(tmp_path: Path):
