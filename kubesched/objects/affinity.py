@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from .errors import ObjectError
-from .selectors import LabelSelector, NodeSelector, parse_label_selector
+from .selectors import LabelSelector, parse_label_selector
 
 __all__ = [
     "AffinityTerm",
@@ -15,6 +15,8 @@ __all__ = [
     "TopologySpreadConstraint",
     "parse_pod_affinity",
     "parse_topology_spread_constraints",
+    "node_affinity_of",
+    "NO_POD_AFFINITY",
 ]
 
 
@@ -193,5 +195,3 @@ def node_affinity_of(affinity: Mapping | None) -> tuple[Any, Any]:
         node_aff.get("preferredDuringSchedulingIgnoredDuringExecution"),
     )
 
-
-__all__ += ["node_affinity_of", "NO_POD_AFFINITY", "NodeSelector"]

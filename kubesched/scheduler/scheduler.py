@@ -18,7 +18,7 @@ from typing import Callable, Protocol
 from ..cache.cache import Cache, Snapshot
 from ..clock import Clock
 from ..framework.cycle_state import CycleState
-from ..framework.runtime import Framework, FrameworkError
+from ..framework.runtime import Framework
 from ..framework.status import Code, Status
 from ..framework.waiting_pods import WaitingPod, WaitingPods
 from ..objects.node import Node
