@@ -48,14 +48,15 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import json
-import pstats
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import (  # noqa: E402
+from common import (
+    annotate_target,
+    dump_profile,
+    write_results_json,  # noqa: E402
     HOSTNAME_LABEL,
     POD_DEFAULT,
     ZONE_LABEL,
@@ -180,38 +181,15 @@ def main(argv: list[str] | None = None) -> int:
             )
             if profiler is not None:
                 out = args.profile if args.repeat == 1 and len(names) == 1 else f"{args.profile}.{name}.{run}"
-                profiler.dump_stats(out)
-                pstats.Stats(out).sort_stats("tottime").print_stats(25)
+                dump_profile(profiler, out, "tottime")
             if (nodes, init, pods) == (d_nodes, d_init, d_pods) and not args.trace_memory and not profiler:
-                if upstream is not None:
-                    result.extra["upstream threshold"] = f"{upstream} pods/s"
-                met = result.pods_per_second >= target
-                result.extra["kubesched target"] = f">= {target} pods/s: {'met' if met else 'NOT MET'}"
+                annotate_target(result, None if upstream is None else f"{upstream} pods/s", target)
             if result.unschedulable:
                 failed = True
             print(format_result(result), flush=True)
             results.append(result)
     if args.json:
-        Path(args.json).write_text(
-            json.dumps(
-                [
-                    {
-                        "workload": r.name,
-                        "nodes": r.nodes,
-                        "init_pods": r.init_pods,
-                        "measured_pods": r.measured_pods,
-                        "scheduled": r.scheduled,
-                        "pods_per_second": None if r.heap_peak_mib is not None else round(r.pods_per_second, 1),
-                        "run_seconds": round(r.run_seconds, 3),
-                        "load_seconds": round(r.load_seconds, 3),
-                        "peak_rss_mib": round(r.peak_rss_mib, 1),
-                        "heap_peak_mib": None if r.heap_peak_mib is None else round(r.heap_peak_mib, 1),
-                    }
-                    for r in results
-                ],
-                indent=2,
-            )
-        )
+        write_results_json(args.json, results)
     return 1 if failed else 0
 
 

@@ -24,7 +24,6 @@ import argparse
 import cProfile
 import dataclasses
 import json
-import pstats
 import subprocess
 import sys
 import tempfile
@@ -32,7 +31,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import (  # noqa: E402
+from common import (
+    annotate_target,
+    dump_profile,
+    write_results_json,  # noqa: E402
     POD_DEFAULT,
     POD_WITH_NODE_AFFINITY,
     ZONE_LABEL,
@@ -131,41 +133,15 @@ def main(argv: list[str] | None = None) -> int:
                 return 0
             if profiler is not None:
                 out = args.profile if args.repeat == 1 and len(names) == 1 else f"{args.profile}.{name}.{run}"
-                profiler.dump_stats(out)
-                pstats.Stats(out).sort_stats("cumulative").print_stats(25)
+                dump_profile(profiler, out, "cumulative")
             if (nodes, init, pods) == (d_nodes, d_init, d_pods) and not args.trace_memory and not profiler:
-                result.extra["upstream threshold"] = f"{upstream[0]} pods/s (v1.36.2), {upstream[1]} (main)"
-                met = result.pods_per_second >= target
-                result.extra["kubesched target"] = f">= {target} pods/s: {'met' if met else 'NOT MET'}"
+                annotate_target(result, f"{upstream[0]} pods/s (v1.36.2), {upstream[1]} (main)", target)
             if result.unschedulable:
                 failed = True
             print(format_result(result), flush=True)
             results.append(result)
     if args.json:
-        Path(args.json).write_text(
-            json.dumps(
-                [
-                    {
-                        "workload": r.name,
-                        "nodes": r.nodes,
-                        "init_pods": r.init_pods,
-                        "measured_pods": r.measured_pods,
-                        "scheduled": r.scheduled,
-                        "pods_per_second": None if r.heap_peak_mib is not None else round(r.pods_per_second, 1),
-                        "pods_per_cpu_second": None if r.heap_peak_mib is not None else round(r.pods_per_cpu_second, 1),
-                        "run_seconds": round(r.run_seconds, 3),
-                        "run_cpu_seconds": round(r.run_cpu_seconds, 3),
-                        "load_seconds": round(r.load_seconds, 3),
-                        "peak_rss_mib": round(r.peak_rss_mib, 1),
-                        "rss_loaded_mib": None if r.rss_loaded_mib is None else round(r.rss_loaded_mib, 1),
-                        "heap_peak_mib": None if r.heap_peak_mib is None else round(r.heap_peak_mib, 1),
-                        "heap_end_mib": None if r.heap_end_mib is None else round(r.heap_end_mib, 1),
-                    }
-                    for r in results
-                ],
-                indent=2,
-            )
-        )
+        write_results_json(args.json, results)
     return 1 if failed else 0
 
 

@@ -30,14 +30,15 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import json
-import pstats
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import (
+    annotate_target,
+    dump_profile,
+    write_results_json,
     POD_DEFAULT,
     ZONE_LABEL,
     WorkloadResult,
@@ -130,37 +131,15 @@ def main(argv: list[str] | None = None) -> int:
             )
             if profiler is not None:
                 out = args.profile if args.repeat == 1 and len(names) == 1 else f"{args.profile}.{name}.{run}"
-                profiler.dump_stats(out)
-                pstats.Stats(out).sort_stats("tottime").print_stats(25)
+                dump_profile(profiler, out, "tottime")
             if (nodes, init, pods) == (d_nodes, d_init, d_pods) and not args.trace_memory and not profiler:
-                result.extra["upstream threshold"] = f"{upstream[0]} pods/s (v1.36.2), {upstream[1]} (main)"
-                met = result.pods_per_second >= target
-                result.extra["kubesched target"] = f">= {target} pods/s: {'met' if met else 'NOT MET'}"
+                annotate_target(result, f"{upstream[0]} pods/s (v1.36.2), {upstream[1]} (main)", target)
             if result.unschedulable:
                 failed = True
             print(format_result(result), flush=True)
             results.append(result)
     if args.json:
-        Path(args.json).write_text(
-            json.dumps(
-                [
-                    {
-                        "workload": r.name,
-                        "nodes": r.nodes,
-                        "init_pods": r.init_pods,
-                        "measured_pods": r.measured_pods,
-                        "scheduled": r.scheduled,
-                        "pods_per_second": None if r.heap_peak_mib is not None else round(r.pods_per_second, 1),
-                        "run_seconds": round(r.run_seconds, 3),
-                        "load_seconds": round(r.load_seconds, 3),
-                        "peak_rss_mib": round(r.peak_rss_mib, 1),
-                        "heap_peak_mib": None if r.heap_peak_mib is None else round(r.heap_peak_mib, 1),
-                    }
-                    for r in results
-                ],
-                indent=2,
-            )
-        )
+        write_results_json(args.json, results)
     return 1 if failed else 0
 
 

@@ -502,3 +502,45 @@ def format_result(r: WorkloadResult) -> str:
     for key, value in r.extra.items():
         lines.append(f"  {key}: {value}")
     return "\n".join(lines)
+
+
+def dump_profile(profiler: Any, path: str, sort: str = "tottime") -> None:
+    """Write a cProfile of a measured run to ``path`` and print its top functions."""
+    import pstats
+
+    profiler.dump_stats(path)
+    pstats.Stats(path).sort_stats(sort).print_stats(25)
+
+
+def annotate_target(result: WorkloadResult, upstream: str | None, target: int) -> None:
+    """Note upstream's recorded threshold and whether kubesched's target was met."""
+    if upstream is not None:
+        result.extra["upstream threshold"] = upstream
+    met = result.pods_per_second >= target
+    result.extra["kubesched target"] = f">= {target} pods/s: {'met' if met else 'NOT MET'}"
+
+
+def write_results_json(path: str, results: Sequence[WorkloadResult]) -> None:
+    """The results as JSON; throughput is null for runs traced for memory (tracing slows them)."""
+    def rounded(value: float | None, digits: int = 1) -> float | None:
+        return None if value is None else round(value, digits)
+
+    rows = []
+    for r in results:
+        traced = r.heap_peak_mib is not None
+        rows.append({
+            "workload": r.name,
+            "nodes": r.nodes,
+            "init_pods": r.init_pods,
+            "measured_pods": r.measured_pods,
+            "scheduled": r.scheduled,
+            "pods_per_second": None if traced else round(r.pods_per_second, 1),
+            "pods_per_cpu_second": None if traced else round(r.pods_per_cpu_second, 1),
+            "run_seconds": round(r.run_seconds, 3),
+            "run_cpu_seconds": round(r.run_cpu_seconds, 3),
+            "load_seconds": round(r.load_seconds, 3),
+            "peak_rss_mib": round(r.peak_rss_mib, 1),
+            "rss_loaded_mib": rounded(r.rss_loaded_mib),
+            "heap_peak_mib": rounded(r.heap_peak_mib),
+        })
+    Path(path).write_text(orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode())
