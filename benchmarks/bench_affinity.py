@@ -46,7 +46,6 @@ heap's peak over load and run instead, untimed).
 
 from __future__ import annotations
 
-import argparse
 import cProfile
 import sys
 from pathlib import Path
@@ -54,6 +53,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import (
+    benchmark_parser,
     annotate_target,
     dump_profile,
     write_results_json,  # noqa: E402
@@ -145,20 +145,7 @@ def builder(template: dict | None, zones: list[str] | None, nodes: int, init_pod
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--workload", default="all", choices=[*WORKLOADS, "all"],
-                        help="one workload, or all of upstream's four (default)")
-    parser.add_argument("--nodes", type=int, help="nodes (default: the workload's)")
-    parser.add_argument("--init-pods", type=int, help="pods already bound (default: the workload's)")
-    parser.add_argument("--pods", type=int, help="measured pods (default: the workload's)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random tie-break (default 0)")
-    parser.add_argument("--tie-break", choices=["random", "name"], default="random")
-    parser.add_argument("--repeat", type=int, default=1, help="run each workload N times and report each run")
-    parser.add_argument("--profile", metavar="FILE", help="cProfile the measured run into FILE (slows it down)")
-    parser.add_argument(
-        "--trace-memory", action="store_true", help="report the peak Python heap with tracemalloc (no throughput)"
-    )
-    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    parser = benchmark_parser(__doc__, list(WORKLOADS))
     args = parser.parse_args(argv)
 
     names = UPSTREAM_WORKLOADS if args.workload == "all" else [args.workload]

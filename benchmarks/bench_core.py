@@ -32,6 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import (
+    benchmark_parser,
     annotate_target,
     dump_profile,
     write_results_json,  # noqa: E402
@@ -81,19 +82,7 @@ assert POD_DEFAULT  # the templates are documented in common.py
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--workload", default="all", choices=[*WORKLOADS, "all"])
-    parser.add_argument("--nodes", type=int, help="nodes (default: the workload's)")
-    parser.add_argument("--init-pods", type=int, help="pods already bound (default: the workload's)")
-    parser.add_argument("--pods", type=int, help="measured pods (default: the workload's)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random tie-break (default 0)")
-    parser.add_argument("--tie-break", choices=["random", "name"], default="random")
-    parser.add_argument("--repeat", type=int, default=1, help="run each workload N times and report each run")
-    parser.add_argument("--profile", metavar="FILE", help="cProfile the measured run into FILE (slows it down)")
-    parser.add_argument(
-        "--trace-memory", action="store_true", help="report the peak Python heap with tracemalloc (no throughput)"
-    )
-    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    parser = benchmark_parser(__doc__, list(WORKLOADS))
     parser.add_argument(
         "--in-process",
         action="store_true",

@@ -28,6 +28,7 @@ Typical use::
 
 from __future__ import annotations
 
+import argparse
 import copy
 import gc
 import resource
@@ -544,3 +545,21 @@ def write_results_json(path: str, results: Sequence[WorkloadResult]) -> None:
             "heap_peak_mib": rounded(r.heap_peak_mib),
         })
     Path(path).write_text(orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode())
+
+
+def benchmark_parser(doc: str | None, workloads: Sequence[str]) -> argparse.ArgumentParser:
+    """The options every benchmark script takes."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workload", default="all", choices=[*workloads, "all"], help="one workload, or all (default)")
+    parser.add_argument("--nodes", type=int, help="nodes (default: the workload's)")
+    parser.add_argument("--init-pods", type=int, help="pods already bound (default: the workload's)")
+    parser.add_argument("--pods", type=int, help="measured pods (default: the workload's)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random tie-break (default 0)")
+    parser.add_argument("--tie-break", choices=["random", "name"], default="random")
+    parser.add_argument("--repeat", type=int, default=1, help="run each workload N times and report each run")
+    parser.add_argument("--profile", metavar="FILE", help="cProfile the measured run into FILE (slows it down)")
+    parser.add_argument(
+        "--trace-memory", action="store_true", help="report the peak Python heap with tracemalloc (no throughput)"
+    )
+    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    return parser
