@@ -53,9 +53,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import (
+    report_run,
     benchmark_parser,
-    annotate_target,
-    dump_profile,
     write_results_json,  # noqa: E402
     HOSTNAME_LABEL,
     POD_DEFAULT,
@@ -64,7 +63,6 @@ from common import (
     bind_round_robin,
     build_snapshot,
     deep_merge,
-    format_result,
     make_nodes,
     make_pods,
     run_workload,
@@ -166,14 +164,10 @@ def main(argv: list[str] | None = None) -> int:
                 trace_memory=args.trace_memory,
                 profiler=profiler,
             )
-            if profiler is not None:
-                out = args.profile if args.repeat == 1 and len(names) == 1 else f"{args.profile}.{name}.{run}"
-                dump_profile(profiler, out, "tottime")
-            if (nodes, init, pods) == (d_nodes, d_init, d_pods) and not args.trace_memory and not profiler:
-                annotate_target(result, None if upstream is None else f"{upstream} pods/s", target)
-            if result.unschedulable:
-                failed = True
-            print(format_result(result), flush=True)
+            profile_name = args.profile if args.repeat == 1 and len(names) == 1 else f"{args.profile}.{name}.{run}"
+            at_size = (nodes, init, pods) == (d_nodes, d_init, d_pods)
+            report_run(result, args, profiler, profile_name, at_size, None if upstream is None else f"{upstream} pods/s", target, "tottime")
+            failed = failed or bool(result.unschedulable)
             results.append(result)
     if args.json:
         write_results_json(args.json, results)

@@ -32,9 +32,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import (
+    report_run,
     benchmark_parser,
-    annotate_target,
-    dump_profile,
     write_results_json,  # noqa: E402
     POD_DEFAULT,
     POD_WITH_NODE_AFFINITY,
@@ -42,7 +41,6 @@ from common import (
     WorkloadResult,
     bind_round_robin,
     build_snapshot,
-    format_result,
     make_nodes,
     make_pods,
     run_workload,
@@ -120,14 +118,10 @@ def main(argv: list[str] | None = None) -> int:
             if args.child_result:
                 Path(args.child_result).write_text(json.dumps(dataclasses.asdict(result)))
                 return 0
-            if profiler is not None:
-                out = args.profile if args.repeat == 1 and len(names) == 1 else f"{args.profile}.{name}.{run}"
-                dump_profile(profiler, out, "cumulative")
-            if (nodes, init, pods) == (d_nodes, d_init, d_pods) and not args.trace_memory and not profiler:
-                annotate_target(result, f"{upstream[0]} pods/s (v1.36.2), {upstream[1]} (main)", target)
-            if result.unschedulable:
-                failed = True
-            print(format_result(result), flush=True)
+            profile_name = args.profile if args.repeat == 1 and len(names) == 1 else f"{args.profile}.{name}.{run}"
+            at_size = (nodes, init, pods) == (d_nodes, d_init, d_pods)
+            report_run(result, args, profiler, profile_name, at_size, f"{upstream[0]} pods/s (v1.36.2), {upstream[1]} (main)", target, "cumulative")
+            failed = failed or bool(result.unschedulable)
             results.append(result)
     if args.json:
         write_results_json(args.json, results)

@@ -563,3 +563,13 @@ def benchmark_parser(doc: str | None, workloads: Sequence[str]) -> argparse.Argu
     )
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     return parser
+
+
+def report_run(result: WorkloadResult, args: argparse.Namespace, profiler: Any, profile_name: str,
+               at_workload_size: bool, upstream: str | None, target: int, sort: str = "tottime") -> None:
+    """After one measured run: dump its profile, note the targets (for upstream's sizes), print it."""
+    if profiler is not None:
+        dump_profile(profiler, profile_name, sort)
+    elif at_workload_size and not args.trace_memory:
+        annotate_target(result, upstream, target)
+    print(format_result(result), flush=True)
