@@ -17,7 +17,7 @@ from kubesched.cache.cache import Cache
 from kubesched.clock import VirtualClock
 from kubesched.framework.config import API_VERSION, KIND, parse_config
 from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.handle import FrameworkHandle
+from kubesched.scheduler.handle import HandleHub
 from kubesched.framework.profile import build_framework
 from kubesched.framework.runtime import Framework
 from kubesched.framework.status import Status
@@ -203,7 +203,7 @@ class Cluster:
     def __init__(self, nodes: Iterable[dict | Node] = (), pods: Iterable[dict | PodInfo] = ()) -> None:
         self.clock = VirtualClock()
         self.cache = Cache()
-        self.handle = FrameworkHandle(self.cache, self.clock)
+        self.handle = HandleHub(self.cache, self.clock, None).handle("default-scheduler")
         for n in nodes:
             self.add_node(n)
         for p in pods:
@@ -245,7 +245,7 @@ class Cluster:
 # -- running plugins ---------------------------------------------------------------
 def batch_filter(plugin: Any, state: CycleState, pod_info: PodInfo, cluster: Cluster) -> dict[str, Status | None]:
     """The batch filter's verdict per node name (None: passes)."""
-    verdicts = plugin.filter_nodes(state, pod_info, cluster.snapshot)
+    verdicts = plugin.filter_nodes(state, pod_info, cluster.snapshot, cluster.snapshot.table.alive[: cluster.snapshot.table.size])
     rows = cluster.cache.table.name_rows()
     out: dict[str, Status | None] = {}
     for name in cluster.names():

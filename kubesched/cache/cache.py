@@ -12,8 +12,9 @@ never has to walk all pods.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Protocol
+from typing import Iterable
 
+from ..framework.views import PodObserver
 from ..objects.node import Node
 from ..objects.compact import PodCompactor
 from ..objects.nodeinfo import NodeInfo
@@ -25,16 +26,6 @@ __all__ = ["Cache", "CacheError", "PodObserver", "Snapshot"]
 
 class CacheError(RuntimeError):
     """An operation that contradicts the cache's state (assuming a pod twice, ...)."""
-
-
-class PodObserver(Protocol):
-    """An incremental index over pods placed on nodes (e.g. topology pair counts)."""
-
-    def pod_added(self, pod: PodInfo, node: NodeInfo) -> None: ...
-
-    def pod_removed(self, pod: PodInfo, node: NodeInfo) -> None: ...
-
-    def nodes_changed(self) -> None: ...
 
 
 @dataclass(slots=True)
@@ -53,7 +44,7 @@ class Snapshot:
     snapshot is a view on the cache rather than a copy.
     """
 
-    __slots__ = ("_cache",)
+    __slots__ = ("_cache", "__weakref__")
 
     def __init__(self, cache: "Cache") -> None:
         self._cache = cache
@@ -85,6 +76,14 @@ class Snapshot:
     @property
     def namespaces(self) -> dict[str, dict[str, str]]:
         return self._cache.namespaces
+
+    @property
+    def namespace_generation(self) -> int:
+        return self._cache.namespace_generation
+
+    def pods(self) -> Iterable[PodInfo]:
+        """Every pod placed on a node (bound or assumed)."""
+        return (pod for info in self._cache.nodes.values() for pod in info.pods.values())
 
 
 class Cache:

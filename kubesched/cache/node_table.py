@@ -175,6 +175,27 @@ class NodeTable:
             self.scalar_req[name] = np.zeros(self.capacity, dtype=np.int64)
         return self.scalar_alloc[name], self.scalar_req[name]
 
+    def allocatable(self, resource: str) -> np.ndarray:
+        """Allocatable of any resource by its name (``cpu`` in millicores, ``memory`` in bytes, ...)."""
+        column = self._named_columns(resource)
+        return column[0] if column is not None else self._scalar(resource)[0]
+
+    def requested(self, resource: str) -> np.ndarray:
+        """What the pods on each node request of ``resource`` (``pods``: how many pods)."""
+        column = self._named_columns(resource)
+        return column[1] if column is not None else self._scalar(resource)[1]
+
+    def _named_columns(self, resource: str) -> tuple[np.ndarray, np.ndarray] | None:
+        if resource == "cpu":
+            return self.alloc_cpu, self.req_cpu
+        if resource == "memory":
+            return self.alloc_mem, self.req_mem
+        if resource == "ephemeral-storage":
+            return self.alloc_eph, self.req_eph
+        if resource == "pods":
+            return self.alloc_pods, self.pod_count
+        return None
+
     def scalar_columns(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """Allocatable and requested of an extended resource (zeros if no node has it)."""
         return self._scalar(name)

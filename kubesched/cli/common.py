@@ -10,10 +10,11 @@ import click
 import yaml
 
 from ..framework.config import ConfigError, SchedulerConfig, default_config, parse_config
+from ..framework.loader import PluginLoadError, load_plugins
 from ..framework.registry import Registry
-from ..plugins.registry import UPSTREAM_ONLY, in_tree_registry
+from ..plugins.registry import in_tree_registry
 
-__all__ = ["EXIT_BAD_INPUT", "fail", "load_config", "registry"]
+__all__ = ["EXIT_BAD_INPUT", "fail", "load_config", "registry", "plugin_option"]
 
 EXIT_BAD_INPUT = 2
 
@@ -25,14 +26,26 @@ def fail(lines: list[str]) -> NoReturn:
     sys.exit(EXIT_BAD_INPUT)
 
 
-def registry() -> Registry:
-    return in_tree_registry()
+def registry(plugins: tuple[str, ...] | list[str] = ()) -> Registry:
+    """The in-tree plugins, installed out-of-tree plugins (entry points) and ``--plugin`` ones;
+    a plugin that does not load exits 2 with one line per problem."""
+    try:
+        return load_plugins(in_tree_registry(), plugins)
+    except PluginLoadError as err:
+        fail(err.lines)
+
+
+plugin_option = click.option(
+    "--plugin", "plugins", multiple=True, metavar="MODULE:ATTRIBUTE",
+    help="Load an out-of-tree plugin (a PluginSpec, or a list of them); repeatable. "
+         "Installed plugins (entry point group kubesched.plugins) load without it.",
+)
 
 
 def load_config(path: str | None, reg: Registry) -> SchedulerConfig:
     """The KubeSchedulerConfiguration at ``path`` (defaults when None); bad input exits 2."""
     if path is None:
-        return default_config(reg, UPSTREAM_ONLY)
+        return default_config(reg)
     file = Path(path)
     try:
         text = file.read_text()
@@ -47,7 +60,7 @@ def load_config(path: str | None, reg: Registry) -> SchedulerConfig:
     if len(docs) != 1:
         fail([f"{path}: want exactly one KubeSchedulerConfiguration document, found {len(docs)}"])
     try:
-        return parse_config(docs[0], reg, UPSTREAM_ONLY, source=str(path))
+        return parse_config(docs[0], reg, source=str(path))
     except ConfigError as err:
         err.source = str(path)
         fail(err.lines())

@@ -8,9 +8,10 @@ import yaml
 from ..clock import VirtualClock
 from ..cache.cache import Cache
 from ..framework.config import ConfigError, SchedulerConfig
-from ..framework.handle import FrameworkHandle
 from ..framework.profile import build_profiles
-from .common import fail, load_config, registry
+from ..scheduler.handle import HandleHub
+from ..framework.registry import Registry
+from .common import fail, load_config, plugin_option, registry
 
 
 @click.group("config")
@@ -18,11 +19,10 @@ def config_group() -> None:
     """Inspect KubeSchedulerConfiguration files."""
 
 
-def _resolved(config: SchedulerConfig) -> dict:
-    reg = registry()
-    handle = FrameworkHandle(Cache(), VirtualClock())
+def _resolved(config: SchedulerConfig, reg: Registry) -> dict:
+    hub = HandleHub(Cache(), VirtualClock(), None)
     try:
-        profiles = build_profiles(config, reg, handle)
+        profiles = build_profiles(config, reg, hub.handle)
     except ConfigError as err:
         fail(err.lines())
     return {
@@ -37,19 +37,23 @@ def _resolved(config: SchedulerConfig) -> dict:
 
 @config_group.command("show")
 @click.argument("config_file", required=False, type=click.Path(dir_okay=False))
-def show(config_file: str | None) -> None:
+@plugin_option
+def show(config_file: str | None, plugins: tuple[str, ...]) -> None:
     """Print the plugins each profile runs at each extension point, with score weights.
 
     Without CONFIG_FILE, shows kubesched's defaults (upstream's default profile).
     """
-    config = load_config(config_file, registry())
-    click.echo(yaml.safe_dump(_resolved(config), sort_keys=False), nl=False)
+    reg = registry(plugins)
+    config = load_config(config_file, reg)
+    click.echo(yaml.safe_dump(_resolved(config, reg), sort_keys=False), nl=False)
 
 
 @config_group.command("check")
 @click.argument("config_file", type=click.Path(dir_okay=False))
-def check(config_file: str) -> None:
+@plugin_option
+def check(config_file: str, plugins: tuple[str, ...]) -> None:
     """Validate CONFIG_FILE; print every problem (exit 2) or "ok"."""
-    config = load_config(config_file, registry())
-    _resolved(config)
+    reg = registry(plugins)
+    config = load_config(config_file, reg)
+    _resolved(config, reg)
     click.echo(f"{config_file}: ok ({len(config.profiles)} profile(s))")

@@ -16,7 +16,7 @@ from ..cluster.snapshot import SnapshotError, load_snapshot
 from ..framework.config import ConfigError
 from ..scheduler.explain import attempt_record
 from ..scheduler.scheduler import Attempt
-from .common import fail, load_config, registry
+from .common import fail, load_config, plugin_option, registry
 from .report import render_report
 
 PROGRESS_THRESHOLD = 200  # pending pods above which a progress bar is worth showing
@@ -31,18 +31,19 @@ PROGRESS_THRESHOLD = 200  # pending pods above which a progress bar is worth sho
               help="Among equally scored nodes: upstream's uniform random pick, or the smallest name.")
 @click.option("--seed", type=int, default=None, help="Seed for the random tie-break.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary line and unschedulable pods.")
+@plugin_option
 def simulate(snapshot: str, config_file: str | None, explain_file: str | None, output_file: str | None,
-             tie_break: str, seed: int | None, quiet: bool) -> None:
+             tie_break: str, seed: int | None, quiet: bool, plugins: tuple[str, ...]) -> None:
     """Schedule the pending pods of SNAPSHOT (a file or directory of YAML/JSON, as
     `kubectl get nodes,pods,priorityclasses -A -o yaml` writes it) on a virtual clock.
 
     Bound pods occupy their nodes; pending pods whose spec.schedulerName matches a
     profile are scheduled in queue order until the queue settles.
     """
-    reg = registry()
+    reg = registry(plugins)
     config = load_config(config_file, reg)
     try:
-        snap = load_snapshot(snapshot)
+        snap = load_snapshot(snapshot, frozenset(kind for _, kind in reg.object_kinds()))
     except SnapshotError as err:
         fail([str(p) for p in err.problems])
     records: list[dict[str, Any]] = []

@@ -69,6 +69,7 @@ class SimulatedCluster:
         self.bindings: list[tuple[PodInfo, str]] = []
         self._pending_updates: list[PodInfo] = []
         self.bind_hook: Callable[[PodInfo, str], None] | None = None
+        self.on_failure: Callable[[PodInfo], None] | None = None
 
     def bind(self, pod: PodInfo, node_name: str) -> None:
         if self.bind_hook is not None:
@@ -82,6 +83,8 @@ class SimulatedCluster:
 
     def update_pod_condition(self, pod: PodInfo, reason: str, message: str, nominated_node_name: str | None) -> None:
         self.conditions[pod.key] = (reason, message)
+        if self.on_failure is not None:
+            self.on_failure(pod)
         if nominated_node_name:
             self.nominated[pod.key] = nominated_node_name
 
@@ -106,6 +109,7 @@ class Simulation:
         self.clock = VirtualClock()
         self.cluster = SimulatedCluster(self.clock)
         self._user_on_attempt = on_attempt
+        self.cluster.on_failure = self._failed
         self.scheduler: Scheduler = new_scheduler(
             config, self.cluster, self.clock, registry, tie_break, seed, on_attempt=self._on_attempt
         )
@@ -126,6 +130,10 @@ class Simulation:
         for pod in self.snapshot.bound_pods:
             s.cache.add_pod(pod)
         self.on_workloads(self.snapshot.workloads)
+        for store in s.hub.object_stores.all():  # PodGroups and the like, for the plugins that asked
+            for obj in self.snapshot.objects.get(store.kind, []):
+                if obj.get("apiVersion", store.api_version) == store.api_version:
+                    store.upsert(obj)
         for pod in self.snapshot.pending_pods:
             if s.responsible_for(pod):
                 outcome = self.outcomes[pod.key] = PodOutcome(pod.key)
@@ -157,6 +165,11 @@ class Simulation:
             self._failed_at[attempt.pod.uid] = self._changes
         if self._user_on_attempt is not None:
             self._user_on_attempt(attempt)
+
+    def _failed(self, pod: PodInfo) -> None:
+        """Any failed attempt (filtering, Reserve, Permit, binding): retrying it is pointless
+        until the cluster changes."""
+        self._failed_at[pod.uid] = self._changes
 
     def _deliver(self) -> None:
         for bound in self.cluster.take_updates():

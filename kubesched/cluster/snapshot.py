@@ -54,6 +54,7 @@ class ClusterSnapshot:
     namespaces: dict[str, dict[str, str]] = field(default_factory=dict)
     priority_classes: dict[str, int] = field(default_factory=dict)
     workloads: list[dict] = field(default_factory=list)  # Services, ReplicaSets, ... as raw objects
+    objects: dict[str, list[dict]] = field(default_factory=dict)  # kind -> raw objects plugins read (PodGroups, ...)
     ignored: dict[str, int] = field(default_factory=dict)  # kind -> count of objects not read
 
 
@@ -119,8 +120,11 @@ def _objects(doc: Any, file: str, index: int, problems: list[LoadProblem]) -> It
     yield doc
 
 
-def load_snapshot(path: str | Path) -> ClusterSnapshot:
-    """Read and compile a snapshot; raises ``SnapshotError`` listing every bad object."""
+def load_snapshot(path: str | Path, plugin_kinds: frozenset[str] = frozenset()) -> ClusterSnapshot:
+    """Read and compile a snapshot; raises ``SnapshotError`` listing every bad object.
+
+    ``plugin_kinds``: kinds that plugins read (``PluginSpec.object_kinds``), kept raw.
+    """
     root = Path(path)
     problems: list[LoadProblem] = []
     if not root.exists():
@@ -133,13 +137,14 @@ def load_snapshot(path: str | Path) -> ClusterSnapshot:
         for index, doc in _documents(file, problems):
             for obj in _objects(doc, str(file), index, problems):
                 objects.append((str(file), obj))
-    snapshot = snapshot_from_objects(objects, problems)
+    snapshot = snapshot_from_objects(objects, problems, plugin_kinds)
     if problems:
         raise SnapshotError(problems)
     return snapshot
 
 
-def snapshot_from_objects(objects: list[tuple[str, Mapping]], problems: list[LoadProblem] | None = None) -> ClusterSnapshot:
+def snapshot_from_objects(objects: list[tuple[str, Mapping]], problems: list[LoadProblem] | None = None,
+                          plugin_kinds: frozenset[str] = frozenset()) -> ClusterSnapshot:
     """Compile ``(file, object)`` pairs; problems are appended to ``problems`` (raised if None)."""
     own = problems is None
     problems = [] if problems is None else problems
@@ -176,11 +181,13 @@ def snapshot_from_objects(objects: list[tuple[str, Mapping]], problems: list[Loa
                 snap.namespaces[name] = labels
             elif kind in SELECTOR_KINDS:
                 snap.workloads.append(dict(obj))
+            elif kind in plugin_kinds:
+                snap.objects.setdefault(str(kind), []).append(dict(obj))
             elif kind in IGNORED_KINDS:
                 snap.ignored[kind] = snap.ignored.get(kind, 0) + 1
             else:
                 problems.append(
-                    LoadProblem(file, _describe(obj), "kind", f"unknown kind {kind!r}; a snapshot holds {', '.join(USED_KINDS + SELECTOR_KINDS)}")
+                    LoadProblem(file, _describe(obj), "kind", f"unknown kind {kind!r}; a snapshot holds {', '.join(USED_KINDS + SELECTOR_KINDS + tuple(sorted(plugin_kinds)))}")
                 )
         except ObjectError as err:
             problems.append(LoadProblem(file, _describe(obj), err.field, err.message))

@@ -24,7 +24,6 @@ __all__ = [
     "PluginSet",
     "Profile",
     "SchedulerConfig",
-    "DEFAULT_MULTI_POINT",
     "parse_config",
     "default_config",
 ]
@@ -33,24 +32,6 @@ API_VERSION = "kubescheduler.config.k8s.io/v1"
 KIND = "KubeSchedulerConfiguration"
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 POINTS_WITH_MULTI = EXTENSION_POINTS + ("multiPoint",)
-
-# Upstream's default profile (``getDefaultPlugins``), limited to the plugins kubesched has.
-DEFAULT_MULTI_POINT: tuple[tuple[str, int], ...] = (
-    ("SchedulingGates", 0),
-    ("PrioritySort", 0),
-    ("NodeUnschedulable", 0),
-    ("NodeName", 0),
-    ("TaintToleration", 3),
-    ("NodeAffinity", 2),
-    ("NodePorts", 0),
-    ("NodeResourcesFit", 1),
-    ("PodTopologySpread", 2),
-    ("InterPodAffinity", 2),
-    ("DefaultPreemption", 0),
-    ("NodeResourcesBalancedAllocation", 1),
-    ("ImageLocality", 1),
-    ("DefaultBinder", 0),
-)
 
 _TOP_FIELDS = (
     "apiVersion",
@@ -227,7 +208,8 @@ def merge_plugin_set(default: PluginSet, custom: PluginSet) -> PluginSet:
 
 
 def default_plugins(registry: Registry) -> dict[str, PluginSet]:
-    multi = [PluginRef(name, weight) for name, weight in DEFAULT_MULTI_POINT if name in registry]
+    """The registry's default ``multiPoint`` plugins (upstream's ``getDefaultPlugins``), those it has."""
+    multi = [PluginRef(p.name, p.weight) for p in registry.defaults if p.name in registry]
     sets = {point: PluginSet() for point in POINTS_WITH_MULTI}
     sets["multiPoint"] = PluginSet(multi)
     return sets
@@ -235,12 +217,12 @@ def default_plugins(registry: Registry) -> dict[str, PluginSet]:
 
 def _args_for(name: str, raw_args: Any, registry: Registry, path: str, problems: _Problems) -> Any:
     spec = registry.get(name)
-    if spec is None or spec.parse_args is None:
+    if spec is None or not spec.takes_args:
         if raw_args:
             problems.add(path, f"plugin {name} takes no args")
         return None
     try:
-        return spec.parse_args(raw_args)
+        return spec.decode(raw_args)
     except ArgsError as err:
         problems.add(f"{path}.{err.field}" if err.field else path, err.message)
         return None
@@ -297,13 +279,19 @@ def _profile(raw: Any, index: int, registry: Registry, problems: _Problems, upst
         plugin_config[plugin] = _args_for(plugin, entry.get("args"), registry, f"{p}.args", problems)
     for plugin in enabled_names:
         spec = registry.get(plugin)
-        if spec is not None and spec.parse_args is not None and plugin not in plugin_config:
-            plugin_config[plugin] = spec.parse_args(None)
+        if spec is not None and spec.takes_args and plugin not in plugin_config:
+            plugin_config[plugin] = spec.decode(None)
     return Profile(name, merged, plugin_config, percentage)
 
 
-def parse_config(raw: Any, registry: Registry, upstream_only: frozenset[str] = frozenset(), source: str = "") -> SchedulerConfig:
-    """Decode, default and validate. Raises ``ConfigError`` listing every problem."""
+def parse_config(raw: Any, registry: Registry, upstream_only: frozenset[str] | None = None, source: str = "") -> SchedulerConfig:
+    """Decode, default and validate. Raises ``ConfigError`` listing every problem.
+
+    ``upstream_only``: upstream plugins a config may disable but not enable (default:
+    the registry's ``unimplemented``).
+    """
+    if upstream_only is None:
+        upstream_only = registry.unimplemented
     problems = _Problems()
     if not isinstance(raw, Mapping):
         raise ConfigError([("", "must be a KubeSchedulerConfiguration object")], source)
@@ -396,5 +384,5 @@ def _queue_sort_refs(profile: Profile) -> list[PluginRef]:
     return [r for r in profile.plugins["multiPoint"].enabled if r.name == "PrioritySort" and r.name not in disabled]
 
 
-def default_config(registry: Registry, upstream_only: frozenset[str] = frozenset()) -> SchedulerConfig:
+def default_config(registry: Registry, upstream_only: frozenset[str] | None = None) -> SchedulerConfig:
     return parse_config({"apiVersion": API_VERSION, "kind": KIND}, registry, upstream_only)

@@ -1,10 +1,45 @@
-"""``CycleState``: what plugins share during one scheduling cycle of one pod."""
+"""``CycleState``: what plugins share during one scheduling cycle of one pod.
+
+Values are stored under typed keys, ``StateKey[T]``, so a plugin reads back the type
+it wrote without casts (upstream's ``StateKey`` plus the type assertion every Go
+plugin does on ``Read``). Keys compare by name: two plugins that create a key of the
+same name share the value, which is how upstream's well-known keys work.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Generic, Protocol, TypeVar, cast, runtime_checkable
 
-__all__ = ["CycleState"]
+from ..objects.pod import PodInfo
+
+__all__ = ["CycleState", "StateKey", "StateData", "PODS_TO_ACTIVATE"]
+
+T = TypeVar("T")
+
+
+@runtime_checkable
+class StateData(Protocol):
+    """A value that must be copied, not shared, when the state is cloned (preemption's what-if runs)."""
+
+    def clone(self) -> "StateData": ...
+
+
+class StateKey(Generic[T]):
+    """A named slot of ``CycleState`` holding a ``T``."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, StateKey) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __repr__(self) -> str:
+        return f"StateKey({self.name!r})"
 
 
 class CycleState:
@@ -17,28 +52,38 @@ class CycleState:
     __slots__ = ("_data", "skip_filter_plugins", "skip_score_plugins", "record_plugin_metrics")
 
     def __init__(self) -> None:
-        self._data: dict[str, Any] = {}
+        self._data: dict[str, object] = {}
         self.skip_filter_plugins: frozenset[str] = frozenset()
         self.skip_score_plugins: frozenset[str] = frozenset()
         self.record_plugin_metrics = False
 
-    def write(self, key: str, value: Any) -> None:
-        self._data[key] = value
+    def write(self, key: StateKey[T], value: T) -> None:
+        self._data[key.name] = value
 
-    def read(self, key: str) -> Any:
+    def read(self, key: StateKey[T]) -> T:
         """The value under ``key``; ``KeyError`` when no plugin wrote it this cycle."""
-        return self._data[key]
+        return cast(T, self._data[key.name])
 
-    def get(self, key: str, default: Any = None) -> Any:
-        return self._data.get(key, default)
+    def get(self, key: StateKey[T]) -> T | None:
+        """The value under ``key``, or None when no plugin wrote it this cycle."""
+        return cast("T | None", self._data.get(key.name))
 
-    def delete(self, key: str) -> None:
-        self._data.pop(key, None)
+    def delete(self, key: StateKey[T]) -> None:
+        self._data.pop(key.name, None)
+
+    def __contains__(self, key: StateKey[T]) -> bool:
+        return key.name in self._data
 
     def clone(self) -> "CycleState":
-        """A copy for what-if evaluation (preemption); values with ``clone()`` are copied."""
+        """A copy for what-if evaluation (preemption): ``StateData`` values are cloned, others shared."""
         other = CycleState()
-        other._data = {k: (v.clone() if hasattr(v, "clone") else v) for k, v in self._data.items()}
+        other._data = {k: (v.clone() if isinstance(v, StateData) else v) for k, v in self._data.items()}
         other.skip_filter_plugins = self.skip_filter_plugins
         other.skip_score_plugins = self.skip_score_plugins
         return other
+
+
+PODS_TO_ACTIVATE: StateKey[dict[str, PodInfo]] = StateKey("kubernetes.io/pods-to-activate")
+"""Pods (by uid) a plugin wants moved to the active queue once this pod's scheduling
+cycle succeeds (upstream's ``PodsToActivate``); the scheduler writes an empty map at
+the start of every cycle."""

@@ -1,45 +1,168 @@
-"""``FrameworkHandle``: what plugins may reach beyond their arguments."""
+"""``Handle``: what a plugin may reach beyond its arguments (upstream's ``framework.Handle``).
+
+A plugin's factory receives the handle once; the plugin keeps it. Everything here is
+read-only or goes through the scheduler's own paths (waiting pods, activation, the
+cluster client), so no plugin can put the cache or the queue in a state the
+scheduler did not make.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Callable, Iterable, Iterator, Mapping, Protocol
 
-from ..cache.cache import Cache, Snapshot
-from ..clock import Clock
-from .waiting_pods import WaitingPod, WaitingPods
+from ..objects.pod import PodInfo
+from .views import PodObserver, SnapshotView
 
-__all__ = ["FrameworkHandle"]
+__all__ = [
+    "ClusterClient",
+    "EventRecorder",
+    "Handle",
+    "JSONObject",
+    "ObjectHandler",
+    "ObjectStore",
+    "PodEventHandler",
+    "WaitingPod",
+]
+
+JSONObject = Mapping[str, object]
+"""A Kubernetes object as decoded JSON, for kinds the scheduler does not model."""
 
 
-class FrameworkHandle:
-    """The cache and its snapshot, the clock, the binder, pods waiting at Permit, the informers (live only)."""
+class EventRecorder(Protocol):
+    """Records a Kubernetes Event about a pod (``Normal``/``Warning``, a reason, a message)."""
 
-    def __init__(self, cache: Cache, clock: Clock, binder: Callable | None = None, informers: Any = None,
-                 waiting_pods: WaitingPods | None = None) -> None:
-        self._cache = cache
-        self._clock = clock
-        self._binder = binder
-        self._informers = informers
-        self.waiting_pods = waiting_pods if waiting_pods is not None else WaitingPods()
+    def record_event(self, pod: PodInfo, event_type: str, reason: str, message: str) -> None: ...
 
-    def get_waiting_pod(self, uid: str) -> WaitingPod | None:
-        """A pod held at Permit, for a plugin to ``allow`` or ``reject``."""
-        return self.waiting_pods.get(uid)
+
+class ClusterClient(EventRecorder, Protocol):
+    """The calls the scheduler makes to the cluster: the API server live, memory in ``simulate``."""
+
+    def bind(self, pod: PodInfo, node_name: str) -> None:
+        """Bind ``pod`` to ``node_name`` (``pods/binding``); raises when the cluster refuses."""
+        ...
+
+    def update_pod_condition(self, pod: PodInfo, reason: str, message: str, nominated_node_name: str | None) -> None:
+        """Set the pod's ``PodScheduled=False`` condition (and ``nominatedNodeName``)."""
+        ...
+
+
+class WaitingPod(Protocol):
+    """A pod held at Permit (upstream's ``WaitingPod``): assumed on ``node_name``, bound once
+    every plugin that answered Wait allows it, failed as soon as one rejects it."""
 
     @property
-    def cache(self) -> Cache:
-        return self._cache
+    def pod(self) -> PodInfo: ...
 
-    def snapshot(self) -> Snapshot:
-        return self._cache.snapshot()
+    @property
+    def node_name(self) -> str: ...
+
+    @property
+    def pending_plugins(self) -> list[str]:
+        """Plugins that have not allowed the pod yet."""
+        ...
+
+    def allow(self, plugin: str) -> None: ...
+
+    def reject(self, plugin: str, message: str) -> None: ...
+
+
+class PodEventHandler(Protocol):
+    """Told of every pod the scheduler's informer sees, pending or bound, any scheduler's."""
+
+    def on_pod_add(self, pod: PodInfo) -> None: ...
+
+    def on_pod_update(self, old: PodInfo | None, new: PodInfo) -> None: ...
+
+    def on_pod_delete(self, pod: PodInfo) -> None: ...
+
+
+class ObjectHandler(Protocol):
+    """Told of changes to objects of one kind (see ``Handle.object_store``)."""
+
+    def on_object_add(self, obj: JSONObject) -> None: ...
+
+    def on_object_update(self, old: JSONObject, new: JSONObject) -> None: ...
+
+    def on_object_delete(self, obj: JSONObject) -> None: ...
+
+
+class ObjectStore(Protocol):
+    """Objects of one kind the scheduler does not model (a PodGroup, say): read from the
+    snapshot in ``simulate``, through an informer in ``run``."""
+
+    @property
+    def api_version(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def resource(self) -> str:
+        """The cluster-event resource of changes to these objects: ``<plural>.<version>.<group>``."""
+        ...
+
+    def get(self, namespace: str, name: str) -> JSONObject | None: ...
+
+    def list(self, namespace: str | None = None) -> list[JSONObject]: ...
+
+    def add_handler(self, handler: ObjectHandler) -> None: ...
+
+
+class Handle(Protocol):
+    """What the framework hands each plugin's factory."""
+
+    @property
+    def profile_name(self) -> str:
+        """The scheduler name of the profile the plugin is built for."""
+        ...
+
+    def snapshot(self) -> SnapshotView:
+        """The cluster as the current cycle sees it."""
+        ...
 
     def now(self) -> float:
-        return self._clock.now()
+        """The scheduler's clock, in seconds (virtual in ``simulate``)."""
+        ...
+
+    # -- pods held at Permit ----------------------------------------------------
+    def get_waiting_pod(self, uid: str) -> WaitingPod | None: ...
+
+    def iterate_over_waiting_pods(self) -> Iterator[WaitingPod]: ...
+
+    def reject_waiting_pod(self, uid: str, plugin: str, message: str) -> bool:
+        """Reject a waiting pod; False when no pod of that uid is waiting."""
+        ...
+
+    # -- the queue ----------------------------------------------------------------
+    def activate(self, pods: Iterable[PodInfo]) -> None:
+        """Move these pending pods to the active queue (upstream's ``PodActivator``)."""
+        ...
+
+    # -- the cluster --------------------------------------------------------------
+    @property
+    def event_recorder(self) -> EventRecorder: ...
 
     @property
-    def binder(self) -> Callable | None:
-        return self._binder
+    def client(self) -> ClusterClient | None:
+        """The cluster's client, where there is one."""
+        ...
 
-    @property
-    def informers(self) -> Any:
-        return self._informers
+    # -- watching -----------------------------------------------------------------
+    def add_pod_observer(self, observer: PodObserver) -> None:
+        """Keep an incremental index over placed pods; see ``PodObserver``."""
+        ...
+
+    def add_pod_handler(self, handler: PodEventHandler) -> None:
+        """Be told of every pod add, update and delete the scheduler sees."""
+        ...
+
+    def object_store(self, api_version: str, kind: str, plural: str) -> ObjectStore:
+        """The store of objects of ``kind`` (one per kind, shared by plugins and profiles).
+
+        Ask for it in your factory: a snapshot's objects of that kind are loaded into
+        it, and the live mode watches them. Changes raise the cluster event
+        ``ClusterEvent(store.resource, ADD | UPDATE | DELETE)`` for queueing hints.
+        """
+        ...
+
+

@@ -1,51 +1,60 @@
-"""The plugin contract: one protocol per extension point, as upstream's ``framework`` package.
+"""The plugin contract: one protocol per extension point, as upstream's ``framework/interface.go``.
 
-A plugin is any object with a ``name`` and the methods of the extension points it
-implements. Filter and Score come in two forms:
+A plugin is an object with a ``name`` and the methods of the extension points it
+implements; the config enables it at those points. Filter and Score come in two forms:
 
 * per node, as upstream writes them: ``filter(state, pod, node_info)`` and
-  ``score(state, pod, node_info)``; easy to write;
-* batch, over the node table: ``filter_nodes(state, pod, snapshot)`` returns a
-  ``NodeVerdicts`` for every table row, ``score_nodes(state, pod, snapshot, rows)``
-  an array of raw scores for ``rows``; fast.
+  ``score(state, pod, node_info)``; easy to write, one call per node asked;
+* batch, over the node table: ``filter_nodes(state, pod, snapshot, candidates)``
+  answers a ``NodeVerdicts`` for every table row, ``score_nodes(state, pod, snapshot,
+  rows)`` an array of raw scores for ``rows``; fast.
 
-A plugin may offer either form (or both, which must agree); the framework prefers
-the batch form.
+A plugin may offer either form (or both, which must agree: ``kubesched.testing``
+checks it); the framework calls the batch form when there is one.
+
+Optional parts are protocols of their own, found with ``isinstance``: a Score plugin
+that rescales its scores is also a ``ScoreExtensions``; a PreFilter plugin whose state
+preemption must update is also a ``PreFilterExtensions``; a plugin that rejects pods
+declares the events that may help them as an ``EnqueueExtensions``.
+
+Returning ``None`` from a method that returns ``Status | None`` means success, as a
+nil ``*Status`` does upstream.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from ..objects.nodeinfo import NodeInfo
+from ..objects.pod import PodInfo
 from .cycle_state import CycleState
-from .status import Status
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ..cache.cache import Cache, Snapshot
-    from ..objects.nodeinfo import NodeInfo
-    from ..objects.pod import PodInfo
-    from ..queue.types import QueuedPodInfo
+from .events import ClusterEventWithHint
+from .queued_pod import QueuedPodInfo
+from .status import Code, Status
+from .views import BoolArray, IntArray, RowArray, SnapshotView
 
 __all__ = [
     "MAX_NODE_SCORE",
     "MIN_NODE_SCORE",
     "NodeVerdicts",
+    "NodeToStatusReader",
     "PreFilterResult",
     "PostFilterResult",
-    "Handle",
     "Plugin",
     "PreEnqueuePlugin",
     "QueueSortPlugin",
     "PreFilterPlugin",
+    "PreFilterExtensions",
     "FilterPlugin",
     "BatchFilterPlugin",
     "PostFilterPlugin",
     "PreScorePlugin",
     "ScorePlugin",
     "BatchScorePlugin",
+    "ScoreExtensions",
     "ReservePlugin",
     "PermitPlugin",
     "PreBindPlugin",
@@ -58,7 +67,7 @@ MAX_NODE_SCORE = 100
 MIN_NODE_SCORE = 0
 
 
-_ALL_PASS: dict[int, np.ndarray] = {}
+_ALL_PASS: dict[int, np.ndarray] = {}  # size -> shared read-only zeros
 
 
 @dataclass(slots=True)
@@ -93,7 +102,7 @@ class NodeVerdicts:
         return cls(codes, [])
 
     @classmethod
-    def from_mask(cls, passed: np.ndarray, status: Status) -> "NodeVerdicts":
+    def from_mask(cls, passed: BoolArray, status: Status) -> "NodeVerdicts":
         """Every row outside ``passed`` fails with ``status``."""
         return cls((~passed).astype(np.int32), [status])
 
@@ -108,9 +117,9 @@ class PreFilterResult:
         return self.node_names is None
 
     def merge(self, other: "PreFilterResult | None") -> "PreFilterResult":
-        if other is None or other.all_nodes():
+        if other is None or other.node_names is None:
             return self
-        if self.all_nodes():
+        if self.node_names is None:
             return other
         return PreFilterResult(self.node_names & other.node_names)
 
@@ -120,140 +129,153 @@ class PostFilterResult:
     nominated_node_name: str = ""
 
 
-class Handle(Protocol):
-    """What the framework hands each plugin at construction."""
+class NodeToStatusReader(Protocol):
+    """Why each node was filtered out (upstream's ``NodeToStatusReader``), for PostFilter."""
 
-    @property
-    def cache(self) -> "Cache": ...
+    def status_of(self, node_name: str) -> Status:
+        """The node's rejecting status; nodes not evaluated get the status of absent nodes
+        (UnschedulableAndUnresolvable when PreFilter ruled them out)."""
+        ...
 
-    def snapshot(self) -> "Snapshot": ...
-
-    def now(self) -> float: ...
-
-    @property
-    def binder(self) -> Callable[["PodInfo", str], None] | None: ...
-
-    @property
-    def informers(self) -> Any: ...
+    def node_names_with(self, code: Code) -> list[str]:
+        """Nodes whose status has ``code``, in snapshot order."""
+        ...
 
 
 @runtime_checkable
 class Plugin(Protocol):
-    name: str
+    """Every plugin has a name: the one the config enables it by."""
+
+    @property
+    def name(self) -> str: ...
 
 
 @runtime_checkable
-class PreEnqueuePlugin(Protocol):
-    name: str
+class PreEnqueuePlugin(Plugin, Protocol):
+    """Runs before a pod enters the active queue; a non-success keeps it gated."""
 
-    def pre_enqueue(self, pod: "PodInfo") -> Status | None: ...
-
-
-@runtime_checkable
-class QueueSortPlugin(Protocol):
-    name: str
-
-    def less(self, a: "QueuedPodInfo", b: "QueuedPodInfo") -> bool: ...
+    def pre_enqueue(self, pod: PodInfo) -> Status | None: ...
 
 
 @runtime_checkable
-class PreFilterPlugin(Protocol):
-    name: str
+class QueueSortPlugin(Plugin, Protocol):
+    """Orders the active queue; exactly one per profile, the same in every profile."""
+
+    def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool: ...
+
+
+@runtime_checkable
+class PreFilterPlugin(Plugin, Protocol):
+    """Once per cycle before filtering: compute state, narrow the nodes, or reject the pod.
+
+    Return Skip to have the framework skip this plugin's Filter for this pod.
+    """
 
     def pre_filter(
-        self, state: CycleState, pod: "PodInfo", snapshot: "Snapshot"
+        self, state: CycleState, pod: PodInfo, snapshot: SnapshotView
     ) -> tuple[PreFilterResult | None, Status | None]: ...
 
 
 @runtime_checkable
-class FilterPlugin(Protocol):
-    name: str
+class PreFilterExtensions(Protocol):
+    """Keeps PreFilter state right when preemption's dry run adds or removes a pod on a node."""
 
-    def filter(self, state: CycleState, pod: "PodInfo", node: "NodeInfo") -> Status | None: ...
+    def add_pod(self, state: CycleState, pod_to_schedule: PodInfo, pod_to_add: PodInfo, node: NodeInfo) -> Status | None: ...
 
-
-@runtime_checkable
-class BatchFilterPlugin(Protocol):
-    name: str
-
-    def filter_nodes(self, state: CycleState, pod: "PodInfo", snapshot: "Snapshot") -> NodeVerdicts: ...
+    def remove_pod(
+        self, state: CycleState, pod_to_schedule: PodInfo, pod_to_remove: PodInfo, node: NodeInfo
+    ) -> Status | None: ...
 
 
 @runtime_checkable
-class PostFilterPlugin(Protocol):
-    name: str
+class FilterPlugin(Plugin, Protocol):
+    """Per node: can the pod run here? A node stops at its first rejecting plugin."""
+
+    def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None: ...
+
+
+@runtime_checkable
+class BatchFilterPlugin(Plugin, Protocol):
+    """Every row at once. ``candidates`` marks the rows being asked about (live, not yet
+    rejected); answers for other rows are ignored, so computing all rows is fine."""
+
+    def filter_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, candidates: BoolArray) -> NodeVerdicts: ...
+
+
+@runtime_checkable
+class PostFilterPlugin(Plugin, Protocol):
+    """Runs when no node fits (preemption): may nominate a node for the pod."""
 
     def post_filter(
-        self, state: CycleState, pod: "PodInfo", filtered: Any
+        self, state: CycleState, pod: PodInfo, filtered: NodeToStatusReader
     ) -> tuple[PostFilterResult | None, Status | None]: ...
 
 
 @runtime_checkable
-class PreScorePlugin(Protocol):
-    name: str
+class PreScorePlugin(Plugin, Protocol):
+    """Once per cycle before scoring, with the feasible rows; Skip skips this plugin's Score."""
 
-    def pre_score(self, state: CycleState, pod: "PodInfo", snapshot: "Snapshot", rows: np.ndarray) -> Status | None: ...
-
-
-@runtime_checkable
-class ScorePlugin(Protocol):
-    """Per-node score; ``normalize_score`` (optional) rescales an int64 array in place."""
-
-    name: str
-
-    def score(self, state: CycleState, pod: "PodInfo", node: "NodeInfo") -> int: ...
+    def pre_score(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> Status | None: ...
 
 
 @runtime_checkable
-class BatchScorePlugin(Protocol):
-    name: str
+class ScorePlugin(Plugin, Protocol):
+    """Per node: an integer score (0..100 after NormalizeScore), weighted by the config."""
 
-    def score_nodes(self, state: CycleState, pod: "PodInfo", snapshot: "Snapshot", rows: np.ndarray) -> np.ndarray: ...
-
-
-@runtime_checkable
-class ReservePlugin(Protocol):
-    name: str
-
-    def reserve(self, state: CycleState, pod: "PodInfo", node_name: str) -> Status | None: ...
-
-    def unreserve(self, state: CycleState, pod: "PodInfo", node_name: str) -> None: ...
+    def score(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> int: ...
 
 
 @runtime_checkable
-class PermitPlugin(Protocol):
-    name: str
+class BatchScorePlugin(Plugin, Protocol):
+    """Raw scores for ``rows`` (feasible nodes), in the order of ``rows``."""
 
-    def permit(self, state: CycleState, pod: "PodInfo", node_name: str) -> tuple[Status | None, float]: ...
-
-
-@runtime_checkable
-class PreBindPlugin(Protocol):
-    name: str
-
-    def pre_bind(self, state: CycleState, pod: "PodInfo", node_name: str) -> Status | None: ...
+    def score_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> IntArray: ...
 
 
 @runtime_checkable
-class BindPlugin(Protocol):
-    name: str
+class ScoreExtensions(Protocol):
+    """Rescales one plugin's raw scores of all feasible nodes to 0..100 (NormalizeScore)."""
 
-    def bind(self, state: CycleState, pod: "PodInfo", node_name: str) -> Status | None: ...
+    def normalize_score(self, state: CycleState, pod: PodInfo, scores: IntArray) -> IntArray: ...
 
 
 @runtime_checkable
-class PostBindPlugin(Protocol):
-    name: str
+class ReservePlugin(Plugin, Protocol):
+    """Reserve claims what the pod needs on the chosen node before binding; Unreserve
+    undoes it when a later step fails. Unreserve must be idempotent and must not fail."""
 
-    def post_bind(self, state: CycleState, pod: "PodInfo", node_name: str) -> None: ...
+    def reserve(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None: ...
+
+    def unreserve(self, state: CycleState, pod: PodInfo, node_name: str) -> None: ...
+
+
+@runtime_checkable
+class PermitPlugin(Plugin, Protocol):
+    """Approve, reject, or hold (Wait, with a timeout in seconds) the pod before binding."""
+
+    def permit(self, state: CycleState, pod: PodInfo, node_name: str) -> tuple[Status | None, float]: ...
+
+
+@runtime_checkable
+class PreBindPlugin(Plugin, Protocol):
+    def pre_bind(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None: ...
+
+
+@runtime_checkable
+class BindPlugin(Plugin, Protocol):
+    """Binds the pod; Skip passes it to the next bind plugin."""
+
+    def bind(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None: ...
+
+
+@runtime_checkable
+class PostBindPlugin(Plugin, Protocol):
+    def post_bind(self, state: CycleState, pod: PodInfo, node_name: str) -> None: ...
 
 
 @runtime_checkable
 class EnqueueExtensions(Protocol):
-    """Which cluster events may make a pod this plugin rejected schedulable.
+    """Which cluster events may make a pod this plugin rejected schedulable, each with an
+    optional queueing hint that decides for one pod and one change."""
 
-    Returns ``(ClusterEvent, hint)`` pairs; ``hint(pod, old, new)`` answers
-    ``QUEUE`` or ``SKIP`` (None means always queue), as upstream's queueing hints.
-    """
-
-    def events_to_register(self) -> list[tuple[Any, Callable | None]]: ...
+    def events_to_register(self) -> list[ClusterEventWithHint]: ...

@@ -8,33 +8,46 @@ point's position (it "overrides" the multiPoint entry).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Callable
 
 from .config import ConfigError, Profile, SchedulerConfig
+from .handle import Handle
+from .interfaces import Plugin
 from .registry import Registry
 from .runtime import EXTENSION_POINTS, POINT_METHODS, Framework
 
-__all__ = ["build_framework", "build_profiles", "implements"]
+__all__ = ["build_framework", "build_profiles", "implements", "HandleFactory"]
+
+HandleFactory = Callable[[str], Handle]
+"""The handle for a profile, by its scheduler name."""
 
 
-def implements(plugin: Any, point: str) -> bool:
+def implements(plugin: object, point: str) -> bool:
     return any(callable(getattr(plugin, m, None)) for m in POINT_METHODS[point])
 
 
-def _instantiate(name: str, profile: Profile, registry: Registry, handle: Any, instances: dict[str, Any]) -> Any:
+def _instantiate(name: str, profile: Profile, registry: Registry, handle: Handle, instances: dict[str, Plugin]) -> Plugin:
     if name not in instances:
         spec = registry.get(name)
         if spec is None:
             raise ConfigError([(f"profiles.{profile.scheduler_name}", f'plugin "{name}" does not exist')])
-        plugin = spec.factory(profile.plugin_config.get(name), handle)
+        try:
+            plugin = spec.build(profile.plugin_config.get(name), handle)
+        except ConfigError:
+            raise
+        except Exception as err:  # a plugin's own bug or refusal: one line naming it
+            raise ConfigError([(f"profiles.{profile.scheduler_name}", f'plugin "{name}": initializing: {err}')]) from err
+        if getattr(plugin, "name", None) != name:
+            raise ConfigError([(f"profiles.{profile.scheduler_name}",
+                                f'plugin "{name}": its factory made a plugin named {getattr(plugin, "name", None)!r}')])
         instances[name] = plugin
     return instances[name]
 
 
-def build_framework(profile: Profile, registry: Registry, handle: Any, path: str = "profile") -> Framework:
+def build_framework(profile: Profile, registry: Registry, handle: Handle, path: str = "profile") -> Framework:
     problems: list[tuple[str, str]] = []
-    instances: dict[str, Any] = {}
-    points: dict[str, list[Any]] = {}
+    instances: dict[str, Plugin] = {}
+    points: dict[str, list[Plugin]] = {}
     multi = profile.plugins["multiPoint"].enabled
     for point in EXTENSION_POINTS:
         plugin_set = profile.plugins[point]
@@ -89,11 +102,12 @@ def build_framework(profile: Profile, registry: Registry, handle: Any, path: str
     return Framework(profile.scheduler_name, points, weights, profile.percentage_of_nodes_to_score, instances)
 
 
-def build_profiles(config: SchedulerConfig, registry: Registry, handle: Any) -> dict[str, Framework]:
+def build_profiles(config: SchedulerConfig, registry: Registry, handles: HandleFactory) -> dict[str, Framework]:
     profiles = {}
     problems: list[tuple[str, str]] = []
     for i, profile in enumerate(config.profiles):
         try:
+            handle = handles(profile.scheduler_name)
             profiles[profile.scheduler_name] = build_framework(profile, registry, handle, f"profiles[{i}]")
         except ConfigError as err:
             problems.extend(err.problems)

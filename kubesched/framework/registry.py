@@ -1,51 +1,125 @@
-"""The plugin registry: plugin name -> how to build it and read its args."""
+"""The plugin registry: plugin name -> how to build it and decode its args.
+
+A plugin is registered as a ``PluginSpec``: its name, a factory ``(args, handle) ->
+plugin``, and how its args are read: an ``args_type`` dataclass decoded by the shared
+strict decoder (``decode_args``), or, for in-tree plugins with upstream's bespoke
+validation, a ``parse_args`` function. Out-of-tree plugins are registered the same
+way as in-tree ones; ``kubesched.framework.loader`` finds them.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Callable, Generic, Iterable, TypeVar
 
-__all__ = ["PluginSpec", "Registry"]
+from .args import decode_args
+from .handle import Handle
+from .interfaces import Plugin
+
+__all__ = ["PluginSpec", "Registry", "PluginFactory", "DefaultPlugin"]
+
+A = TypeVar("A")
+
+PluginFactory = Callable[[A, Handle], Plugin]
+"""``factory(args, handle)``: ``args`` is the decoded args (None for a plugin without args)."""
 
 
 @dataclass(slots=True, frozen=True)
-class PluginSpec:
-    """How to make one plugin: ``factory(args, handle)``, with args read by ``parse_args(raw)``.
+class PluginSpec(Generic[A]):
+    """How to make one plugin.
 
-    ``parse_args`` raises ``ArgsError`` for bad args; None means the plugin takes none.
+    ``args_type``: a dataclass the plugin's ``pluginConfig`` args decode into (strictly:
+    unknown fields and wrong types are config errors with the field's path); a plugin
+    with args gets ``args_type()`` (its defaults) when the config gives none.
+    ``parse_args(raw)``: a hand-written decoder instead, raising ``ArgsError``.
+    With neither, the plugin takes no args and its factory gets None.
+    ``object_kinds``: ``(apiVersion, kind)`` of objects the plugin reads through
+    ``Handle.object_store``, so a snapshot holding them loads.
     """
 
     name: str
-    factory: Callable[[Any, Any], Any]
-    parse_args: Callable[[Any], Any] | None = None
+    factory: Callable[[A, Handle], Plugin]
+    args_type: type[A] | None = None
+    parse_args: Callable[[object], A] | None = None
+    object_kinds: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def takes_args(self) -> bool:
+        return self.args_type is not None or self.parse_args is not None
+
+    def decode(self, raw: object) -> A | None:
+        """The plugin's args from a ``pluginConfig`` entry's ``args`` (None: not given)."""
+        if self.parse_args is not None:
+            return self.parse_args(raw)
+        if self.args_type is not None:
+            return decode_args(self.args_type, raw)
+        return None
+
+    def build(self, args: object, handle: Handle) -> Plugin:
+        """Call the factory with args this spec decoded."""
+        factory: Callable[[object, Handle], Plugin] = self.factory  # type: ignore[assignment]
+        return factory(args, handle)
+
+
+@dataclass(slots=True, frozen=True)
+class DefaultPlugin:
+    """A plugin of the default profile's ``multiPoint`` set, with its score weight (0: none)."""
+
+    name: str
+    weight: int = 0
 
 
 class Registry:
-    def __init__(self, specs: list[PluginSpec] | None = None) -> None:
-        self._specs: dict[str, PluginSpec] = {}
+    """Plugins by name, the default profile's plugin list, and upstream plugins kubesched lacks."""
+
+    def __init__(
+        self,
+        specs: Iterable[PluginSpec[object]] | None = None,
+        defaults: Iterable[DefaultPlugin] = (),
+        unimplemented: Iterable[str] = (),
+    ) -> None:
+        self._specs: dict[str, PluginSpec[object]] = {}
+        self.defaults: tuple[DefaultPlugin, ...] = tuple(defaults)
+        self.unimplemented: frozenset[str] = frozenset(unimplemented)
         for spec in specs or []:
             self.register(spec)
 
-    def register(self, spec: PluginSpec) -> None:
+    def register(self, spec: PluginSpec[A]) -> None:
         if spec.name in self._specs:
             raise ValueError(f"a plugin named {spec.name} already exists")
-        self._specs[spec.name] = spec
+        self._specs[spec.name] = spec  # type: ignore[assignment]
 
-    def add(self, name: str, factory: Callable[[Any, Any], Any], parse_args: Callable[[Any], Any] | None = None) -> None:
-        """Register an out-of-tree plugin (the SDK's entry point)."""
-        self.register(PluginSpec(name, factory, parse_args))
+    def add(
+        self,
+        name: str,
+        factory: Callable[[A, Handle], Plugin],
+        args_type: type[A] | None = None,
+        object_kinds: tuple[tuple[str, str], ...] = (),
+    ) -> None:
+        """Register a plugin by its parts."""
+        self.register(PluginSpec(name, factory, args_type, None, object_kinds))
 
-    def get(self, name: str) -> PluginSpec | None:
+    def get(self, name: str) -> PluginSpec[object] | None:
         return self._specs.get(name)
 
-    def __contains__(self, name: str) -> bool:
+    def __contains__(self, name: object) -> bool:
         return name in self._specs
 
     def names(self) -> list[str]:
         return list(self._specs)
 
+    def specs(self) -> list[PluginSpec[object]]:
+        return list(self._specs.values())
+
+    def object_kinds(self) -> frozenset[tuple[str, str]]:
+        """Every ``(apiVersion, kind)`` some registered plugin reads."""
+        return frozenset(k for spec in self._specs.values() for k in spec.object_kinds)
+
     def merged(self, other: "Registry") -> "Registry":
-        out = Registry(list(self._specs.values()))
+        """This registry's plugins and defaults, plus ``other``'s plugins (names must not clash)."""
+        out = Registry(self._specs.values(), self.defaults, self.unimplemented - set(other.names()))
         for spec in other._specs.values():
             out.register(spec)
         return out
+
+

@@ -9,24 +9,39 @@ table in one go for batch plugins and node by node for per-node ones.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import cast
 
 import numpy as np
 
+from ..objects.nodeinfo import NodeInfo
+from ..objects.pod import PodInfo
 from .cycle_state import CycleState
 from .interfaces import (
     MAX_NODE_SCORE,
     MIN_NODE_SCORE,
+    BatchFilterPlugin,
+    BatchScorePlugin,
+    BindPlugin,
+    FilterPlugin,
+    NodeToStatusReader,
     NodeVerdicts,
+    Plugin,
+    PostBindPlugin,
+    PostFilterPlugin,
     PostFilterResult,
+    PreBindPlugin,
+    PreEnqueuePlugin,
+    PreFilterPlugin,
     PreFilterResult,
+    PreScorePlugin,
+    PermitPlugin,
+    QueueSortPlugin,
+    ReservePlugin,
+    ScoreExtensions,
+    ScorePlugin,
 )
 from .status import Code, Status
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ..cache.cache import Snapshot
-    from ..objects.nodeinfo import NodeInfo
-    from ..objects.pod import PodInfo
+from .views import BoolArray, IntArray, RowArray, SnapshotView
 
 __all__ = ["Framework", "FilterOutcome", "ScoreOutcome", "FrameworkError", "go_list", "EXTENSION_POINTS", "POINT_METHODS"]
 
@@ -74,11 +89,17 @@ class FilterOutcome:
     """Which plugin rejected which row: ``status_index[row]`` into ``statuses``, -1 if none.
 
     Treat both arrays as read-only: when no row was rejected ``status_index`` is shared.
+    ``passed`` holds the rows that survived every filter run on them so far; with
+    per-node plugins, ``rejected_at`` keeps the position (in filter order) of the
+    plugin that rejected each row, so per-node plugins run later on a window of rows
+    still see upstream's "first failing plugin" order.
     """
 
     status_index: np.ndarray
     statuses: list[Status]
-    passed: np.ndarray  # bool per row: survived every filter
+    passed: BoolArray  # bool per row: survived every filter
+    rejected_at: np.ndarray | None = None  # int16 per row: filter position of the rejection
+    owns_arrays: bool = False  # whether status_index and passed are this outcome's own, to update in place
 
     def status_of(self, row: int) -> Status | None:
         idx = int(self.status_index[row])
@@ -89,9 +110,9 @@ class FilterOutcome:
 class ScoreOutcome:
     """Weighted scores per plugin over the scored rows, and their totals."""
 
-    rows: np.ndarray
-    by_plugin: dict[str, np.ndarray] = field(default_factory=dict)
-    total: np.ndarray | None = None
+    rows: RowArray
+    by_plugin: dict[str, IntArray] = field(default_factory=dict)
+    total: IntArray | None = None
 
 
 class Framework:
@@ -100,42 +121,71 @@ class Framework:
     def __init__(
         self,
         profile_name: str,
-        points: dict[str, list[Any]],
+        points: dict[str, list[Plugin]],
         weights: dict[str, int],
         percentage_of_nodes_to_score: int | None = None,
-        instances: dict[str, Any] | None = None,
+        instances: dict[str, Plugin] | None = None,
     ) -> None:
         self.profile_name = profile_name
-        self.points = {p: list(points.get(p, [])) for p in EXTENSION_POINTS}
+        self.points: dict[str, list[Plugin]] = {p: list(points.get(p, [])) for p in EXTENSION_POINTS}
         self.weights = dict(weights)
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
-        self.instances = instances or {}
-        sort = self.points["queueSort"]
-        self.queue_sort = sort[0] if sort else None
-        self._batch_filter = [hasattr(p, "filter_nodes") for p in self.points["filter"]]
-        self._batch_score = [hasattr(p, "score_nodes") for p in self.points["score"]]
-        self._normalize = [getattr(p, "normalize_score", None) for p in self.points["score"]]
+        self.instances: dict[str, Plugin] = instances or {}
+        # Each point's plugins as the protocol the point calls (build_framework checked them).
+        pts = self.points
+        self._pre_enqueue = cast(list[PreEnqueuePlugin], pts["preEnqueue"])
+        sort = cast(list[QueueSortPlugin], pts["queueSort"])
+        self.queue_sort: QueueSortPlugin | None = sort[0] if sort else None
+        self._pre_filter = cast(list[PreFilterPlugin], pts["preFilter"])
+        self._filters = pts["filter"]
+        self._post_filter = cast(list[PostFilterPlugin], pts["postFilter"])
+        self._pre_score = cast(list[PreScorePlugin], pts["preScore"])
+        self._scores = pts["score"]
+        self._reserve = cast(list[ReservePlugin], pts["reserve"])
+        self._permit = cast(list[PermitPlugin], pts["permit"])
+        self._pre_bind = cast(list[PreBindPlugin], pts["preBind"])
+        self._bind = cast(list[BindPlugin], pts["bind"])
+        self._post_bind = cast(list[PostBindPlugin], pts["postBind"])
+        # Filters in order: (position, name, batch form or None, per-node form or None).
+        self._filter_forms: list[tuple[int, str, BatchFilterPlugin | None, FilterPlugin | None]] = [
+            (i, p.name, p if isinstance(p, BatchFilterPlugin) else None, None if isinstance(p, BatchFilterPlugin) else cast(FilterPlugin, p))
+            for i, p in enumerate(self._filters)
+        ]
+        self._node_filters = [(i, name, f) for i, name, _, f in self._filter_forms if f is not None]
+        self._score_forms: list[tuple[str, BatchScorePlugin | None, ScorePlugin | None, ScoreExtensions | None]] = [
+            (
+                p.name,
+                p if isinstance(p, BatchScorePlugin) else None,
+                None if isinstance(p, BatchScorePlugin) else cast(ScorePlugin, p),
+                p if isinstance(p, ScoreExtensions) else None,
+            )
+            for p in self._scores
+        ]
         self._weight_columns: dict[tuple[str, ...], np.ndarray] = {}  # active score plugins -> weights
 
     # -- introspection ------------------------------------------------------
-    def plugin(self, name: str) -> Any:
+    def plugin(self, name: str) -> Plugin | None:
         return self.instances.get(name)
 
     def plugin_names(self, point: str) -> list[str]:
         return [p.name for p in self.points[point]]
 
     def has_filter_plugins(self) -> bool:
-        return bool(self.points["filter"])
+        return bool(self._filters)
+
+    def has_node_filters(self) -> bool:
+        """Whether a filter plugin has only the per-node form (then filtering is windowed)."""
+        return bool(self._node_filters)
 
     def has_score_plugins(self) -> bool:
-        return bool(self.points["score"])
+        return bool(self._scores)
 
-    def list_plugins(self) -> dict[str, list[dict[str, Any]]]:
-        out = {}
+    def list_plugins(self) -> dict[str, list[dict[str, object]]]:
+        out: dict[str, list[dict[str, object]]] = {}
         for point in EXTENSION_POINTS:
-            entries = []
+            entries: list[dict[str, object]] = []
             for p in self.points[point]:
-                entry = {"name": p.name}
+                entry: dict[str, object] = {"name": p.name}
                 if point == "score":
                     entry["weight"] = self.weights.get(p.name, 1)
                 entries.append(entry)
@@ -144,8 +194,8 @@ class Framework:
         return out
 
     # -- queueing -----------------------------------------------------------
-    def run_pre_enqueue(self, pod: "PodInfo") -> Status | None:
-        for plugin in self.points["preEnqueue"]:
+    def run_pre_enqueue(self, pod: PodInfo) -> Status | None:
+        for plugin in self._pre_enqueue:
             status = plugin.pre_enqueue(pod)
             if status is not None and not status.is_success():
                 return status.with_plugin(plugin.name)
@@ -153,14 +203,14 @@ class Framework:
 
     # -- PreFilter ----------------------------------------------------------
     def run_pre_filter(
-        self, state: CycleState, pod: "PodInfo", snapshot: "Snapshot"
+        self, state: CycleState, pod: PodInfo, snapshot: SnapshotView
     ) -> tuple[PreFilterResult, Status | None, list[str]]:
         """Returns the merged node set, the rejecting status (if any) and the plugins that narrowed."""
         result = PreFilterResult()
         skipped: set[str] = set()
         narrowing: list[str] = []
         rejected: Status | None = None
-        for plugin in self.points["preFilter"]:
+        for plugin in self._pre_filter:
             try:
                 res, status = plugin.pre_filter(state, pod, snapshot)
             except Exception as err:  # a plugin bug must not lose the pod
@@ -191,69 +241,109 @@ class Framework:
         return result, rejected, narrowing
 
     # -- Filter -------------------------------------------------------------
-    def run_filters(self, state: CycleState, pod: "PodInfo", snapshot: "Snapshot", candidates: np.ndarray) -> FilterOutcome:
+    def run_filters(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, candidates: BoolArray) -> FilterOutcome:
         """Filter every candidate row; a row stops at its first failing plugin.
 
         ``candidates`` is a bool mask over table rows (live nodes the PreFilter allowed).
+        Per-node plugins run on every candidate here; ``run_batch_filters`` and
+        ``run_node_filters`` split the work so that they run only on a window.
         """
+        outcome = self.run_batch_filters(state, pod, snapshot, candidates)
+        if self._node_filters:
+            self.run_node_filters(state, pod, snapshot, outcome, np.flatnonzero(candidates))
+        return outcome
+
+    def run_batch_filters(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, candidates: BoolArray) -> FilterOutcome:
+        """The batch-form filters over all candidate rows, in order; per-node ones are left
+        for ``run_node_filters``. ``passed`` then means "no batch filter rejected the row"."""
         size = len(candidates)
         status_index: np.ndarray | None = None  # allocated at the first rejection
+        rejected_at: np.ndarray | None = None
+        if self._node_filters:
+            rejected_at = np.full(size, len(self._filters), dtype=np.int16)
         statuses: list[Status] = []
         undecided = candidates  # never written in place: a new array whenever rows drop out
         shrunk = True  # whether to check for an empty ``undecided`` before the next plugin
-        node_infos = snapshot.node_infos
         skip = state.skip_filter_plugins
-        for plugin, batch in zip(self.points["filter"], self._batch_filter):
-            if skip and plugin.name in skip:
+        for position, name, batch, _ in self._filter_forms:
+            if batch is None or (skip and name in skip):
                 continue
             if shrunk:
                 if not undecided.any():
                     break
                 shrunk = False
-            if batch:
-                try:
-                    verdicts: NodeVerdicts = plugin.filter_nodes(state, pod, snapshot)
-                except Exception as err:
-                    raise FrameworkError(f'running "{plugin.name}" filter plugin: {err}') from err
-                if not verdicts.statuses:
-                    continue  # no status to fail with: every row passes
-                codes = verdicts.codes[:size]
-                failed = undecided & (codes > 0)
-                if failed.any():
-                    if status_index is None:
-                        status_index = np.full(size, -1, dtype=np.int32)
-                    base = len(statuses)
-                    statuses.extend(s.with_plugin(plugin.name) for s in verdicts.statuses)
-                    status_index[failed] = codes[failed] - 1 + base
-                    undecided = undecided & ~failed
-                    shrunk = True
-            else:
-                memo: dict[Status, int] = {}
-                undecided = undecided.copy()
-                for row in np.flatnonzero(undecided):
-                    try:
-                        status = plugin.filter(state, pod, node_infos[row])
-                    except Exception as err:
-                        raise FrameworkError(f'running "{plugin.name}" filter plugin: {err}') from err
-                    if status is None or status.is_success():
-                        continue
-                    if status.code == Code.ERROR:
-                        raise FrameworkError(f'running "{plugin.name}" filter plugin: {status.message}')
-                    status = status.with_plugin(plugin.name)
-                    idx = memo.get(status)
-                    if idx is None:
-                        idx = memo[status] = len(statuses)
-                        statuses.append(status)
-                    if status_index is None:
-                        status_index = np.full(size, -1, dtype=np.int32)
-                    status_index[row] = idx
-                    undecided[row] = False
-                    shrunk = True
+            try:
+                verdicts = batch.filter_nodes(state, pod, snapshot, undecided)
+            except Exception as err:
+                raise FrameworkError(f'running "{name}" filter plugin: {err}') from err
+            if not verdicts.statuses:
+                continue  # no status to fail with: every row passes
+            codes = verdicts.codes[:size]
+            failed = undecided & (codes > 0)
+            if failed.any():
+                if status_index is None:
+                    status_index = np.full(size, -1, dtype=np.int32)
+                base = len(statuses)
+                statuses.extend(s.with_plugin(name) for s in verdicts.statuses)
+                status_index[failed] = codes[failed] - 1 + base
+                if rejected_at is not None:
+                    rejected_at[failed] = position
+                undecided = undecided & ~failed
+                shrunk = True
         if status_index is None:
             status_index = _no_rejections(size)
-        return FilterOutcome(status_index, statuses, undecided)
+        return FilterOutcome(status_index, statuses, undecided, rejected_at)
 
-    def run_filters_on_node(self, state: CycleState, pod: "PodInfo", node: "NodeInfo", snapshot: "Snapshot") -> Status | None:
+    def run_node_filters(
+        self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, outcome: FilterOutcome, rows: RowArray
+    ) -> None:
+        """Run the per-node filters on ``rows`` (candidates), updating ``outcome`` in place.
+
+        A per-node plugin is asked about a row only if no plugin before it in filter
+        order rejected the row, so the row's status is upstream's first failing plugin.
+        """
+        if not self._node_filters or not len(rows):
+            return
+        rejected_at = outcome.rejected_at
+        if rejected_at is None:  # pragma: no cover - run_batch_filters always sets it
+            raise FrameworkError("run_node_filters needs an outcome of run_batch_filters")
+        if not outcome.owns_arrays:
+            outcome.status_index = outcome.status_index.copy() if outcome.status_index.flags.writeable else np.full(
+                len(outcome.passed), -1, dtype=np.int32)
+            outcome.passed = outcome.passed.copy()
+            outcome.owns_arrays = True
+        status_index, passed, statuses = outcome.status_index, outcome.passed, outcome.statuses
+        node_infos = snapshot.node_infos
+        skip = state.skip_filter_plugins
+        memo: dict[Status, int] = {}
+        row_list = rows.tolist()
+        for position, name, plugin in self._node_filters:
+            if skip and name in skip:
+                continue
+            for row in row_list:
+                if rejected_at[row] <= position:
+                    continue
+                info = node_infos[row]
+                if info is None:
+                    continue
+                try:
+                    status = plugin.filter(state, pod, info)
+                except Exception as err:
+                    raise FrameworkError(f'running "{name}" filter plugin: {err}') from err
+                if status is None or status.is_success():
+                    continue
+                if status.code == Code.ERROR:
+                    raise FrameworkError(f'running "{name}" filter plugin: {status.message}')
+                status = status.with_plugin(name)
+                idx = memo.get(status)
+                if idx is None:
+                    idx = memo[status] = len(statuses)
+                    statuses.append(status)
+                status_index[row] = idx
+                rejected_at[row] = position
+                passed[row] = False
+
+    def run_filters_on_node(self, state: CycleState, pod: PodInfo, node: NodeInfo, snapshot: SnapshotView) -> Status | None:
         """Every filter on one node, in order (used by preemption's what-if checks)."""
         mask = np.zeros(snapshot.table.size, dtype=bool)
         mask[node.row] = True
@@ -261,9 +351,11 @@ class Framework:
         return outcome.status_of(node.row)
 
     # -- PostFilter ---------------------------------------------------------
-    def run_post_filter(self, state: CycleState, pod: "PodInfo", filtered: Any) -> tuple[PostFilterResult | None, Status]:
+    def run_post_filter(
+        self, state: CycleState, pod: PodInfo, filtered: NodeToStatusReader
+    ) -> tuple[PostFilterResult | None, Status]:
         reasons: list[str] = []
-        for plugin in self.points["postFilter"]:
+        for plugin in self._post_filter:
             result, status = plugin.post_filter(state, pod, filtered)
             if status is None or status.is_success():
                 return result, Status(Code.SUCCESS, plugin=plugin.name)
@@ -275,9 +367,9 @@ class Framework:
         return None, Status(Code.UNSCHEDULABLE, *reasons)
 
     # -- PreScore / Score ---------------------------------------------------
-    def run_pre_score(self, state: CycleState, pod: "PodInfo", snapshot: "Snapshot", rows: np.ndarray) -> Status | None:
+    def run_pre_score(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> Status | None:
         skipped = set()
-        for plugin in self.points["preScore"]:
+        for plugin in self._pre_score:
             status = plugin.pre_score(state, pod, snapshot, rows)
             if status is None or status.is_success():
                 continue
@@ -288,25 +380,28 @@ class Framework:
         state.skip_score_plugins = frozenset(skipped)
         return None
 
-    def run_score(self, state: CycleState, pod: "PodInfo", snapshot: "Snapshot", rows: np.ndarray) -> ScoreOutcome:
+    def run_score(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> ScoreOutcome:
         outcome = ScoreOutcome(rows=rows)
         count = len(rows)
         node_infos = snapshot.node_infos
         skip = state.skip_score_plugins
         names: list[str] = []
         results: list[np.ndarray] = []
-        for plugin, batch, normalize in zip(self.points["score"], self._batch_score, self._normalize):
-            if skip and plugin.name in skip:
+        for name, batch, per_node, extensions in self._score_forms:
+            if skip and name in skip:
                 continue
-            if batch:
-                scores = np.asarray(plugin.score_nodes(state, pod, snapshot, rows), dtype=np.int64)
+            if batch is not None:
+                scores = np.asarray(batch.score_nodes(state, pod, snapshot, rows), dtype=np.int64)
             else:
-                scores = np.fromiter((plugin.score(state, pod, node_infos[r]) for r in rows), dtype=np.int64, count=count)
-            if normalize is not None:
-                normalized = normalize(state, pod, scores)
+                assert per_node is not None
+                scores = np.fromiter(
+                    (per_node.score(state, pod, _live(node_infos[r])) for r in rows.tolist()), dtype=np.int64, count=count
+                )
+            if extensions is not None:
+                normalized = extensions.normalize_score(state, pod, scores)
                 if normalized is not None:
                     scores = np.asarray(normalized, dtype=np.int64)
-            names.append(plugin.name)
+            names.append(name)
             results.append(scores)
         if not names:
             outcome.total = np.zeros(count, dtype=np.int64)
@@ -337,8 +432,8 @@ class Framework:
         return outcome
 
     # -- Reserve / Permit / binding ----------------------------------------
-    def run_reserve(self, state: CycleState, pod: "PodInfo", node_name: str) -> Status | None:
-        for plugin in self.points["reserve"]:
+    def run_reserve(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
+        for plugin in self._reserve:
             status = plugin.reserve(state, pod, node_name)
             if status is not None and not status.is_success():
                 if status.is_rejected():
@@ -346,14 +441,14 @@ class Framework:
                 return Status(Code.ERROR, f'running Reserve plugin "{plugin.name}": {status.message}', plugin=plugin.name)
         return None
 
-    def run_unreserve(self, state: CycleState, pod: "PodInfo", node_name: str) -> None:
-        for plugin in reversed(self.points["reserve"]):
+    def run_unreserve(self, state: CycleState, pod: PodInfo, node_name: str) -> None:
+        for plugin in reversed(self._reserve):
             plugin.unreserve(state, pod, node_name)
 
-    def run_permit(self, state: CycleState, pod: "PodInfo", node_name: str) -> tuple[Status | None, dict[str, float]]:
+    def run_permit(self, state: CycleState, pod: PodInfo, node_name: str) -> tuple[Status | None, dict[str, float]]:
         """A rejecting status; or Wait with each waiting plugin's timeout (capped at 15 min); or None."""
         waits: dict[str, float] = {}
-        for plugin in self.points["permit"]:
+        for plugin in self._permit:
             status, timeout = plugin.permit(state, pod, node_name)
             if status is None or status.is_success():
                 continue
@@ -367,8 +462,8 @@ class Framework:
             return Status(Code.WAIT), waits
         return None, {}
 
-    def run_pre_bind(self, state: CycleState, pod: "PodInfo", node_name: str) -> Status | None:
-        for plugin in self.points["preBind"]:
+    def run_pre_bind(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
+        for plugin in self._pre_bind:
             status = plugin.pre_bind(state, pod, node_name)
             if status is not None and not status.is_success():
                 if status.is_rejected():
@@ -376,10 +471,10 @@ class Framework:
                 return Status(Code.ERROR, f'running PreBind plugin "{plugin.name}": {status.message}', plugin=plugin.name)
         return None
 
-    def run_bind(self, state: CycleState, pod: "PodInfo", node_name: str) -> Status | None:
-        if not self.points["bind"]:
+    def run_bind(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
+        if not self._bind:
             return Status(Code.ERROR, "no bind plugin is configured")
-        for plugin in self.points["bind"]:
+        for plugin in self._bind:
             status = plugin.bind(state, pod, node_name)
             if status is not None and status.is_skip():
                 continue
@@ -390,9 +485,15 @@ class Framework:
             return None
         return Status(Code.SKIP)
 
-    def run_post_bind(self, state: CycleState, pod: "PodInfo", node_name: str) -> None:
-        for plugin in self.points["postBind"]:
+    def run_post_bind(self, state: CycleState, pod: PodInfo, node_name: str) -> None:
+        for plugin in self._post_bind:
             plugin.post_bind(state, pod, node_name)
+
+
+def _live(info: NodeInfo | None) -> NodeInfo:
+    if info is None:  # pragma: no cover - the runner only asks about live rows
+        raise FrameworkError("asked to score a freed node table row")
+    return info
 
 
 _NO_REJECTIONS: dict[int, np.ndarray] = {}

@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 from typing import Callable
 
+from ..objects.pod import PodInfo
 from .status import Code, Status
 
 __all__ = ["WaitingPod", "WaitingPods"]
@@ -19,7 +20,7 @@ __all__ = ["WaitingPod", "WaitingPods"]
 class WaitingPod:
     """One pod waiting at Permit; ``on_done(status)`` runs once, when it is decided."""
 
-    def __init__(self, pod: object, node_name: str, deadlines: dict[str, float],
+    def __init__(self, pod: PodInfo, node_name: str, deadlines: dict[str, float],
                  on_done: Callable[[Status | None], None]) -> None:
         self.pod = pod
         self.node_name = node_name

@@ -16,11 +16,11 @@ class DefaultBinder:
         self.handle = handle
 
     def bind(self, state: Any, pod: Any, node_name: str) -> Status | None:
-        binder = self.handle.binder
-        if binder is None:
+        client = self.handle.client
+        if client is None:
             return Status(Code.ERROR, "no cluster to bind to")
         try:
-            binder(pod, node_name)
+            client.bind(pod, node_name)
         except Exception as err:  # the API's refusal becomes the binding cycle's error
             return Status.as_error(err)
         return None

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..framework.cycle_state import StateKey
 from ..framework.args import ArgsError, expect_fields
 from ..framework.interfaces import NodeVerdicts, PreFilterResult
 from ..framework.status import SKIP, Code, Status
@@ -23,7 +24,7 @@ from ..objects.selectors import (
     parse_preferred_terms,
     selector_from_set,
 )
-from ..queue.events import QueueingHint
+from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from .helper import default_normalize_score
 
 NAME = "NodeAffinity"
@@ -32,7 +33,7 @@ ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
 ERR_REASON_CONFLICT = "pod affinity terms conflict"
 _POD_STATUS = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_POD)
 _ENFORCED_STATUS = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_ENFORCED)
-_PRESCORE_KEY = "PreScore" + NAME
+_PRESCORE_KEY = StateKey("PreScore" + NAME)
 
 
 @dataclass(slots=True, frozen=True)
@@ -108,7 +109,7 @@ class NodeAffinity:
             return _POD_STATUS
         return None
 
-    def filter_nodes(self, state: Any, pod: Any, snapshot: Any) -> NodeVerdicts:
+    def filter_nodes(self, state: Any, pod: Any, snapshot: Any, candidates: Any) -> NodeVerdicts:
         table = snapshot.table
         # The answer depends on node labels and names and on these pod fields only.
         selector = tuple(pod.node_selector.items()) if pod.node_selector else ()
@@ -159,10 +160,9 @@ class NodeAffinity:
     def normalize_score(self, state: Any, pod: Any, scores: np.ndarray) -> np.ndarray:
         return default_normalize_score(scores, reverse=False)
 
-    def events_to_register(self) -> list:
-        from ..queue.events import ActionType, ClusterEvent, EventResource
+    def events_to_register(self) -> list[ClusterEventWithHint]:
 
-        return [(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL), self._hint_node_change)]
+        return [ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL), self._hint_node_change)]
 
     def _node_matches(self, pod: Any, node: Any) -> bool:
         labels, name = node.labels, node.name

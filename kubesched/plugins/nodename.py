@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ..framework.interfaces import NodeVerdicts
 from ..framework.status import Code, Status
 
@@ -22,7 +23,7 @@ class NodeName:
             return _STATUS
         return None
 
-    def filter_nodes(self, state: Any, pod: Any, snapshot: Any) -> NodeVerdicts:
+    def filter_nodes(self, state: Any, pod: Any, snapshot: Any, candidates: Any) -> NodeVerdicts:
         table = snapshot.table
         if not pod.node_name:
             return NodeVerdicts.all_pass(table.size)
@@ -32,16 +33,13 @@ class NodeName:
             passed[row] = True
         return NodeVerdicts.from_mask(passed, _STATUS)
 
-    def events_to_register(self) -> list:
-        from ..queue.events import ActionType, ClusterEvent, EventResource
+    def events_to_register(self) -> list[ClusterEventWithHint]:
 
-        return [(ClusterEvent(EventResource.NODE, ActionType.ADD), _hint_node_add)]
+        return [ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD), _hint_node_add)]
 
 
 def _hint_node_add(pod: Any, old: Any, new: Any) -> Any:
     """Only the node the pod names can help it."""
-    from ..queue.events import QueueingHint
-
     if new is not None and (not pod.node_name or pod.node_name == new.name):
         return QueueingHint.QUEUE
     return QueueingHint.SKIP

@@ -6,13 +6,15 @@ from typing import Any
 
 import numpy as np
 
+from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+from ..framework.cycle_state import StateKey
 from ..framework.interfaces import NodeVerdicts, PreFilterResult
 from ..framework.status import SKIP, Code, Status
 
 NAME = "NodePorts"
 ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
 _STATUS = Status(Code.UNSCHEDULABLE, ERR_REASON)
-_STATE_KEY = "PreFilter" + NAME
+_STATE_KEY = StateKey("PreFilter" + NAME)
 ALL_IPS = "0.0.0.0"
 
 
@@ -26,7 +28,8 @@ class NodePorts:
         return None, None
 
     def _wanted(self, state: Any, pod: Any) -> tuple:
-        return state.get(_STATE_KEY, pod.host_ports)
+        found = state.get(_STATE_KEY)
+        return found if found is not None else pod.host_ports
 
     def filter(self, state: Any, pod: Any, node: Any) -> Status | None:
         for port in self._wanted(state, pod):
@@ -34,7 +37,7 @@ class NodePorts:
                 return _STATUS
         return None
 
-    def filter_nodes(self, state: Any, pod: Any, snapshot: Any) -> NodeVerdicts:
+    def filter_nodes(self, state: Any, pod: Any, snapshot: Any, candidates: Any) -> NodeVerdicts:
         table = snapshot.table
         codes = np.zeros(table.size, dtype=np.int32)
         for port in self._wanted(state, pod):
@@ -46,19 +49,16 @@ class NodePorts:
                     codes[row] = 1
         return NodeVerdicts(codes, [_STATUS])
 
-    def events_to_register(self) -> list:
-        from ..queue.events import ActionType, ClusterEvent, EventResource
+    def events_to_register(self) -> list[ClusterEventWithHint]:
 
         return [
-            (ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE), _hint_pod_deleted),
-            (ClusterEvent(EventResource.NODE, ActionType.ADD), None),
+            ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE), _hint_pod_deleted),
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD), None),
         ]
 
 
 def _hint_pod_deleted(pod: Any, old: Any, new: Any) -> Any:
     """Queue only when the deleted pod held a host port this pod wants."""
-    from ..queue.events import QueueingHint
-
     if old is None or not old.host_ports:
         return QueueingHint.SKIP
     held = {(p.protocol, p.port) for p in old.host_ports}

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ..framework.interfaces import NodeVerdicts
 from ..framework.status import Code, Status
 from ..objects.taints import NO_SCHEDULE, Taint
@@ -38,23 +39,20 @@ class NodeUnschedulable:
             return _STATUS
         return None
 
-    def filter_nodes(self, state: Any, pod: Any, snapshot: Any) -> NodeVerdicts:
+    def filter_nodes(self, state: Any, pod: Any, snapshot: Any, candidates: Any) -> NodeVerdicts:
         table = snapshot.table
         codes = table.node_derived((NAME,), lambda: _codes(table))
         if codes is None or _tolerates(pod):
             return NodeVerdicts.all_pass(table.size)
         return NodeVerdicts(codes, [_STATUS])
 
-    def events_to_register(self) -> list:
-        from ..queue.events import ActionType, ClusterEvent, EventResource
+    def events_to_register(self) -> list[ClusterEventWithHint]:
 
-        return [(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT), _hint_node_change)]
+        return [ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT), _hint_node_change)]
 
 
 def _hint_node_change(pod: Any, old: Any, new: Any) -> Any:
     """Queue when the node became schedulable (or the pod tolerates it being cordoned)."""
-    from ..queue.events import QueueingHint
-
     if new is None or (new.unschedulable and not _tolerates(pod)):
         return QueueingHint.SKIP
     if old is not None and not old.unschedulable:

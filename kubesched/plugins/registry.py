@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..framework.registry import PluginSpec, Registry
+from ..framework.registry import DefaultPlugin, PluginSpec, Registry
 from . import (
     defaultbinder,
     imagelocality,
@@ -18,7 +18,7 @@ from .noderesources import balanced_allocation, fit
 from . import podtopologyspread
 from . import interpodaffinity
 
-__all__ = ["in_tree_registry", "UPSTREAM_ONLY"]
+__all__ = ["in_tree_registry", "UPSTREAM_ONLY", "DEFAULT_PLUGINS"]
 
 # Upstream in-tree plugins kubesched does not implement (yet). A config may disable
 # them; enabling one is an error, since its decisions could not be upstream's.
@@ -37,7 +37,27 @@ UPSTREAM_ONLY = frozenset(
 )
 
 
+# Upstream's default profile (``getDefaultPlugins``): multiPoint plugins and score weights.
+DEFAULT_PLUGINS: tuple[DefaultPlugin, ...] = (
+    DefaultPlugin("SchedulingGates"),
+    DefaultPlugin("PrioritySort"),
+    DefaultPlugin("NodeUnschedulable"),
+    DefaultPlugin("NodeName"),
+    DefaultPlugin("TaintToleration", 3),
+    DefaultPlugin("NodeAffinity", 2),
+    DefaultPlugin("NodePorts"),
+    DefaultPlugin("NodeResourcesFit", 1),
+    DefaultPlugin("PodTopologySpread", 2),
+    DefaultPlugin("InterPodAffinity", 2),
+    DefaultPlugin("DefaultPreemption"),
+    DefaultPlugin("NodeResourcesBalancedAllocation", 1),
+    DefaultPlugin("ImageLocality", 1),
+    DefaultPlugin("DefaultBinder"),
+)
+
+
 def in_tree_registry() -> Registry:
+    """Every in-tree plugin, upstream's default plugin list, and the upstream plugins not built yet."""
     return Registry(
         [
             PluginSpec(schedulinggates.NAME, schedulinggates.new),
@@ -45,13 +65,15 @@ def in_tree_registry() -> Registry:
             PluginSpec(nodeunschedulable.NAME, nodeunschedulable.new),
             PluginSpec(nodename.NAME, nodename.new),
             PluginSpec(tainttoleration.NAME, tainttoleration.new),
-            PluginSpec(nodeaffinity.NAME, nodeaffinity.new, nodeaffinity.parse_args),
+            PluginSpec(nodeaffinity.NAME, nodeaffinity.new, parse_args=nodeaffinity.parse_args),
             PluginSpec(nodeports.NAME, nodeports.new),
-            PluginSpec(fit.NAME, fit.new, fit.parse_args),
-            PluginSpec(balanced_allocation.NAME, balanced_allocation.new, balanced_allocation.parse_args),
-            PluginSpec(podtopologyspread.NAME, podtopologyspread.new, podtopologyspread.parse_args),
-            PluginSpec(interpodaffinity.NAME, interpodaffinity.new, interpodaffinity.parse_args),
+            PluginSpec(fit.NAME, fit.new, parse_args=fit.parse_args),
+            PluginSpec(balanced_allocation.NAME, balanced_allocation.new, parse_args=balanced_allocation.parse_args),
+            PluginSpec(podtopologyspread.NAME, podtopologyspread.new, parse_args=podtopologyspread.parse_args),
+            PluginSpec(interpodaffinity.NAME, interpodaffinity.new, parse_args=interpodaffinity.parse_args),
             PluginSpec(imagelocality.NAME, imagelocality.new),
             PluginSpec(defaultbinder.NAME, defaultbinder.new),
-        ]
+        ],
+        DEFAULT_PLUGINS,
+        UPSTREAM_ONLY,
     )

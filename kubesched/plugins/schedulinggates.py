@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ..framework.status import Code, Status
 
 NAME = "SchedulingGates"
@@ -18,10 +19,9 @@ class SchedulingGates:
         gates = " ".join(pod.scheduling_gates)
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"waiting for scheduling gates: [{gates}]")
 
-    def events_to_register(self) -> list:
-        from ..queue.events import ClusterEvent, EventResource, ActionType
+    def events_to_register(self) -> list[ClusterEventWithHint]:
 
-        return [(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED), None)]
+        return [ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED), None)]
 
 
 def new(args: Any, handle: Any) -> SchedulingGates:

@@ -6,6 +6,8 @@ from typing import Any
 
 import numpy as np
 
+from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+from ..framework.cycle_state import StateKey
 from ..framework.interfaces import NodeVerdicts
 from ..framework.status import Code, Status
 from ..objects.taints import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, find_untolerated_taint
@@ -13,7 +15,7 @@ from .helper import default_normalize_score
 
 NAME = "TaintToleration"
 _FILTER_EFFECTS = (NO_SCHEDULE, NO_EXECUTE)
-_STATE_KEY = "PreScore" + NAME
+_STATE_KEY = StateKey("PreScore" + NAME)
 
 
 def _reject(taint: Any) -> Status:
@@ -74,7 +76,7 @@ class TaintToleration:
         taint = find_untolerated_taint(node.node.taints, pod.tolerations, _FILTER_EFFECTS)
         return _reject(taint) if taint is not None else None
 
-    def filter_nodes(self, state: Any, pod: Any, snapshot: Any) -> NodeVerdicts:
+    def filter_nodes(self, state: Any, pod: Any, snapshot: Any, candidates: Any) -> NodeVerdicts:
         table = snapshot.table
         # The answer depends on the nodes' taints and the pod's tolerations only.
         codes, statuses = table.node_derived((NAME, "filter", pod.tolerations), lambda: _filter_codes(table, pod.tolerations))
@@ -106,19 +108,16 @@ class TaintToleration:
     def normalize_score(self, state: Any, pod: Any, scores: np.ndarray) -> np.ndarray:
         return default_normalize_score(scores, reverse=True)
 
-    def events_to_register(self) -> list:
-        from ..queue.events import ActionType, ClusterEvent, EventResource
+    def events_to_register(self) -> list[ClusterEventWithHint]:
 
         return [
-            (ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT), _hint_node_change),
-            (ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATIONS), None),
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT), _hint_node_change),
+            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATIONS), None),
         ]
 
 
 def _hint_node_change(pod: Any, old: Any, new: Any) -> Any:
     """Queue when the pod tolerates the node's taints now and did not before."""
-    from ..queue.events import QueueingHint
-
     if new is None or find_untolerated_taint(new.taints, pod.tolerations, _FILTER_EFFECTS) is not None:
         return QueueingHint.SKIP
     if old is not None and find_untolerated_taint(old.taints, pod.tolerations, _FILTER_EFFECTS) is None:

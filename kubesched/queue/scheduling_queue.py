@@ -31,16 +31,21 @@ from typing import Any, Callable, Iterable
 from ..clock import Clock
 from ..framework.status import Code
 from ..objects.pod import PodInfo
-from .events import (
+from ..framework.events import (
     FORCE_ACTIVATE,
     UNSCHEDULABLE_TIMEOUT,
+    ActionType,
     ClusterEvent,
     EventResource,
     QueueingHint,
+    QueueingHintFn,
 )
-from .types import QueuedPodInfo
+from ..framework.queued_pod import QueuedPodInfo
 
-__all__ = ["SchedulingQueue", "QueueConfig", "ACTIVE", "BACKOFF", "UNSCHEDULABLE"]
+__all__ = ["SchedulingQueue", "QueueConfig", "HintRegistration", "ACTIVE", "BACKOFF", "UNSCHEDULABLE"]
+
+HintRegistration = tuple[ClusterEvent, str, QueueingHintFn | None]
+"""(event of interest, plugin name, the plugin's hint or None for always-queue)."""
 
 ACTIVE = "activeQ"
 BACKOFF = "backoffQ"
@@ -159,7 +164,7 @@ class SchedulingQueue:
         less: Any = None,
         config: QueueConfig | None = None,
         pre_enqueue: Callable[[PodInfo], Any] | None = None,
-        hints: dict[str, list[tuple[ClusterEvent, str, Callable | None]]] | None = None,
+        hints: dict[str, list[HintRegistration]] | None = None,
     ) -> None:
         """``less`` is the QueueSort plugin; ``hints`` maps a scheduler name to
         ``(event, plugin name, hint function or None)`` registrations."""
@@ -429,8 +434,6 @@ class SchedulingQueue:
             info = self._unschedulable.get(uid)
             if info is not None:
                 info.pod = new
-                from .events import ActionType
-
                 event = ClusterEvent(EventResource.POD, ActionType.UPDATE, "UpdatePod")
                 if info.gated and self._run_pre_enqueue(info):
                     del self._unschedulable[uid]
@@ -444,8 +447,6 @@ class SchedulingQueue:
                 return
             if uid in self._in_flight:
                 # Replayed if this attempt fails: the update may be what makes the pod schedulable.
-                from .events import ActionType
-
                 self._events.append((ClusterEvent(EventResource.POD, ActionType.UPDATE, "UpdatePod"), old, new))
                 return
             self.add(new)

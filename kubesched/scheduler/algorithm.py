@@ -16,7 +16,8 @@ import numpy as np
 
 from ..cache.cache import Snapshot
 from ..framework.cycle_state import CycleState
-from ..framework.runtime import Framework, FrameworkError, ScoreOutcome, go_list
+from ..framework.runtime import FilterOutcome, Framework, FrameworkError, ScoreOutcome, go_list
+from ..framework.views import SnapshotView
 from ..framework.status import Code, Status
 from ..objects.pod import PodInfo
 from .fit_error import Diagnosis, FitError, NoNodesAvailableError
@@ -129,6 +130,17 @@ class Algorithm:
         else:
             # Every live row is a candidate unless PreFilter narrowed the set.
             candidates = allowed if allowed is not None else table.alive[: table.size].copy()
+            if fwk.has_node_filters():
+                # Per-node plugins cost a Python call per node: ask them only about the
+                # windows the search visits, after the batch filters ran over all rows.
+                outcome = fwk.run_batch_filters(state, pod, snapshot, candidates)
+                diagnosis.outcome = outcome
+                chosen, processed = _first_passing_windowed(fwk, state, pod, snapshot, outcome, candidates,
+                                                            order, start, to_find)
+                feasible = order[chosen]
+                diagnosis.evaluated = _rotated_prefix(order, start, processed)
+                self.next_start_node_index = (self.next_start_node_index + processed) % snapshot.num_nodes
+                return feasible, diagnosis
             outcome = fwk.run_filters(state, pod, snapshot, candidates)
             diagnosis.outcome = outcome
             passed = outcome.passed  # only rows of ``order`` can pass
@@ -179,6 +191,39 @@ def _first_passing(passed: np.ndarray, order: np.ndarray, identity: bool, start:
             if limit == start:
                 raise AssertionError("fewer passing nodes than counted")  # pragma: no cover
             pos, limit = 0, start
+
+
+def _first_passing_windowed(fwk: Framework, state: CycleState, pod: PodInfo, snapshot: SnapshotView,
+                            outcome: FilterOutcome, candidates: np.ndarray, order: np.ndarray, start: int,
+                            want: int) -> tuple[np.ndarray, int]:
+    """Like ``_first_passing``, running the per-node filters window by window on the way:
+    the positions in ``order`` of the first ``want`` nodes that pass every filter, visited
+    from ``start`` (wrapping), and how many positions the visit covers (all ``n`` when
+    fewer than ``want`` pass)."""
+    n = len(order)
+    parts: list[np.ndarray] = []
+    found = 0
+    pos, width, limit, wrapped = start, want + (want >> 2) + 32, n, False
+    while True:
+        end = min(pos + width, limit)
+        rows = order[pos:end]
+        fwk.run_node_filters(state, pod, snapshot, outcome, rows[candidates[rows]])
+        hits = np.flatnonzero(outcome.passed[rows])
+        if found + len(hits) >= want:
+            hits = hits[: want - found] + pos
+            parts.append(hits)
+            last = int(hits[-1])
+            processed = last - start + 1 if last >= start else last + n - start + 1
+            return np.concatenate(parts), processed
+        if len(hits):
+            parts.append(hits + pos)
+            found += len(hits)
+        pos, width = end, width * 2
+        if pos >= limit:
+            if wrapped or start == 0:
+                chosen = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+                return chosen, n
+            pos, limit, wrapped = 0, start, True
 
 
 def _rotated_prefix(order: np.ndarray, start: int, count: int) -> np.ndarray:

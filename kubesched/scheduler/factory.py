@@ -2,36 +2,38 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Callable
 
 from ..cache.cache import Cache
 from ..clock import Clock
 from ..framework.config import SchedulerConfig
-from ..framework.handle import FrameworkHandle
-from ..framework.waiting_pods import WaitingPods
+from ..framework.events import ClusterEvent
+from ..framework.handle import ClusterClient
+from ..framework.interfaces import EnqueueExtensions
 from ..framework.profile import build_profiles
 from ..framework.registry import Registry
 from ..framework.runtime import Framework
+from ..framework.status import Status
 from ..objects.pod import PodInfo
 from ..plugins.registry import in_tree_registry
-from ..queue.scheduling_queue import QueueConfig, SchedulingQueue
+from ..queue.scheduling_queue import HintRegistration, QueueConfig, SchedulingQueue
 from .algorithm import Algorithm
-from .scheduler import Attempt, ClusterClient, Scheduler
+from .handle import HandleHub
+from .scheduler import Attempt, Scheduler
 
 __all__ = ["new_scheduler"]
 
 
-def _hints(profiles: dict[str, Framework]) -> dict[str, list]:
+def _hints(profiles: dict[str, Framework]) -> dict[str, list[HintRegistration]]:
     """Per profile, every plugin's (event, plugin, hint) registrations."""
-    out: dict[str, list] = {}
+    out: dict[str, list[HintRegistration]] = {}
     for name, fwk in profiles.items():
-        registrations = []
+        registrations: list[HintRegistration] = []
         for plugin_name, plugin in fwk.instances.items():
-            register = getattr(plugin, "events_to_register", None)
-            if register is None:
+            if not isinstance(plugin, EnqueueExtensions):
                 continue
-            for event, hint in register():
-                registrations.append((event, plugin_name, hint))
+            for registration in plugin.events_to_register():
+                registrations.append((registration.event, plugin_name, registration.hint))
         out[name] = registrations
     return out
 
@@ -44,16 +46,17 @@ def new_scheduler(
     tie_break: str = "random",
     seed: int | None = None,
     on_attempt: Callable[[Attempt], None] | None = None,
-    run_binding: Callable | None = None,
-    informers: Any = None,
+    run_binding: Callable[[Callable[[], None]], None] | None = None,
+    hub: HandleHub | None = None,
 ) -> Scheduler:
+    """A scheduler with one framework per profile. ``hub`` lets a driver share object
+    stores it feeds (the live informers); by default a fresh one is made."""
     registry = registry or in_tree_registry()
-    cache = Cache()
-    waiting_pods = WaitingPods()
-    handle = FrameworkHandle(cache, clock, binder=client.bind, informers=informers, waiting_pods=waiting_pods)
-    profiles = build_profiles(config, registry, handle)
+    cache = hub.cache if hub is not None else Cache()
+    hub = hub if hub is not None else HandleHub(cache, clock, client)
+    profiles = build_profiles(config, registry, hub.handle)
 
-    def pre_enqueue(pod: PodInfo):
+    def pre_enqueue(pod: PodInfo) -> Status | None:
         fwk = profiles.get(pod.scheduler_name)
         return fwk.run_pre_enqueue(pod) if fwk is not None else None
 
@@ -65,5 +68,11 @@ def new_scheduler(
         pre_enqueue=pre_enqueue,
         hints=_hints(profiles),
     )
+    hub.activate = queue.activate
+
+    def object_changed(event: ClusterEvent, old: object | None, new: object | None) -> None:
+        queue.move_all_to_active_or_backoff(event, old, new)
+
+    hub.object_stores.set_sink(object_changed)
     algorithm = Algorithm(config.percentage_of_nodes_to_score, tie_break, seed)
-    return Scheduler(profiles, cache, queue, algorithm, client, clock, on_attempt, run_binding, waiting_pods)
+    return Scheduler(profiles, cache, queue, algorithm, client, clock, on_attempt, run_binding, hub)

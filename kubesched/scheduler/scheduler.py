@@ -13,17 +13,18 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Callable, Protocol
+from typing import Callable
 
 from ..cache.cache import Cache, Snapshot
 from ..clock import Clock
-from ..framework.cycle_state import CycleState
+from ..framework.cycle_state import PODS_TO_ACTIVATE, CycleState
+from ..framework.handle import ClusterClient
 from ..framework.runtime import Framework
 from ..framework.status import Code, Status
-from ..framework.waiting_pods import WaitingPod, WaitingPods
+from ..framework.waiting_pods import WaitingPod
 from ..objects.node import Node
 from ..objects.pod import PodInfo
-from ..queue.events import (
+from ..framework.events import (
     ASSIGNED_POD_ADD,
     ASSIGNED_POD_DELETE,
     NODE_ADD,
@@ -32,24 +33,14 @@ from ..queue.events import (
     EventResource,
 )
 from ..queue.scheduling_queue import SchedulingQueue
-from ..queue.types import QueuedPodInfo
+from ..framework.queued_pod import QueuedPodInfo
 from .algorithm import Algorithm, ScheduleResult
 from .fit_error import Diagnosis, FitError, NoNodesAvailableError
+from .handle import HandleHub
 
-__all__ = ["Scheduler", "ClusterClient", "Attempt", "PODS_TO_ACTIVATE_KEY"]
+__all__ = ["Scheduler", "ClusterClient", "Attempt"]
 
 log = logging.getLogger(__name__)
-PODS_TO_ACTIVATE_KEY = "kubernetes.io/pods-to-activate"
-
-
-class ClusterClient(Protocol):
-    """What the scheduler asks of the cluster."""
-
-    def bind(self, pod: PodInfo, node_name: str) -> None: ...
-
-    def record_event(self, pod: PodInfo, event_type: str, reason: str, message: str) -> None: ...
-
-    def update_pod_condition(self, pod: PodInfo, reason: str, message: str, nominated_node_name: str | None) -> None: ...
 
 
 @dataclass(slots=True)
@@ -78,7 +69,7 @@ class Scheduler:
         clock: Clock,
         on_attempt: Callable[[Attempt], None] | None = None,
         run_binding: Callable[[Callable[[], None]], None] | None = None,
-        waiting_pods: WaitingPods | None = None,
+        hub: HandleHub | None = None,
     ) -> None:
         self.profiles = profiles
         self.cache = cache
@@ -89,7 +80,8 @@ class Scheduler:
         self.on_attempt = on_attempt
         self._run_binding = run_binding or (lambda fn: fn())
         self.pods: dict[str, PodInfo] = {}  # pending pods we own, by uid (the informer's view)
-        self.waiting_pods = waiting_pods if waiting_pods is not None else WaitingPods()
+        self.hub = hub if hub is not None else HandleHub(cache, clock, client)
+        self.waiting_pods = self.hub.waiting_pods
 
     # -- event handlers (informers call these) ------------------------------
     def responsible_for(self, pod: PodInfo) -> bool:
@@ -116,6 +108,8 @@ class Scheduler:
         self.queue.move_all_to_active_or_backoff(ClusterEvent(EventResource.NAMESPACE, ActionType.ADD | ActionType.UPDATE), None, name)
 
     def on_pod_add(self, pod: PodInfo) -> None:
+        for handler in self.hub.pod_handlers:
+            handler.on_pod_add(pod)
         if pod.node_name:
             self.cache.add_pod(pod)  # the cache keeps its own compact copy, without the raw document
             self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_ADD, None, pod)
@@ -124,6 +118,8 @@ class Scheduler:
             self.queue.add(pod)
 
     def on_pod_update(self, old: PodInfo | None, new: PodInfo) -> None:
+        for handler in self.hub.pod_handlers:
+            handler.on_pod_update(old, new)
         if new.node_name:
             was_pending = self.pods.pop(new.uid, None)
             if was_pending is not None:
@@ -144,6 +140,8 @@ class Scheduler:
             self.queue.update(old, new)
 
     def on_pod_delete(self, pod: PodInfo) -> None:
+        for handler in self.hub.pod_handlers:
+            handler.on_pod_delete(pod)
         if pod.node_name:
             self.cache.remove_pod(pod)
             self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None)
@@ -164,6 +162,7 @@ class Scheduler:
             return True
         started = self.clock.now()
         state = CycleState()
+        state.write(PODS_TO_ACTIVATE, {})
         snapshot = self.cache.snapshot()
         try:
             result = self.algorithm.schedule_pod(fwk, state, pod, snapshot)
@@ -202,9 +201,9 @@ class Scheduler:
             self._undo(fwk, state, assumed, host)
             self._handle_failure(fwk, queued, status, None, None)
             return True
-        to_activate = state.get(PODS_TO_ACTIVATE_KEY)
+        to_activate = state.get(PODS_TO_ACTIVATE)
         if to_activate:
-            self.queue.activate(to_activate)
+            self.queue.activate(list(to_activate.values()))
         if waits:
             self._wait_on_permit(fwk, state, queued, assumed, host, attempt, waits)
         else:

@@ -246,8 +246,8 @@ def test_plugins_answer_as_without_cache_while_pods_move(seed):
             assert got.tolist() == want.tolist(), (step, plugin.name)
         state = CycleState()
         plugins[0].pre_filter(state, pod, _Snapshot(table))
-        got_v = plugins[0].filter_nodes(state, pod, _Snapshot(table))
-        fresh_v = plugins[0].filter_nodes(state, pod, _Snapshot(fresh))
+        got_v = plugins[0].filter_nodes(state, pod, _Snapshot(table), table.alive[: table.size])
+        fresh_v = plugins[0].filter_nodes(state, pod, _Snapshot(fresh), fresh.alive[: fresh.size])
         got_status = [got_v.statuses[c - 1] if c else None for c in got_v.codes[: table.size].tolist()]
         fresh_status = [fresh_v.statuses[c - 1] if c else None for c in fresh_v.codes[: fresh.size].tolist()]
         assert got_status == fresh_status, step

@@ -44,7 +44,7 @@ class Recorder:
         self.calls.append((self.name, "filter", node.name))
         return self.b["filter"].get(node.name)
 
-    def _filter_nodes(self, state, pod, snapshot):
+    def _filter_nodes(self, state, pod, snapshot, candidates):
         self.calls.append((self.name, "filter_nodes"))
         rows = snapshot.table.name_rows()
         codes = np.zeros(snapshot.table.size, dtype=np.int32)

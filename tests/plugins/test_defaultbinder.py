@@ -5,14 +5,25 @@ from __future__ import annotations
 from kubesched.cache.cache import Cache
 from kubesched.clock import VirtualClock
 from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.handle import FrameworkHandle
+from kubesched.scheduler.handle import HandleHub
 from kubesched.plugins import defaultbinder
 
 from ..helpers import make_pod
 
 
+class _Client:
+    def __init__(self, bind):
+        self.bind = bind
+
+    def record_event(self, pod, event_type, reason, message):
+        pass
+
+    def update_pod_condition(self, pod, reason, message, nominated_node_name):
+        pass
+
+
 def binder_with(bind):
-    return defaultbinder.new(None, FrameworkHandle(Cache(), VirtualClock(), binder=bind))
+    return defaultbinder.new(None, HandleHub(Cache(), VirtualClock(), _Client(bind)).handle("default-scheduler"))
 
 
 def test_binds_the_pod_to_the_node():

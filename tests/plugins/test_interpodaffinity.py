@@ -28,14 +28,14 @@ from kubesched.clock import VirtualClock
 from kubesched.framework.args import ArgsError
 from kubesched.framework.config import API_VERSION, KIND, ConfigError, parse_config
 from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.handle import FrameworkHandle
+from kubesched.scheduler.handle import HandleHub
 from kubesched.framework.status import Code
 from kubesched.objects.node import parse_node
 from kubesched.objects.pod import parse_pod
 from kubesched.plugins.interpodaffinity import InterPodAffinityArgs, new, parse_args
 from kubesched.plugins.interpodaffinity.index import AffinityIndex, RowCounts
 from kubesched.plugins.registry import UPSTREAM_ONLY, in_tree_registry
-from kubesched.queue.events import ActionType, ClusterEvent, EventResource, QueueingHint
+from kubesched.framework.events import ActionType, ClusterEvent, EventResource, QueueingHint
 
 HOST = "kubernetes.io/hostname"
 ZONE = "topology.kubernetes.io/zone"
@@ -106,7 +106,7 @@ class Cluster:
     def __init__(self, nodes: list[dict], pods: list[dict] = (), namespaces: Mapping[str, Mapping] | None = None,
                  args: InterPodAffinityArgs | None = None, plugin_first: bool = False) -> None:
         self.cache = Cache()
-        self.handle = FrameworkHandle(self.cache, VirtualClock())
+        self.handle = HandleHub(self.cache, VirtualClock(), None).handle("default-scheduler")
         for name, labels in (namespaces or {}).items():
             self.cache.set_namespace(name, {"kubernetes.io/metadata.name": name, **labels})
         for n in nodes:
@@ -144,7 +144,7 @@ def run_filter(cluster: Cluster, raw_pod: dict) -> dict[str, tuple | None] | str
     if status is not None and status.code == Code.SKIP:
         return "Skip"
     assert status is None, status
-    verdicts = plugin.filter_nodes(state, incoming, snap)
+    verdicts = plugin.filter_nodes(state, incoming, snap, snap.table.alive[: snap.table.size])
     batch, per_node = {}, {}
     for name in cluster.names():
         info = cluster.cache.nodes[name]
@@ -393,7 +393,7 @@ def test_pre_filter_extensions_add_and_remove_pods_on_a_cloned_state():
     plugin.add_pod(what_if, incoming, parse_pod(pod("g", on="n2", aff=affinity(anti=[term(HOST, {"app": "web"})]))), n2)
     assert plugin.filter(what_if, incoming, n1) is None
     assert plugin.filter(what_if, incoming, n2).reasons == (ANTI[1],)
-    codes = plugin.filter_nodes(what_if, incoming, snap).codes
+    codes = plugin.filter_nodes(what_if, incoming, snap, snap.table.alive[: snap.table.size]).codes
     assert (int(codes[n1.row]), int(codes[n2.row])) == (0, 2)
     assert plugin.filter(state, incoming, n1).reasons == (ANTI[1],)  # the original is untouched
 
@@ -506,7 +506,7 @@ def test_args_through_a_scheduler_configuration():
 
 # -- queueing hints ------------------------------------------------------------------------
 def _hints(c: Cluster) -> dict:
-    return {event.resource: (event, hint) for event, hint in c.plugin.events_to_register()}
+    return {r.event.resource: (r.event, r.hint) for r in c.plugin.events_to_register()}
 
 
 def test_registered_events():

@@ -29,14 +29,14 @@ from kubesched.cluster.snapshot import snapshot_from_objects
 from kubesched.framework.args import ArgsError
 from kubesched.framework.config import ConfigError
 from kubesched.framework.cycle_state import CycleState
-from kubesched.framework.handle import FrameworkHandle
+from kubesched.scheduler.handle import HandleHub
 from kubesched.objects.pod import parse_pod
 from kubesched.objects.selectors import selector_from_set
 from kubesched.objects.taints import find_untolerated_taint
 from kubesched.plugins.podtopologyspread import PodTopologySpreadArgs, new, parse_args
 from kubesched.plugins.podtopologyspread.common import go_log
 from kubesched.plugins.registry import UPSTREAM_ONLY, in_tree_registry
-from kubesched.queue.events import QueueingHint
+from kubesched.framework.events import QueueingHint
 
 from ..helpers import (
     Cluster,
@@ -553,7 +553,7 @@ def test_no_pod_is_walked_per_cycle():
     for _ in range(3):
         state = CycleState()
         plugin.pre_filter(state, raw, cluster.snapshot)
-        plugin.filter_nodes(state, raw, cluster.snapshot)
+        plugin.filter_nodes(state, raw, cluster.snapshot, cluster.snapshot.table.alive[: cluster.snapshot.table.size])
         plugin.pre_score(state, raw, cluster.snapshot, cluster.rows())
         plugin.score_nodes(state, raw, cluster.snapshot, cluster.rows())
         cluster.cache.assume_pod(make_pod(f"new-{_}", labels={"app": "web"}), "n0")
@@ -594,7 +594,7 @@ def test_node_change_hints():
     assert hint(target, zoned, make_node("n", zone="z1", labels={"x": "y"})) is QueueingHint.SKIP
     assert hint(target, zoned, make_node("n", zone="z1", taints=[taint("k")])) is QueueingHint.QUEUE
     registered = plugin.events_to_register()
-    assert {str(e.resource.value) for e, _ in registered} == {"AssignedPod", "Pod", "Node"}
+    assert {str(r.event.resource.value) for r in registered} == {"AssignedPod", "Pod", "Node"}
 
 
 # -- the upstream corpus, PodTopologySpread's decisions on their own -------------------------
@@ -613,7 +613,7 @@ def replay(case: dict) -> tuple[list[str], int]:
         cache.add_node(n)
     for p in snap.bound_pods:
         cache.add_pod(p)
-    plugin = new(parse_args(None), FrameworkHandle(cache, VirtualClock()))
+    plugin = new(parse_args(None), HandleHub(cache, VirtualClock(), None).handle("default-scheduler"))
     problems: list[str] = []
     checked = 0
     for raw, exp in zip(scenario["queue"], expected):
@@ -624,7 +624,7 @@ def replay(case: dict) -> tuple[list[str], int]:
             state = CycleState()
             _, status = plugin.pre_filter(state, p, cache.snapshot())
             skipped = status is not None and status.is_skip()
-            batch = None if skipped else plugin.filter_nodes(state, p, cache.snapshot())
+            batch = None if skipped else plugin.filter_nodes(state, p, cache.snapshot(), cache.table.alive[: cache.table.size])
             for name in cache.nodes:
                 f = exp["filtered"].get(name)
                 if f is not None and f["plugin"] not in LATER_FILTERS and f["plugin"] != "PodTopologySpread":

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kubesched.plugins import prioritysort
-from kubesched.queue.types import QueuedPodInfo
+from kubesched.framework.queued_pod import QueuedPodInfo
 
 from ..helpers import make_pod
 

@@ -8,7 +8,7 @@ from kubesched.objects.node import parse_node
 from kubesched.objects.pod import parse_pod
 from kubesched.plugins import nodeaffinity, nodename, nodeports, nodeunschedulable, tainttoleration
 from kubesched.plugins.noderesources import fit
-from kubesched.queue.events import QueueingHint
+from kubesched.framework.events import QueueingHint
 
 QUEUE, SKIP = QueueingHint.QUEUE, QueueingHint.SKIP
 
@@ -29,7 +29,7 @@ def make_pod(name="p", cpu="1", memory="1Gi", ports=(), node_name="", **spec):
 
 
 def hint_of(plugin, resource_prefix: str):
-    return next(h for event, h in plugin.events_to_register() if event.resource.value.startswith(resource_prefix))
+    return next(r.hint for r in plugin.events_to_register() if r.event.resource.startswith(resource_prefix))
 
 
 @pytest.mark.parametrize(

@@ -19,6 +19,7 @@ def test_a_gated_pod_waits_with_its_gates_listed():
 
 
 def test_gated_pods_are_woken_by_the_removal_of_their_gates():
-    (event, _hint), = schedulinggates.new(None, None).events_to_register()
+    (registration,) = schedulinggates.new(None, None).events_to_register()
+    event = registration.event
     assert event.resource.value == "Pod"
     assert "UpdatePodSchedulingGatesEliminated" in str(event)

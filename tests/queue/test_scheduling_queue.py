@@ -15,7 +15,7 @@ import pytest
 from kubesched.clock import VirtualClock
 from kubesched.framework.status import Code, Status
 from kubesched.plugins.prioritysort import PrioritySort
-from kubesched.queue.events import (
+from kubesched.framework.events import (
     NODE_ADD,
     WILDCARD_EVENT,
     ActionType,

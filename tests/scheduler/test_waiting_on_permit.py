@@ -27,7 +27,7 @@ class Gang:
         group = pod.labels.get(GROUP_LABEL)
         if group is None:
             return None, 0.0
-        members = [w for w in self.handle.waiting_pods.all() if w.pod.labels.get(GROUP_LABEL) == group]
+        members = [w for w in self.handle.iterate_over_waiting_pods() if w.pod.labels.get(GROUP_LABEL) == group]
         if len(members) + 1 < int(pod.labels[SIZE_LABEL]):
             return Status(Code.WAIT), self.timeout
         for member in members:

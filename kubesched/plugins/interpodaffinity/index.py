@@ -28,6 +28,8 @@ from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
+from ...framework.handle import Handle
+from ...framework.views import SnapshotView
 from ...objects.affinity import NO_POD_AFFINITY, AffinityTerm
 from ...objects.selectors import LabelSelector
 
@@ -332,9 +334,9 @@ class AffinityIndex:
     MAX_MATCHERS = 512
     MAX_MATCH_CACHE = 4096
 
-    def __init__(self, cache: Any) -> None:
-        self._cache = cache
-        self._ns_generation = getattr(cache, "namespace_generation", 0)
+    def __init__(self, snapshot: SnapshotView) -> None:
+        self._snapshot = snapshot
+        self._ns_generation = snapshot.namespace_generation
         self._groups: dict[tuple, _Group] = {}
         self._empty_groups = 0
         self._matchers: dict[tuple[Condition, ...], Matcher] = {}
@@ -356,10 +358,10 @@ class AffinityIndex:
 
     # -- namespace labels ---------------------------------------------------
     def namespace_labels(self, namespace: str) -> Mapping[str, str]:
-        return self._cache.namespace_labels(namespace)
+        return self._snapshot.namespace_labels(namespace)
 
     def _sync_namespaces(self) -> None:
-        generation = getattr(self._cache, "namespace_generation", 0)
+        generation = self._snapshot.namespace_generation
         if generation == self._ns_generation:
             return
         self._ns_generation = generation
@@ -576,15 +578,16 @@ class AffinityIndex:
         }
 
 
-_INDEXES: "weakref.WeakKeyDictionary[Any, AffinityIndex]" = weakref.WeakKeyDictionary()
+_INDEXES: "weakref.WeakKeyDictionary[SnapshotView, AffinityIndex]" = weakref.WeakKeyDictionary()
 
 
-def index_for(cache: Any) -> AffinityIndex:
-    """The cache's affinity index, created and registered as an observer on first use
-    (profiles of one scheduler share it)."""
-    found = _INDEXES.get(cache)
+def index_for(handle: Handle) -> AffinityIndex:
+    """The affinity index of the handle's cluster, created and registered as a pod
+    observer on first use (profiles of one scheduler share their snapshot, so one index)."""
+    snapshot = handle.snapshot()
+    found = _INDEXES.get(snapshot)
     if found is None:
-        found = AffinityIndex(cache)
-        cache.add_observer(found)
-        _INDEXES[cache] = found
+        found = AffinityIndex(snapshot)
+        handle.add_pod_observer(found)
+        _INDEXES[snapshot] = found
     return found

@@ -45,9 +45,11 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from ...framework.cycle_state import StateKey
+from ...framework.handle import Handle
 from ...framework.interfaces import MAX_NODE_SCORE, NodeVerdicts, PreFilterResult
 from ...framework.status import SKIP, Code, Status
-from ...queue.events import ActionType, ClusterEvent, EventResource, QueueingHint
+from ...framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from .args import InterPodAffinityArgs
 from .index import (
     PREFERRED_AFFINITY,
@@ -71,8 +73,8 @@ __all__ = [
 ]
 
 NAME = "InterPodAffinity"
-PRE_FILTER_STATE_KEY = "PreFilter" + NAME
-PRE_SCORE_STATE_KEY = "PreScore" + NAME
+PRE_FILTER_STATE_KEY = StateKey("PreFilter" + NAME)
+PRE_SCORE_STATE_KEY = StateKey("PreScore" + NAME)
 
 ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't satisfy existing pods anti-affinity rules"
 ERR_REASON_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod affinity rules"
@@ -176,17 +178,17 @@ class _ScoreState:
 class InterPodAffinity:
     name = NAME
 
-    def __init__(self, args: InterPodAffinityArgs, cache: Any) -> None:
+    def __init__(self, args: InterPodAffinityArgs, handle: Handle) -> None:
         self.args = args
-        self._cache = cache
-        self.index: AffinityIndex = index_for(cache)
+        self._snapshot = handle.snapshot()
+        self.index: AffinityIndex = index_for(handle)
 
     def _namespace_labels(self, namespace: str) -> Mapping[str, str]:
-        return self._cache.namespace_labels(namespace)
+        return self._snapshot.namespace_labels(namespace)
 
     def _table(self, snapshot: Any) -> Any:
         table = snapshot.table
-        if table is not self._cache.table:
+        if table is not self._snapshot.table:
             raise RuntimeError(f"{NAME}: the snapshot is not of the cache this plugin indexes")
         return table
 
@@ -286,7 +288,7 @@ class InterPodAffinity:
                 return _EXISTING_STATUS
         return None
 
-    def filter_nodes(self, state: Any, pod: Any, snapshot: Any) -> NodeVerdicts:
+    def filter_nodes(self, state: Any, pod: Any, snapshot: Any, candidates: Any) -> NodeVerdicts:
         s = self._state(state)
         table = snapshot.table
         size = table.size
@@ -385,12 +387,12 @@ class InterPodAffinity:
         return (float(MAX_NODE_SCORE) * ((scores - lowest).astype(np.float64) / float(spread))).astype(np.int64)
 
     # -- queueing hints -----------------------------------------------------
-    def events_to_register(self) -> list:
+    def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
-            (ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE),
+            ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE),
              self._hint_assigned_pod_change),
-            (ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL), self._hint_node_change),
-            (ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_LABEL), None),
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL), self._hint_node_change),
+            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_LABEL), None),
         ]
 
     def _matches(self, term: Any, other: Any) -> bool:
@@ -447,7 +449,6 @@ class InterPodAffinity:
 
 
 def new(args: InterPodAffinityArgs | None, handle: Any) -> InterPodAffinity:
-    cache = getattr(handle, "cache", None)
-    if cache is None:
-        raise ValueError(f"{NAME} needs the scheduler cache (handle.cache)")
-    return InterPodAffinity(args if args is not None else InterPodAffinityArgs(), cache)
+    if handle is None:
+        raise ValueError(f"{NAME} needs a handle: it indexes the pods placed on nodes")
+    return InterPodAffinity(args if args is not None else InterPodAffinityArgs(), handle)

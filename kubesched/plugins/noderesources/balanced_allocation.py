@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ...framework.cycle_state import StateKey
 from ...framework.args import ArgsError, expect_fields, get_list
 from ...framework.interfaces import MAX_NODE_SCORE
 from ...framework.status import SKIP, Status
@@ -21,7 +22,7 @@ from .resource_allocation import (
 )
 
 NAME = "NodeResourcesBalancedAllocation"
-_STATE_KEY = "PreScore" + NAME
+_STATE_KEY = StateKey("PreScore" + NAME)
 
 
 @dataclass(slots=True, frozen=True)

@@ -13,11 +13,12 @@ from typing import Any
 
 import numpy as np
 
+from ...framework.cycle_state import StateKey
 from ...framework.args import ArgsError, expect_fields, get_list, get_str, get_int
 from ...framework.interfaces import MAX_NODE_SCORE, NodeVerdicts, PreFilterResult
 from ...framework.status import Code, Status
 from ...objects.resources import is_extended_resource
-from ...queue.events import QueueingHint
+from ...framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ..helper import go_div
 from .resource_allocation import (
     DEFAULT_RESOURCES,
@@ -34,8 +35,8 @@ MOST_ALLOCATED = "MostAllocated"
 REQUESTED_TO_CAPACITY_RATIO = "RequestedToCapacityRatio"
 MAX_CUSTOM_PRIORITY_SCORE = 10
 MAX_UTILIZATION = 100
-_STATE_KEY = "PreFilter" + NAME
-_SCORE_KEY = "PreScore" + NAME
+_STATE_KEY = StateKey("PreFilter" + NAME)
+_SCORE_KEY = StateKey("PreScore" + NAME)
 
 
 @dataclass(slots=True, frozen=True)
@@ -200,7 +201,7 @@ class NodeResourcesFit:
             return None
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE if unresolvable else Code.UNSCHEDULABLE, *reasons)
 
-    def filter_nodes(self, state: Any, pod: Any, snapshot: Any) -> NodeVerdicts:
+    def filter_nodes(self, state: Any, pod: Any, snapshot: Any, candidates: Any) -> NodeVerdicts:
         requests = state.get(_STATE_KEY) or pod.requests.requests
         table = snapshot.table
         n = table.size
@@ -314,13 +315,12 @@ class NodeResourcesFit:
             result = node_score // safe_sum
         return np.where(weight_sum == 0, 0, result)
 
-    def events_to_register(self) -> list:
-        from ...queue.events import ActionType, ClusterEvent, EventResource
+    def events_to_register(self) -> list[ClusterEventWithHint]:
 
         return [
-            (ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN), self._hint_pod_change),
-            (ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE), self._hint_node_change),
-            (ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_SCALE_DOWN), None),
+            ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN), self._hint_pod_change),
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE), self._hint_node_change),
+            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_SCALE_DOWN), None),
         ]
 
     def _hint_pod_change(self, pod: Any, old: Any, new: Any) -> QueueingHint:

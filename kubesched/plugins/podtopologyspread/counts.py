@@ -16,16 +16,14 @@ Terminating pods (with a deletion timestamp) never count, as upstream.
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ...framework.handle import Handle
 from ...objects.nodeinfo import NodeInfo
 from ...objects.pod import PodInfo
 from ...objects.selectors import LabelSelector
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ...cache.cache import Cache
 
 __all__ = ["MatchCounts"]
 
@@ -43,13 +41,13 @@ class _Column:
 class MatchCounts:
     """Per (namespace, selector): an int32 count of matching, non-terminating pods per table row."""
 
-    def __init__(self, cache: Cache, max_columns: int = 1024) -> None:
-        self._cache = cache
+    def __init__(self, handle: Handle, max_columns: int = 1024) -> None:
+        self._snapshot = handle.snapshot()
         self.max_columns = max_columns
         self._columns: OrderedDict[tuple[str, LabelSelector], _Column] = OrderedDict()
         self._by_namespace: dict[str, dict[LabelSelector, _Column]] = {}
         self.builds = 0  # columns built by a full pass (for tests and benchmarks)
-        cache.add_observer(self)
+        handle.add_pod_observer(self)
 
     # -- reading ------------------------------------------------------------
     def column(self, namespace: str, selector: LabelSelector, size: int) -> np.ndarray:
@@ -87,10 +85,12 @@ class MatchCounts:
         return len(self._columns)
 
     def _build(self, namespace: str, selector: LabelSelector, size: int) -> _Column:
-        size = max(size, self._cache.table.size)
+        size = max(size, self._snapshot.table.size)
         col = _Column(selector, size)
         counts = col.counts
-        for info in self._cache.nodes.values():
+        for info in self._snapshot.node_infos:
+            if info is None:
+                continue
             row = info.row
             n = 0
             for pod in info.pods.values():

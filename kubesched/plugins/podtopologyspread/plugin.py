@@ -33,6 +33,9 @@ from typing import Any
 
 import numpy as np
 
+from ...framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+from ...framework.cycle_state import StateKey
+from ...framework.handle import Handle
 from ...framework.interfaces import MAX_NODE_SCORE, NodeVerdicts, PreFilterResult
 from ...framework.status import SKIP, Code, Status
 from ...objects.selectors import selector_from_set
@@ -66,8 +69,8 @@ ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread con
 ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
 _SKEW_STATUS = Status(Code.UNSCHEDULABLE, ERR_REASON_CONSTRAINTS_NOT_MATCH)
 _LABEL_STATUS = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_NODE_LABEL_NOT_MATCH)
-_PRE_FILTER_KEY = "PreFilter" + NAME
-_PRE_SCORE_KEY = "PreScore" + NAME
+_PRE_FILTER_KEY = StateKey("PreFilter" + NAME)
+_PRE_SCORE_KEY = StateKey("PreScore" + NAME)
 _FILTER_TAINT_EFFECTS = (NO_SCHEDULE, NO_EXECUTE)
 
 
@@ -172,13 +175,13 @@ class _ScoreState:
 class PodTopologySpread:
     name = NAME
 
-    def __init__(self, args: PodTopologySpreadArgs, cache: Any, match_label_keys: bool = True) -> None:
+    def __init__(self, args: PodTopologySpreadArgs, handle: Handle | None, match_label_keys: bool = True) -> None:
         self.args = args
         self.system_defaulted = args.system_defaulted
         self.default_constraints = args.effective_default_constraints()
         self.match_label_keys = match_label_keys
         self.workloads = WorkloadIndex()
-        self.counts = MatchCounts(cache) if cache is not None else None
+        self.counts = MatchCounts(handle) if handle is not None else None
         self._layout_generation: tuple | None = None
         self._layouts: dict = {}
         self._codes_memo: dict = {}
@@ -217,7 +220,7 @@ class PodTopologySpread:
         if not counts_pods(constraint.selector):
             return None
         if self.counts is None:
-            raise RuntimeError(f"{NAME} needs the scheduler cache (handle.cache) to count pods")
+            raise RuntimeError(f"{NAME} needs the scheduler cache (a handle) to count pods")
         key = (namespace, constraint.selector)
         found = cache.get(key)
         if found is None:
@@ -226,7 +229,7 @@ class PodTopologySpread:
 
     def _domain_totals(self, namespace: str, selector: Any, domain_of_row: np.ndarray, slots: int) -> np.ndarray:
         if self.counts is None:
-            raise RuntimeError(f"{NAME} needs the scheduler cache (handle.cache) to count pods")
+            raise RuntimeError(f"{NAME} needs the scheduler cache (a handle) to count pods")
         return self.counts.domain_totals(namespace, selector, domain_of_row, slots)
 
     # -- cached node layouts ----------------------------------------------------------
@@ -358,7 +361,7 @@ class PodTopologySpread:
                 return _SKEW_STATUS
         return None
 
-    def filter_nodes(self, state: Any, pod: Any, snapshot: Any) -> NodeVerdicts:
+    def filter_nodes(self, state: Any, pod: Any, snapshot: Any, candidates: Any) -> NodeVerdicts:
         table = snapshot.table
         n = table.size
         s = self._state_for_filter(state, pod, table)
@@ -529,17 +532,16 @@ class PodTopologySpread:
         return out
 
     # -- queueing hints -------------------------------------------------------------------
-    def events_to_register(self) -> list:
-        from ...queue.events import ActionType, ClusterEvent, EventResource
+    def events_to_register(self) -> list[ClusterEventWithHint]:
 
         pod_actions = ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE
         return [
-            (ClusterEvent(EventResource.ASSIGNED_POD, pod_actions), self.hint_after_pod_change),
-            (
+            ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, pod_actions), self.hint_after_pod_change),
+            ClusterEventWithHint(
                 ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_LABEL | ActionType.UPDATE_POD_TOLERATIONS),
                 self.hint_after_pod_change,
             ),
-            (
+            ClusterEventWithHint(
                 ClusterEvent(
                     EventResource.NODE,
                     ActionType.ADD | ActionType.DELETE | ActionType.UPDATE_NODE_LABEL | ActionType.UPDATE_NODE_TAINT,
@@ -554,8 +556,6 @@ class PodTopologySpread:
 
     def hint_after_pod_change(self, pod: Any, old: Any, new: Any) -> Any:
         """``isSchedulableAfterPodChange``."""
-        from ...queue.events import QueueingHint
-
         def involved(other: Any) -> bool:
             return other.uid == pod.uid or (bool(other.node_name) and other.namespace == pod.namespace)
 
@@ -582,8 +582,6 @@ class PodTopologySpread:
 
     def hint_after_node_change(self, pod: Any, old: Any, new: Any) -> Any:
         """``isSchedulableAfterNodeChange``."""
-        from ...queue.events import QueueingHint
-
         constraints = self._all_constraints(pod)
         old_ok = old is not None and node_has_all_keys(old.labels, constraints)
         new_ok = new is not None and node_has_all_keys(new.labels, constraints)
@@ -613,5 +611,4 @@ def _count_pods_match(pods: Any, constraint: Constraint, namespace: str) -> int:
 
 
 def new(args: PodTopologySpreadArgs | None, handle: Any) -> PodTopologySpread:
-    cache = getattr(handle, "cache", None) if handle is not None else None
-    return PodTopologySpread(args or PodTopologySpreadArgs(), cache)
+    return PodTopologySpread(args or PodTopologySpreadArgs(), handle)

@@ -2,16 +2,39 @@
 
 Mirrors upstream's ``fwk.ClusterEvent``: a resource, an action type (bit flags,
 with the fine-grained update kinds), and plugins' hints that answer ``QUEUE`` or
-``SKIP`` for a given pod and object change.
+``SKIP`` for a given pod and object change. They live in the framework, not in the
+queue, because plugins declare them (``EnqueueExtensions``) and the queue only
+evaluates them.
+
+A resource is a string: the well-known ones are ``EventResource`` members (a
+``str`` enum, so they compare equal to their names); a plugin that watches its own
+objects (a PodGroup, say) names their resource as upstream does,
+``"<plural>.<version>.<group>"``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum, IntFlag
-from typing import Any, Callable
+from typing import Callable
 
-__all__ = ["ActionType", "EventResource", "ClusterEvent", "QueueingHint", "HintFn", "label_of"]
+from ..objects.pod import PodInfo
+
+__all__ = [
+    "ActionType",
+    "EventResource",
+    "ClusterEvent",
+    "QueueingHint",
+    "QueueingHintFn",
+    "ClusterEventWithHint",
+    "label_of",
+    "WILDCARD_EVENT",
+    "UNSCHEDULABLE_TIMEOUT",
+    "FORCE_ACTIVATE",
+    "NODE_ADD",
+    "ASSIGNED_POD_DELETE",
+    "ASSIGNED_POD_ADD",
+]
 
 
 class ActionType(IntFlag):
@@ -49,12 +72,20 @@ class EventResource(str, Enum):
     NODE = "Node"
     NAMESPACE = "Namespace"
     SERVICE = "Service"
+    PERSISTENT_VOLUME = "PersistentVolume"
+    PERSISTENT_VOLUME_CLAIM = "PersistentVolumeClaim"
+    STORAGE_CLASS = "storage.k8s.io/StorageClass"
+    CSI_NODE = "storage.k8s.io/CSINode"
+    CSI_DRIVER = "storage.k8s.io/CSIDriver"
+    CSI_STORAGE_CAPACITY = "storage.k8s.io/CSIStorageCapacity"
     WILDCARD = "*"
 
 
 @dataclass(slots=True, frozen=True)
 class ClusterEvent:
-    resource: EventResource
+    """Something that happened to (or, registered by a plugin, may happen to) a resource."""
+
+    resource: str
     action: ActionType
     label: str = ""
 
@@ -67,21 +98,38 @@ class ClusterEvent:
         return bool(self.action & other.action)
 
     def __str__(self) -> str:
-        return self.label or f"{self.resource.value}{_action_name(self.action)}"
+        resource = self.resource.value if isinstance(self.resource, EventResource) else self.resource
+        return self.label or f"{resource}{_action_name(self.action)}"
 
 
 def _action_name(action: ActionType) -> str:
     if action == ActionType.ALL:
         return "*"
-    return "|".join(a.name.title().replace("_", "") for a in ActionType if a in action and a.bit_count() == 1) or "None"
+    names = [a.name for a in ActionType if a in action and a.bit_count() == 1 and a.name]
+    return "|".join(n.title().replace("_", "") for n in names) or "None"
 
 
 class QueueingHint(Enum):
+    """A hint's answer: whether the event may make the pod schedulable."""
+
     SKIP = 0
     QUEUE = 1
 
 
-HintFn = Callable[[Any, Any, Any], QueueingHint]
+QueueingHintFn = Callable[[PodInfo, object | None, object | None], QueueingHint]
+"""``hint(pod, old, new)``: ``pod`` was rejected by the plugin; ``old``/``new`` are the
+changed object before and after (``None`` on add / delete). Its type follows the
+event's resource: ``Node`` for nodes, ``PodInfo`` for pods, the raw object (a
+``Mapping``) for resources the scheduler does not model. A hint that raises counts
+as QUEUE, so a buggy hint costs a retry, never a stranded pod."""
+
+
+@dataclass(slots=True, frozen=True)
+class ClusterEventWithHint:
+    """One registration of ``EnqueueExtensions.events_to_register``; no hint means always QUEUE."""
+
+    event: ClusterEvent
+    hint: QueueingHintFn | None = None
 
 
 def label_of(event: ClusterEvent) -> str:
@@ -95,5 +143,3 @@ FORCE_ACTIVATE = ClusterEvent(EventResource.WILDCARD, ActionType.ALL, "ForceActi
 NODE_ADD = ClusterEvent(EventResource.NODE, ActionType.ADD, "NodeAdd")
 ASSIGNED_POD_DELETE = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE, "AssignedPodDelete")
 ASSIGNED_POD_ADD = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD, "AssignedPodAdd")
-
-__all__ += ["WILDCARD_EVENT", "UNSCHEDULABLE_TIMEOUT", "FORCE_ACTIVATE", "NODE_ADD", "ASSIGNED_POD_DELETE", "ASSIGNED_POD_ADD"]
