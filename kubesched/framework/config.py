@@ -9,6 +9,7 @@ with the path of the field at fault.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -130,7 +131,7 @@ class _Problems:
     def add(self, path: str, message: str) -> None:
         self.items.append((path, message))
 
-    def fields(self, raw: Any, allowed: tuple[str, ...], path: str) -> Mapping:
+    def fields(self, raw: Any, allowed: tuple[str, ...], path: str) -> Mapping[str, Any]:
         if raw is None:
             return {}
         if not isinstance(raw, Mapping):
@@ -141,7 +142,7 @@ class _Problems:
                 self.add(f"{path}.{key}" if path else key, f'unknown field "{key}"')
         return raw
 
-    def integer(self, raw: Mapping, key: str, path: str) -> int | None:
+    def integer(self, raw: Mapping[str, Any], key: str, path: str) -> int | None:
         value = raw.get(key)
         if value is None:
             return None
@@ -153,8 +154,6 @@ class _Problems:
 
 def _duration(text: Any) -> float | None:
     """A Go duration such as ``15s`` or ``1m30s`` in seconds."""
-    import re
-
     if isinstance(text, (int, float)) and not isinstance(text, bool):
         return float(text)
     if not isinstance(text, str):

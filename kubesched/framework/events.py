@@ -105,7 +105,7 @@ class ClusterEvent:
 def _action_name(action: ActionType) -> str:
     if action == ActionType.ALL:
         return "*"
-    names = [a.name for a in ActionType if a in action and a.bit_count() == 1 and a.name]
+    names = [a.name for a in ActionType if a & action and a.bit_count() == 1 and a.name]
     return "|".join(n.title().replace("_", "") for n in names) or "None"
 
 

@@ -93,8 +93,8 @@ def build_framework(profile: Profile, registry: Registry, handle: Handle, path: 
         )
     weights: dict[str, int] = {}
     for ref in list(profile.plugins["score"].enabled) + list(multi):
-        plugin = instances.get(ref.name)
-        if plugin is None or not implements(plugin, "score") or ref.name in weights:
+        found = instances.get(ref.name)
+        if found is None or not implements(found, "score") or ref.name in weights:
             continue
         weights[ref.name] = ref.weight or 1
     if problems:

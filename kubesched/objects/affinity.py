@@ -111,7 +111,7 @@ def _weighted(raw: Any, path: str, namespace: str) -> tuple[WeightedAffinityTerm
     return tuple(out)
 
 
-def parse_pod_affinity(affinity: Mapping | None, path: str, namespace: str) -> PodAffinity:
+def parse_pod_affinity(affinity: Mapping[str, Any] | None, path: str, namespace: str) -> PodAffinity:
     if not affinity:
         return NO_POD_AFFINITY
     aff = affinity.get("podAffinity") or {}
@@ -187,7 +187,7 @@ def parse_topology_spread_constraints(raw: Any, path: str) -> tuple[TopologySpre
     return tuple(out)
 
 
-def node_affinity_of(affinity: Mapping | None) -> tuple[Any, Any]:
+def node_affinity_of(affinity: Mapping[str, Any] | None) -> tuple[Any, Any]:
     """The raw required and preferred node affinity of ``spec.affinity``."""
     node_aff = (affinity or {}).get("nodeAffinity") or {}
     return (

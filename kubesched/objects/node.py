@@ -21,13 +21,13 @@ class Node:
     unschedulable: bool
     allocatable: Resource
     images: dict[str, int]  # every name of every image on the node -> size in bytes
-    raw: dict | None = None
+    raw: dict[str, Any] | None = None
 
     def __repr__(self) -> str:
         return f"Node({self.name})"
 
 
-def parse_node(raw: Mapping, keep_raw: bool = False) -> Node:
+def parse_node(raw: Mapping[str, Any], keep_raw: bool = False) -> Node:
     """Compile a v1.Node. Allocatable defaults to capacity, as the API server does."""
     if not isinstance(raw, Mapping):
         raise ObjectError("", "a node must be an object")

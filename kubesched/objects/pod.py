@@ -92,7 +92,7 @@ class PodInfo:
     owner_references: tuple[OwnerRef, ...]
     nominated_node_name: str
     terminating: bool
-    raw: dict | None
+    raw: dict[str, Any] | None
 
     @property
     def key(self) -> str:
@@ -113,7 +113,7 @@ class PodInfo:
 _FIELD_VALUES = operator.attrgetter(*(f.name for f in fields(PodInfo)))
 
 
-def _list(raw: Any, path: str) -> list:
+def _list(raw: Any, path: str) -> list[Any]:
     if raw is None:
         return []
     if not isinstance(raw, list):
@@ -129,7 +129,7 @@ def _str_map(raw: Any, path: str) -> dict[str, str]:
     return {str(k): v for k, v in raw.items()}
 
 
-def _host_ports(container: Mapping, path: str) -> list[HostPort]:
+def _host_ports(container: Mapping[str, Any], path: str) -> list[HostPort]:
     out = []
     for j, port in enumerate(_list(container.get("ports"), f"{path}.ports")):
         if not isinstance(port, Mapping):
@@ -142,7 +142,7 @@ def _host_ports(container: Mapping, path: str) -> list[HostPort]:
     return out
 
 
-def parse_pod(raw: Mapping, keep_raw: bool = True) -> PodInfo:
+def parse_pod(raw: Mapping[str, Any], keep_raw: bool = True) -> PodInfo:
     """Compile a v1.Pod document. Raises ``ObjectError`` naming the bad field."""
     if not isinstance(raw, Mapping):
         raise ObjectError("", "a pod must be an object")

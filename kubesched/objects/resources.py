@@ -8,7 +8,8 @@ scalar (extended, hugepages, attachable-volume) resources in a dict.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from fractions import Fraction
+from typing import Any, Iterable, Mapping, Sequence
 
 from .errors import ObjectError
 from .quantity import QuantityError, milli_value, parse_quantity, value
@@ -41,7 +42,8 @@ def _is_pod_level_resource(name: str) -> bool:
     """``IsSupportedPodLevelResource``: cpu, memory and hugepages."""
     return name in _POD_LEVEL_RESOURCES or name.startswith("hugepages-")
 
-ResourceList = dict[str, "Fraction"]  # noqa: F821 - exact quantities by resource name
+ResourceList = dict[str, Fraction]  # exact quantities by resource name
+Quantities = Mapping[str, Fraction]
 
 
 def is_extended_resource(name: str) -> bool:
@@ -64,7 +66,7 @@ def is_scalar_resource(name: str) -> bool:
     )
 
 
-def parse_resource_list(raw: Any, field_path: str) -> dict:
+def parse_resource_list(raw: Any, field_path: str) -> ResourceList:
     """``{"cpu": "100m", ...}`` into exact quantities; a bad one raises ``ObjectError``."""
     if raw is None:
         return {}
@@ -90,7 +92,7 @@ class Resource:
     scalar: dict[str, int] = field(default_factory=dict)
 
     @classmethod
-    def from_list(cls, resources: Mapping) -> "Resource":
+    def from_list(cls, resources: Quantities) -> "Resource":
         res = cls()
         for name, quantity in resources.items():
             if name == CPU:
@@ -143,18 +145,18 @@ class PodRequests:
     scoring: Resource
 
 
-def _add(total: dict, extra: Mapping) -> None:
+def _add(total: ResourceList, extra: Quantities) -> None:
     for name, amount in extra.items():
         total[name] = total.get(name, 0) + amount
 
 
-def _max_into(total: dict, other: Mapping) -> None:
+def _max_into(total: ResourceList, other: Quantities) -> None:
     for name, amount in other.items():
         if name not in total or amount > total[name]:
             total[name] = amount
 
 
-def _with_defaults(requests: Mapping, defaults: Mapping | None) -> Mapping:
+def _with_defaults(requests: Quantities, defaults: Quantities | None) -> Quantities:
     if not defaults:
         return requests
     missing = {k: v for k, v in defaults.items() if k not in requests}
@@ -166,23 +168,23 @@ def _with_defaults(requests: Mapping, defaults: Mapping | None) -> Mapping:
 
 
 def pod_request_list(
-    containers: Iterable[Mapping],
-    init_containers: Iterable[tuple[Mapping, bool]],
-    pod_level: Mapping | None,
-    overhead: Mapping | None,
-    defaults: Mapping | None = None,
-) -> dict:
+    containers: Iterable[Quantities],
+    init_containers: Iterable[tuple[Quantities, bool]],
+    pod_level: Quantities | None,
+    overhead: Quantities | None,
+    defaults: Quantities | None = None,
+) -> ResourceList:
     """``resourcehelper.PodRequests``: containers, then init containers, pod level, overhead.
 
     ``init_containers`` holds ``(requests, restartable)`` pairs; restartable (sidecar)
     init containers keep running beside the app containers, so their requests add up.
     ``defaults`` fills in resources a container does not request (``NonMissingContainerRequests``).
     """
-    total: dict = {}
+    total: ResourceList = {}
     for requests in containers:
         _add(total, _with_defaults(requests, defaults))
-    restartable_sum: dict = {}
-    init_max: dict = {}
+    restartable_sum: ResourceList = {}
+    init_max: ResourceList = {}
     for requests, restartable in init_containers:
         requests = _with_defaults(requests, defaults)
         if restartable:
@@ -203,19 +205,19 @@ def pod_request_list(
     return total
 
 
-def _items(resources: Mapping | None) -> tuple:
+def _items(resources: Quantities | None) -> tuple[tuple[str, Fraction], ...]:
     return tuple(sorted(resources.items())) if resources else ()
 
 
-_REQUESTS_MEMO: dict[tuple, PodRequests] = {}
+_REQUESTS_MEMO: dict[tuple[object, ...], PodRequests] = {}
 _MEMO_LIMIT = 1 << 14
 
 
 def compute_pod_requests(
-    containers: list[Mapping],
-    init_containers: list[tuple[Mapping, bool]],
-    pod_level: Mapping | None,
-    overhead: Mapping | None,
+    containers: Sequence[Quantities],
+    init_containers: Sequence[tuple[Quantities, bool]],
+    pod_level: Quantities | None,
+    overhead: Quantities | None,
 ) -> PodRequests:
     """A pod's requests as ``framework.calculateResource`` and the scorers see them.
 
@@ -237,13 +239,13 @@ def compute_pod_requests(
 
 
 def _compute_pod_requests(
-    containers: list[Mapping],
-    init_containers: list[tuple[Mapping, bool]],
-    pod_level: Mapping | None,
-    overhead: Mapping | None,
+    containers: Sequence[Quantities],
+    init_containers: Sequence[tuple[Quantities, bool]],
+    pod_level: Quantities | None,
+    overhead: Quantities | None,
 ) -> PodRequests:
     requests = pod_request_list(containers, init_containers, pod_level, overhead)
-    pod_level_set = bool(pod_level) and any(_is_pod_level_resource(name) for name in pod_level)
+    pod_level_set = pod_level is not None and any(_is_pod_level_resource(name) for name in pod_level)
     defaults = {CPU: parse_quantity("100m"), MEMORY: parse_quantity(DEFAULT_MEMORY_REQUEST)}
     if pod_level_set:
         node_defaults = {k: v for k, v in defaults.items() if k not in requests}
