@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from ..clock import VirtualClock
 from ..framework.config import SchedulerConfig
+from ..framework.events import ClusterEvent
 from ..framework.registry import Registry
 from ..objects.pod import PodInfo
 from ..queue.scheduling_queue import BACKOFF
@@ -119,6 +120,7 @@ class Simulation:
         self._failed_at: dict[str, int] = {}
         self.attempts = 0
         self.ignored: list[str] = []
+        self.scheduler.hub.object_stores.set_sink(self._object_changed)
         self._load()
 
     def _load(self) -> None:
@@ -165,6 +167,11 @@ class Simulation:
             self._failed_at[attempt.pod.uid] = self._changes
         if self._user_on_attempt is not None:
             self._user_on_attempt(attempt)
+
+    def _object_changed(self, event: ClusterEvent, old: object | None, new: object | None) -> None:
+        """A plugin-kind object changed (a PodGroup, ...): pods that failed before may fit now."""
+        self._changes += 1
+        self.scheduler.queue.move_all_to_active_or_backoff(event, old, new)
 
     def _failed(self, pod: PodInfo) -> None:
         """Any failed attempt (filtering, Reserve, Permit, binding): retrying it is pointless

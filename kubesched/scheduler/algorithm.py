@@ -202,8 +202,10 @@ def _first_passing_windowed(fwk: Framework, state: CycleState, pod: PodInfo, sna
     fewer than ``want`` pass)."""
     n = len(order)
     parts: list[np.ndarray] = []
-    found = 0
-    pos, width, limit, wrapped = start, want + (want >> 2) + 32, n, False
+    found = visited = 0
+    # Each window is sized from the pass rate seen so far, so per-node plugins are asked
+    # about little more than the nodes upstream's walk would visit.
+    pos, width, limit, wrapped = start, want + (want >> 4) + 8, n, False
     while True:
         end = min(pos + width, limit)
         rows = order[pos:end]
@@ -218,7 +220,9 @@ def _first_passing_windowed(fwk: Framework, state: CycleState, pod: PodInfo, sna
         if len(hits):
             parts.append(hits + pos)
             found += len(hits)
-        pos, width = end, width * 2
+        visited += end - pos
+        pos = end
+        width = int((want - found) * visited / found * 1.1) + 16 if found else width * 2
         if pos >= limit:
             if wrapped or start == 0:
                 chosen = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)

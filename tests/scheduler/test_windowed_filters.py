@@ -1,0 +1,98 @@
+"""Per-node Filter plugins are asked only about the nodes the search visits, and still give
+upstream's decisions: the same feasible nodes, and each rejected node's first failing plugin."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kubesched.cluster.simulated import Simulation
+from kubesched.cluster.snapshot import snapshot_from_objects
+from kubesched.framework import (
+    BoolArray,
+    Code,
+    CycleState,
+    NodeVerdicts,
+    PluginSpec,
+    SnapshotView,
+    Status,
+)
+from kubesched.framework.config import API_VERSION, KIND, parse_config
+from kubesched.objects import NodeInfo, PodInfo
+from kubesched.plugins.registry import in_tree_registry
+
+REASON = "node(s) had a number divisible by 3"
+
+
+def _rejects(name: str) -> bool:
+    return int(name.removeprefix("n")) % 3 == 0
+
+
+class PerNode:
+    name = "Thirds"
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
+        self.asked.append(node.name)
+        return Status(Code.UNSCHEDULABLE, REASON) if _rejects(node.name) else None
+
+
+class Batch:
+    name = "Thirds"
+
+    def filter_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, candidates: BoolArray) -> NodeVerdicts:
+        table = snapshot.table
+        passed = np.array([not (name and _rejects(name)) for name in table.names], dtype=bool)
+        return NodeVerdicts.from_mask(passed, Status(Code.UNSCHEDULABLE, REASON))
+
+
+def _simulate(plugin: object, nodes: int, pods: int, cpu: str = "1", filters: list[str] | None = None):
+    registry = in_tree_registry()
+    registry.register(PluginSpec("Thirds", lambda args, handle: plugin))
+    enabled = [{"name": n} for n in (filters or ["Thirds"])]
+    plugins = {"filter": {"enabled": enabled}}
+    if filters:
+        plugins["filter"]["disabled"] = [{"name": "*"}]
+    config = parse_config({"apiVersion": API_VERSION, "kind": KIND,
+                           "profiles": [{"schedulerName": "default-scheduler", "plugins": plugins}]}, registry)
+    objects = [{"kind": "Node", "metadata": {"name": f"n{i}"},
+                "status": {"allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110"}}} for i in range(nodes)]
+    objects += [{"kind": "Pod", "metadata": {"name": f"p{i}", "namespace": "default", "uid": f"p{i}"},
+                 "spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": cpu}}}]}}
+                for i in range(pods)]
+    snapshot = snapshot_from_objects([("test", o) for o in objects])
+    sim = Simulation(snapshot, config, registry, tie_break="name", seed=1)
+    return sim.run()
+
+
+def test_a_per_node_filter_is_asked_only_about_the_nodes_the_search_visits():
+    plugin = PerNode()
+    _simulate(plugin, nodes=1000, pods=1)
+    # 1,000 nodes: upstream looks for 420 feasible ones (42%); two thirds pass.
+    assert 420 <= len(plugin.asked) < 700
+    assert len(set(plugin.asked)) == len(plugin.asked)
+
+
+def test_per_node_and_batch_forms_place_pods_alike():
+    per_node = _simulate(PerNode(), nodes=300, pods=40)
+    batch = _simulate(Batch(), nodes=300, pods=40)
+    assert per_node.placements == batch.placements
+    assert all(not _rejects(node) for _, node in per_node.placements)
+
+
+def test_per_node_and_batch_forms_explain_a_failure_alike():
+    order = ["Thirds", "NodeResourcesFit"]
+    per_node = _simulate(PerNode(), nodes=9, pods=1, cpu="3", filters=order)
+    batch = _simulate(Batch(), nodes=9, pods=1, cpu="3", filters=order)
+    message = per_node.outcomes["default/p0"].message
+    assert message == batch.outcomes["default/p0"].message
+    assert message == f"0/9 nodes are available: 3 {REASON}, 6 Insufficient cpu."
+
+
+def test_a_per_node_filter_before_a_batch_one_is_the_rejecting_plugin_where_both_reject():
+    # Thirds runs before NodeResourcesFit: nodes both reject count as Thirds' rejections.
+    result = _simulate(PerNode(), nodes=9, pods=1, cpu="3", filters=["Thirds", "NodeResourcesFit"])
+    assert result.outcomes["default/p0"].message == f"0/9 nodes are available: 3 {REASON}, 6 Insufficient cpu."
+    after = _simulate(PerNode(), nodes=9, pods=1, cpu="3", filters=["NodeResourcesFit", "Thirds"])
+    assert after.outcomes["default/p0"].message == "0/9 nodes are available: 9 Insufficient cpu."
