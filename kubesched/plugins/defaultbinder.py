@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from ..framework.status import Code, Status
+from ..framework import Code, CycleState, Handle, Status
+from ..objects.pod import PodInfo
 
 NAME = "DefaultBinder"
 
@@ -12,10 +11,10 @@ NAME = "DefaultBinder"
 class DefaultBinder:
     name = NAME
 
-    def __init__(self, handle: Any) -> None:
+    def __init__(self, handle: Handle) -> None:
         self.handle = handle
 
-    def bind(self, state: Any, pod: Any, node_name: str) -> Status | None:
+    def bind(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
         client = self.handle.client
         if client is None:
             return Status(Code.ERROR, "no cluster to bind to")
@@ -26,5 +25,5 @@ class DefaultBinder:
         return None
 
 
-def new(args: Any, handle: Any) -> DefaultBinder:
+def new(args: None, handle: Handle) -> DefaultBinder:
     return DefaultBinder(handle)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework.scoring import default_normalize_score
+from ..framework.views import IntArray
 
 __all__ = ["default_normalize_score", "go_div"]
 
 
-def go_div(numerator: np.ndarray, denominator: np.ndarray | int) -> np.ndarray:
+def go_div(numerator: IntArray, denominator: IntArray | int) -> IntArray:
     """Integer division truncating toward zero, as Go's ``/`` on int64."""
     numerator = np.asarray(numerator, dtype=np.int64)
     quotient = np.abs(numerator) // np.abs(denominator)

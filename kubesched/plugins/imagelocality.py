@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from ..framework.interfaces import MAX_NODE_SCORE
+from ..framework import MAX_NODE_SCORE, CycleState, Handle, IntArray, NodeTableView, RowArray, SnapshotView
+from ..objects.pod import PodInfo
 
 NAME = "ImageLocality"
 MB = 1024 * 1024
@@ -14,14 +13,14 @@ MIN_THRESHOLD = 23 * MB  # below this an image is cheap to pull
 MAX_CONTAINER_THRESHOLD = 1000 * MB  # per container
 
 
-def _priority(sums: np.ndarray, containers: int) -> np.ndarray:
+def _priority(sums: IntArray, containers: int) -> IntArray:
     """``calculatePriority``: clamp the summed image score and scale it to 0..100."""
     max_threshold = MAX_CONTAINER_THRESHOLD * containers
     clamped = np.clip(sums, MIN_THRESHOLD, max_threshold)
     return MAX_NODE_SCORE * (clamped - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
 
 
-def _scores(table: Any, images: tuple[str, ...]) -> np.ndarray | None:
+def _scores(table: NodeTableView, images: tuple[str, ...]) -> IntArray | None:
     """Per row, the score of a pod with ``images`` (which depends on the nodes alone); None when 0 everywhere."""
     total_nodes = table.num_nodes
     if not images or total_nodes == 0:
@@ -44,7 +43,7 @@ def _scores(table: Any, images: tuple[str, ...]) -> np.ndarray | None:
 class ImageLocality:
     name = NAME
 
-    def score_nodes(self, state: Any, pod: Any, snapshot: Any, rows: np.ndarray) -> np.ndarray:
+    def score_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> IntArray:
         table = snapshot.table
         per_row = table.node_derived((NAME, pod.images), lambda: _scores(table, pod.images))
         if per_row is None:
@@ -52,5 +51,5 @@ class ImageLocality:
         return per_row[rows]
 
 
-def new(args: Any, handle: Any) -> ImageLocality:
+def new(args: None, handle: Handle) -> ImageLocality:
     return ImageLocality()

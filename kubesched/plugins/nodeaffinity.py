@@ -7,15 +7,36 @@ profile, required terms as an extra filter and preferred ones as extra score.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from ..framework.cycle_state import StateKey
-from ..framework.args import ArgsError, expect_fields
-from ..framework.interfaces import NodeVerdicts, PreFilterResult
-from ..framework.status import SKIP, Code, Status
+from ..framework import (
+    SKIP,
+    ActionType,
+    ArgsError,
+    BoolArray,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    CycleState,
+    EventResource,
+    Handle,
+    IntArray,
+    NodeTableView,
+    NodeVerdicts,
+    PreFilterResult,
+    QueueingHint,
+    RowArray,
+    SnapshotView,
+    StateKey,
+    Status,
+)
+from ..framework.args import expect_fields
 from ..objects.errors import ObjectError
+from ..objects.node import Node
+from ..objects.nodeinfo import NodeInfo
+from ..objects.pod import PodInfo
 from ..objects.selectors import (
     NODE_NAME_FIELD,
     NodeSelector,
@@ -24,7 +45,6 @@ from ..objects.selectors import (
     parse_preferred_terms,
     selector_from_set,
 )
-from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from .helper import default_normalize_score
 
 NAME = "NodeAffinity"
@@ -33,7 +53,7 @@ ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
 ERR_REASON_CONFLICT = "pod affinity terms conflict"
 _POD_STATUS = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_POD)
 _ENFORCED_STATUS = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_ENFORCED)
-_PRESCORE_KEY = StateKey("PreScore" + NAME)
+_PRESCORE_KEY: StateKey[tuple[PreferredSchedulingTerm, ...]] = StateKey("PreScore" + NAME)
 
 
 @dataclass(slots=True, frozen=True)
@@ -42,12 +62,12 @@ class NodeAffinityArgs:
     added_preferred: tuple[PreferredSchedulingTerm, ...] = ()
 
 
-def parse_args(raw: Any) -> NodeAffinityArgs:
-    raw = expect_fields(raw, ("addedAffinity",))
-    added = raw.get("addedAffinity")
-    if added is None:
+def parse_args(raw: object) -> NodeAffinityArgs:
+    args = expect_fields(raw, ("addedAffinity",))
+    added_raw = args.get("addedAffinity")
+    if added_raw is None:
         return NodeAffinityArgs()
-    expect_fields(added, ("requiredDuringSchedulingIgnoredDuringExecution", "preferredDuringSchedulingIgnoredDuringExecution"), "addedAffinity")
+    added = expect_fields(added_raw, ("requiredDuringSchedulingIgnoredDuringExecution", "preferredDuringSchedulingIgnoredDuringExecution"), "addedAffinity")
     try:
         req_raw = added.get("requiredDuringSchedulingIgnoredDuringExecution")
         required = parse_node_selector(req_raw, "addedAffinity.requiredDuringSchedulingIgnoredDuringExecution") if req_raw is not None else None
@@ -60,7 +80,7 @@ def parse_args(raw: Any) -> NodeAffinityArgs:
     return NodeAffinityArgs(required, preferred)
 
 
-def _term_weights(table: Any, terms: tuple) -> np.ndarray:
+def _term_weights(table: NodeTableView, terms: tuple[PreferredSchedulingTerm, ...]) -> IntArray:
     """Per row, the summed weight of the preferred terms its labels match."""
     total = np.zeros(table.size, dtype=np.int64)
     for term in terms:
@@ -76,7 +96,7 @@ class NodeAffinity:
         self.args = args
 
     # -- PreFilter ----------------------------------------------------------
-    def pre_filter(self, state: Any, pod: Any, snapshot: Any) -> tuple[PreFilterResult | None, Status | None]:
+    def pre_filter(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView) -> tuple[PreFilterResult | None, Status | None]:
         required = pod.required_node_affinity
         if required is None and self.args.added_required is None and not pod.node_selector:
             return None, SKIP
@@ -98,7 +118,7 @@ class NodeAffinity:
         return None, None
 
     # -- Filter -------------------------------------------------------------
-    def filter(self, state: Any, pod: Any, node: Any) -> Status | None:
+    def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
         labels, name = node.node.labels, node.name
         if self.args.added_required is not None and not self.args.added_required.matches(labels, name):
             return _ENFORCED_STATUS
@@ -109,7 +129,7 @@ class NodeAffinity:
             return _POD_STATUS
         return None
 
-    def filter_nodes(self, state: Any, pod: Any, snapshot: Any, candidates: Any) -> NodeVerdicts:
+    def filter_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, candidates: BoolArray) -> NodeVerdicts:
         table = snapshot.table
         # The answer depends on node labels and names and on these pod fields only.
         selector = tuple(pod.node_selector.items()) if pod.node_selector else ()
@@ -119,7 +139,7 @@ class NodeAffinity:
             return NodeVerdicts.all_pass(table.size)
         return NodeVerdicts(codes, statuses)
 
-    def _filter_codes(self, pod: Any, table: Any) -> tuple[np.ndarray | None, list[Status]]:
+    def _filter_codes(self, pod: PodInfo, table: NodeTableView) -> tuple[npt.NDArray[np.int32] | None, list[Status]]:
         codes = np.zeros(table.size, dtype=np.int32)
         statuses = [_POD_STATUS]
         pod_mask = np.ones(table.size, dtype=bool)
@@ -137,34 +157,33 @@ class NodeAffinity:
         return codes, statuses
 
     # -- Score --------------------------------------------------------------
-    def pre_score(self, state: Any, pod: Any, snapshot: Any, rows: np.ndarray) -> Status | None:
+    def pre_score(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> Status | None:
         if not pod.preferred_node_affinity and not self.args.added_preferred:
             return SKIP
         state.write(_PRESCORE_KEY, self.args.added_preferred + pod.preferred_node_affinity)
         return None
 
-    def _terms(self, state: Any, pod: Any) -> tuple:
+    def _terms(self, state: CycleState, pod: PodInfo) -> tuple[PreferredSchedulingTerm, ...]:
         terms = state.get(_PRESCORE_KEY)
         return terms if terms is not None else self.args.added_preferred + pod.preferred_node_affinity
 
-    def score(self, state: Any, pod: Any, node: Any) -> int:
+    def score(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> int:
         labels, name = node.node.labels, node.name
         return sum(t.weight for t in self._terms(state, pod) if t.term.matches(labels, name))
 
-    def score_nodes(self, state: Any, pod: Any, snapshot: Any, rows: np.ndarray) -> np.ndarray:
+    def score_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> IntArray:
         table = snapshot.table
         terms = self._terms(state, pod)
         per_row = table.node_derived((NAME, "score", terms), lambda: _term_weights(table, terms))
         return per_row[rows]
 
-    def normalize_score(self, state: Any, pod: Any, scores: np.ndarray) -> np.ndarray:
+    def normalize_score(self, state: CycleState, pod: PodInfo, scores: IntArray) -> IntArray:
         return default_normalize_score(scores, reverse=False)
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-
         return [ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL), self._hint_node_change)]
 
-    def _node_matches(self, pod: Any, node: Any) -> bool:
+    def _node_matches(self, pod: PodInfo, node: Node) -> bool:
         labels, name = node.labels, node.name
         if self.args.added_required is not None and not self.args.added_required.matches(labels, name):
             return False
@@ -173,14 +192,14 @@ class NodeAffinity:
         required = pod.required_node_affinity
         return required is None or required.matches(labels, name)
 
-    def _hint_node_change(self, pod: Any, old: Any, new: Any) -> QueueingHint:
+    def _hint_node_change(self, pod: PodInfo, old: object | None, new: object | None) -> QueueingHint:
         """Queue when the node now matches the pod's affinity and did not before."""
-        if new is None or not self._node_matches(pod, new):
+        if not isinstance(new, Node) or not self._node_matches(pod, new):
             return QueueingHint.SKIP
-        if old is not None and self._node_matches(pod, old):
+        if isinstance(old, Node) and self._node_matches(pod, old):
             return QueueingHint.SKIP
         return QueueingHint.QUEUE
 
 
-def new(args: NodeAffinityArgs, handle: Any) -> NodeAffinity:
+def new(args: NodeAffinityArgs, handle: Handle) -> NodeAffinity:
     return NodeAffinity(args)

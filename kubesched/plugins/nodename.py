@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from ..framework.interfaces import NodeVerdicts
-from ..framework.status import Code, Status
+from ..framework import (
+    ActionType,
+    BoolArray,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    CycleState,
+    EventResource,
+    Handle,
+    NodeVerdicts,
+    QueueingHint,
+    SnapshotView,
+    Status,
+)
+from ..objects.node import Node
+from ..objects.nodeinfo import NodeInfo
+from ..objects.pod import PodInfo
 
 NAME = "NodeName"
 ERR_REASON = "node(s) didn't match the requested node name"
@@ -18,12 +30,12 @@ _STATUS = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON)
 class NodeName:
     name = NAME
 
-    def filter(self, state: Any, pod: Any, node: Any) -> Status | None:
+    def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
         if pod.node_name and pod.node_name != node.name:
             return _STATUS
         return None
 
-    def filter_nodes(self, state: Any, pod: Any, snapshot: Any, candidates: Any) -> NodeVerdicts:
+    def filter_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, candidates: BoolArray) -> NodeVerdicts:
         table = snapshot.table
         if not pod.node_name:
             return NodeVerdicts.all_pass(table.size)
@@ -34,16 +46,15 @@ class NodeName:
         return NodeVerdicts.from_mask(passed, _STATUS)
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-
         return [ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD), _hint_node_add)]
 
 
-def _hint_node_add(pod: Any, old: Any, new: Any) -> Any:
+def _hint_node_add(pod: PodInfo, old: object | None, new: object | None) -> QueueingHint:
     """Only the node the pod names can help it."""
-    if new is not None and (not pod.node_name or pod.node_name == new.name):
+    if isinstance(new, Node) and (not pod.node_name or pod.node_name == new.name):
         return QueueingHint.QUEUE
     return QueueingHint.SKIP
 
 
-def new(args: Any, handle: Any) -> NodeName:
+def new(args: None, handle: Handle) -> NodeName:
     return NodeName()

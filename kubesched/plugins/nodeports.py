@@ -2,42 +2,55 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from ..framework.cycle_state import StateKey
-from ..framework.interfaces import NodeVerdicts, PreFilterResult
-from ..framework.status import SKIP, Code, Status
+from ..framework import (
+    SKIP,
+    ActionType,
+    BoolArray,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    CycleState,
+    EventResource,
+    Handle,
+    NodeVerdicts,
+    PreFilterResult,
+    QueueingHint,
+    SnapshotView,
+    StateKey,
+    Status,
+)
+from ..objects.nodeinfo import NodeInfo
+from ..objects.pod import HostPort, PodInfo
 
 NAME = "NodePorts"
 ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
 _STATUS = Status(Code.UNSCHEDULABLE, ERR_REASON)
-_STATE_KEY = StateKey("PreFilter" + NAME)
+_STATE_KEY: StateKey[tuple[HostPort, ...]] = StateKey("PreFilter" + NAME)
 ALL_IPS = "0.0.0.0"
 
 
 class NodePorts:
     name = NAME
 
-    def pre_filter(self, state: Any, pod: Any, snapshot: Any) -> tuple[PreFilterResult | None, Status | None]:
+    def pre_filter(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView) -> tuple[PreFilterResult | None, Status | None]:
         if not pod.host_ports:
             return None, SKIP
         state.write(_STATE_KEY, pod.host_ports)
         return None, None
 
-    def _wanted(self, state: Any, pod: Any) -> tuple:
+    def _wanted(self, state: CycleState, pod: PodInfo) -> tuple[HostPort, ...]:
         found = state.get(_STATE_KEY)
         return found if found is not None else pod.host_ports
 
-    def filter(self, state: Any, pod: Any, node: Any) -> Status | None:
+    def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
         for port in self._wanted(state, pod):
             if node.used_ports.conflicts(port):
                 return _STATUS
         return None
 
-    def filter_nodes(self, state: Any, pod: Any, snapshot: Any, candidates: Any) -> NodeVerdicts:
+    def filter_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, candidates: BoolArray) -> NodeVerdicts:
         table = snapshot.table
         codes = np.zeros(table.size, dtype=np.int32)
         for port in self._wanted(state, pod):
@@ -50,16 +63,15 @@ class NodePorts:
         return NodeVerdicts(codes, [_STATUS])
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-
         return [
             ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE), _hint_pod_deleted),
             ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD), None),
         ]
 
 
-def _hint_pod_deleted(pod: Any, old: Any, new: Any) -> Any:
+def _hint_pod_deleted(pod: PodInfo, old: object | None, new: object | None) -> QueueingHint:
     """Queue only when the deleted pod held a host port this pod wants."""
-    if old is None or not old.host_ports:
+    if not isinstance(old, PodInfo) or not old.host_ports:
         return QueueingHint.SKIP
     held = {(p.protocol, p.port) for p in old.host_ports}
     if any((p.protocol, p.port) in held for p in pod.host_ports):
@@ -67,5 +79,5 @@ def _hint_pod_deleted(pod: Any, old: Any, new: Any) -> Any:
     return QueueingHint.SKIP
 
 
-def new(args: Any, handle: Any) -> NodePorts:
+def new(args: None, handle: Handle) -> NodePorts:
     return NodePorts()

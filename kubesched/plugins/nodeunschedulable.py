@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
+import numpy.typing as npt
 
-from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from ..framework.interfaces import NodeVerdicts
-from ..framework.status import Code, Status
+from ..framework import (
+    ActionType,
+    BoolArray,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    CycleState,
+    EventResource,
+    Handle,
+    NodeTableView,
+    NodeVerdicts,
+    QueueingHint,
+    SnapshotView,
+    Status,
+)
+from ..objects.node import Node
+from ..objects.nodeinfo import NodeInfo
+from ..objects.pod import PodInfo
 from ..objects.taints import NO_SCHEDULE, Taint
 
 NAME = "NodeUnschedulable"
@@ -17,11 +31,11 @@ UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", NO_SCHEDULE)
 _STATUS = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSCHEDULABLE)
 
 
-def _tolerates(pod: Any) -> bool:
+def _tolerates(pod: PodInfo) -> bool:
     return any(t.tolerates(UNSCHEDULABLE_TAINT) for t in pod.tolerations)
 
 
-def _codes(table: Any) -> np.ndarray | None:
+def _codes(table: NodeTableView) -> npt.NDArray[np.int32] | None:
     """1 for unschedulable nodes, 0 for the rest; None when no node is unschedulable."""
     unschedulable = table.unschedulable[: table.size]
     if not unschedulable.any():
@@ -34,12 +48,12 @@ def _codes(table: Any) -> np.ndarray | None:
 class NodeUnschedulable:
     name = NAME
 
-    def filter(self, state: Any, pod: Any, node: Any) -> Status | None:
+    def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
         if node.node.unschedulable and not _tolerates(pod):
             return _STATUS
         return None
 
-    def filter_nodes(self, state: Any, pod: Any, snapshot: Any, candidates: Any) -> NodeVerdicts:
+    def filter_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, candidates: BoolArray) -> NodeVerdicts:
         table = snapshot.table
         codes = table.node_derived((NAME,), lambda: _codes(table))
         if codes is None or _tolerates(pod):
@@ -47,18 +61,17 @@ class NodeUnschedulable:
         return NodeVerdicts(codes, [_STATUS])
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-
         return [ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT), _hint_node_change)]
 
 
-def _hint_node_change(pod: Any, old: Any, new: Any) -> Any:
+def _hint_node_change(pod: PodInfo, old: object | None, new: object | None) -> QueueingHint:
     """Queue when the node became schedulable (or the pod tolerates it being cordoned)."""
-    if new is None or (new.unschedulable and not _tolerates(pod)):
+    if not isinstance(new, Node) or (new.unschedulable and not _tolerates(pod)):
         return QueueingHint.SKIP
-    if old is not None and not old.unschedulable:
+    if isinstance(old, Node) and not old.unschedulable:
         return QueueingHint.SKIP
     return QueueingHint.QUEUE
 
 
-def new(args: Any, handle: Any) -> NodeUnschedulable:
+def new(args: None, handle: Handle) -> NodeUnschedulable:
     return NodeUnschedulable()

@@ -58,22 +58,19 @@ DEFAULT_PLUGINS: tuple[DefaultPlugin, ...] = (
 
 def in_tree_registry() -> Registry:
     """Every in-tree plugin, upstream's default plugin list, and the upstream plugins not built yet."""
-    return Registry(
-        [
-            PluginSpec(schedulinggates.NAME, schedulinggates.new),
-            PluginSpec(prioritysort.NAME, prioritysort.new),
-            PluginSpec(nodeunschedulable.NAME, nodeunschedulable.new),
-            PluginSpec(nodename.NAME, nodename.new),
-            PluginSpec(tainttoleration.NAME, tainttoleration.new),
-            PluginSpec(nodeaffinity.NAME, nodeaffinity.new, parse_args=nodeaffinity.parse_args),
-            PluginSpec(nodeports.NAME, nodeports.new),
-            PluginSpec(fit.NAME, fit.new, parse_args=fit.parse_args),
-            PluginSpec(balanced_allocation.NAME, balanced_allocation.new, parse_args=balanced_allocation.parse_args),
-            PluginSpec(podtopologyspread.NAME, podtopologyspread.new, parse_args=podtopologyspread.parse_args),
-            PluginSpec(interpodaffinity.NAME, interpodaffinity.new, parse_args=interpodaffinity.parse_args),
-            PluginSpec(imagelocality.NAME, imagelocality.new),
-            PluginSpec(defaultbinder.NAME, defaultbinder.new),
-        ],
-        DEFAULT_PLUGINS,
-        UPSTREAM_ONLY,
-    )
+    registry = Registry((), DEFAULT_PLUGINS, UPSTREAM_ONLY)
+    # One register() per spec: each spec keeps its own args type.
+    registry.register(PluginSpec(schedulinggates.NAME, schedulinggates.new))
+    registry.register(PluginSpec(prioritysort.NAME, prioritysort.new))
+    registry.register(PluginSpec(nodeunschedulable.NAME, nodeunschedulable.new))
+    registry.register(PluginSpec(nodename.NAME, nodename.new))
+    registry.register(PluginSpec(tainttoleration.NAME, tainttoleration.new))
+    registry.register(PluginSpec(nodeaffinity.NAME, nodeaffinity.new, parse_args=nodeaffinity.parse_args))
+    registry.register(PluginSpec(nodeports.NAME, nodeports.new))
+    registry.register(PluginSpec(fit.NAME, fit.new, parse_args=fit.parse_args))
+    registry.register(PluginSpec(balanced_allocation.NAME, balanced_allocation.new, parse_args=balanced_allocation.parse_args))
+    registry.register(PluginSpec(podtopologyspread.NAME, podtopologyspread.new, parse_args=podtopologyspread.parse_args))
+    registry.register(PluginSpec(interpodaffinity.NAME, interpodaffinity.new, parse_args=interpodaffinity.parse_args))
+    registry.register(PluginSpec(imagelocality.NAME, imagelocality.new))
+    registry.register(PluginSpec(defaultbinder.NAME, defaultbinder.new))
+    return registry

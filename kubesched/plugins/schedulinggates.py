@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from ..framework.status import Code, Status
+from ..framework import ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource, Handle, Status
+from ..objects.pod import PodInfo
 
 NAME = "SchedulingGates"
 
@@ -13,16 +11,15 @@ NAME = "SchedulingGates"
 class SchedulingGates:
     name = NAME
 
-    def pre_enqueue(self, pod: Any) -> Status | None:
+    def pre_enqueue(self, pod: PodInfo) -> Status | None:
         if not pod.scheduling_gates:
             return None
         gates = " ".join(pod.scheduling_gates)
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"waiting for scheduling gates: [{gates}]")
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-
         return [ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED), None)]
 
 
-def new(args: Any, handle: Any) -> SchedulingGates:
+def new(args: None, handle: Handle) -> SchedulingGates:
     return SchedulingGates()

@@ -2,33 +2,49 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
+import numpy.typing as npt
 
-from ..framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from ..framework.cycle_state import StateKey
-from ..framework.interfaces import NodeVerdicts
-from ..framework.status import Code, Status
-from ..objects.taints import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, find_untolerated_taint
+from ..framework import (
+    ActionType,
+    BoolArray,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    CycleState,
+    EventResource,
+    Handle,
+    IntArray,
+    NodeTableView,
+    NodeVerdicts,
+    QueueingHint,
+    RowArray,
+    SnapshotView,
+    StateKey,
+    Status,
+)
+from ..objects.node import Node
+from ..objects.nodeinfo import NodeInfo
+from ..objects.pod import PodInfo
+from ..objects.taints import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, Taint, Toleration, find_untolerated_taint
 from .helper import default_normalize_score
 
 NAME = "TaintToleration"
 _FILTER_EFFECTS = (NO_SCHEDULE, NO_EXECUTE)
-_STATE_KEY = StateKey("PreScore" + NAME)
+_STATE_KEY: StateKey[tuple[Toleration, ...]] = StateKey("PreScore" + NAME)
 
 
-def _reject(taint: Any) -> Status:
+def _reject(taint: Taint) -> Status:
     return Status(
         Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "node(s) had untolerated taint(s)"
     )
 
 
-def _prefer_no_schedule_tolerations(pod: Any) -> tuple:
+def _prefer_no_schedule_tolerations(pod: PodInfo) -> tuple[Toleration, ...]:
     return tuple(t for t in pod.tolerations if not t.effect or t.effect == PREFER_NO_SCHEDULE)
 
 
-def _intolerable_count(taints: tuple, tolerations: tuple) -> int:
+def _intolerable_count(taints: tuple[Taint, ...], tolerations: tuple[Toleration, ...]) -> int:
     count = 0
     for taint in taints:
         if taint.effect == PREFER_NO_SCHEDULE and not any(t.tolerates(taint) for t in tolerations):
@@ -36,12 +52,14 @@ def _intolerable_count(taints: tuple, tolerations: tuple) -> int:
     return count
 
 
-def _filter_codes(table: Any, tolerations: tuple) -> tuple[np.ndarray | None, list[Status]]:
+def _filter_codes(
+    table: NodeTableView, tolerations: tuple[Toleration, ...]
+) -> tuple[npt.NDArray[np.int32] | None, list[Status]]:
     """Per row, 1 + the index of its rejecting status (0: passes), over the table's distinct taint sets."""
     ids, taint_sets = table.taint_sets()
     statuses: list[Status] = []
     by_set = np.zeros(len(taint_sets), dtype=np.int32)
-    seen: dict[Any, int] = {}
+    seen: dict[Taint, int] = {}
     for i, taints in enumerate(taint_sets):
         taint = find_untolerated_taint(taints, tolerations, _FILTER_EFFECTS)
         if taint is not None:
@@ -57,7 +75,7 @@ def _filter_codes(table: Any, tolerations: tuple) -> tuple[np.ndarray | None, li
     return codes, statuses
 
 
-def _score_counts(table: Any, tolerations: tuple) -> np.ndarray | None:
+def _score_counts(table: NodeTableView, tolerations: tuple[Toleration, ...]) -> IntArray | None:
     """Per row, the PreferNoSchedule taints not tolerated; None when that is 0 everywhere."""
     ids, taint_sets = table.taint_sets()
     counts = np.fromiter((_intolerable_count(t, tolerations) for t in taint_sets), dtype=np.int64, count=len(taint_sets))
@@ -72,30 +90,30 @@ class TaintToleration:
     name = NAME
 
     # -- Filter -------------------------------------------------------------
-    def filter(self, state: Any, pod: Any, node: Any) -> Status | None:
+    def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
         taint = find_untolerated_taint(node.node.taints, pod.tolerations, _FILTER_EFFECTS)
         return _reject(taint) if taint is not None else None
 
-    def filter_nodes(self, state: Any, pod: Any, snapshot: Any, candidates: Any) -> NodeVerdicts:
+    def filter_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, candidates: BoolArray) -> NodeVerdicts:
         table = snapshot.table
         # The answer depends on the nodes' taints and the pod's tolerations only.
         codes, statuses = table.node_derived((NAME, "filter", pod.tolerations), lambda: _filter_codes(table, pod.tolerations))
-        if not statuses:
+        if codes is None:
             return NodeVerdicts.all_pass(table.size)
         return NodeVerdicts(codes, statuses)
 
     # -- Score --------------------------------------------------------------
-    def pre_score(self, state: Any, pod: Any, snapshot: Any, rows: np.ndarray) -> Status | None:
+    def pre_score(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> Status | None:
         state.write(_STATE_KEY, _prefer_no_schedule_tolerations(pod))
         return None
 
-    def score(self, state: Any, pod: Any, node: Any) -> int:
+    def score(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> int:
         tolerations = state.get(_STATE_KEY)
         if tolerations is None:
             tolerations = _prefer_no_schedule_tolerations(pod)
         return _intolerable_count(node.node.taints, tolerations)
 
-    def score_nodes(self, state: Any, pod: Any, snapshot: Any, rows: np.ndarray) -> np.ndarray:
+    def score_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> IntArray:
         tolerations = state.get(_STATE_KEY)
         if tolerations is None:
             tolerations = _prefer_no_schedule_tolerations(pod)
@@ -105,25 +123,24 @@ class TaintToleration:
             return np.zeros(len(rows), dtype=np.int64)
         return per_row[rows]
 
-    def normalize_score(self, state: Any, pod: Any, scores: np.ndarray) -> np.ndarray:
+    def normalize_score(self, state: CycleState, pod: PodInfo, scores: IntArray) -> IntArray:
         return default_normalize_score(scores, reverse=True)
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-
         return [
             ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_TAINT), _hint_node_change),
             ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_TOLERATIONS), None),
         ]
 
 
-def _hint_node_change(pod: Any, old: Any, new: Any) -> Any:
+def _hint_node_change(pod: PodInfo, old: object | None, new: object | None) -> QueueingHint:
     """Queue when the pod tolerates the node's taints now and did not before."""
-    if new is None or find_untolerated_taint(new.taints, pod.tolerations, _FILTER_EFFECTS) is not None:
+    if not isinstance(new, Node) or find_untolerated_taint(new.taints, pod.tolerations, _FILTER_EFFECTS) is not None:
         return QueueingHint.SKIP
-    if old is not None and find_untolerated_taint(old.taints, pod.tolerations, _FILTER_EFFECTS) is None:
+    if isinstance(old, Node) and find_untolerated_taint(old.taints, pod.tolerations, _FILTER_EFFECTS) is None:
         return QueueingHint.SKIP
     return QueueingHint.QUEUE
 
 
-def new(args: Any, handle: Any) -> TaintToleration:
+def new(args: None, handle: Handle) -> TaintToleration:
     return TaintToleration()

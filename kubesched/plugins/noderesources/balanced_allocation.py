@@ -4,14 +4,26 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from ...framework.cycle_state import StateKey
-from ...framework.args import ArgsError, expect_fields, get_list
-from ...framework.interfaces import MAX_NODE_SCORE
-from ...framework.status import SKIP, Status
+from ...framework import (
+    MAX_NODE_SCORE,
+    SKIP,
+    ArgsError,
+    BoolArray,
+    CycleState,
+    Handle,
+    IntArray,
+    NodeTableView,
+    RowArray,
+    SnapshotView,
+    StateKey,
+    Status,
+)
+from ...framework.args import expect_fields, get_list
+from ...objects.pod import PodInfo
 from .resource_allocation import (
     DEFAULT_RESOURCES,
     ResourceSpec,
@@ -22,7 +34,8 @@ from .resource_allocation import (
 )
 
 NAME = "NodeResourcesBalancedAllocation"
-_STATE_KEY = StateKey("PreScore" + NAME)
+_STATE_KEY: StateKey[list[int]] = StateKey("PreScore" + NAME)
+_FloatArray = npt.NDArray[np.float64]
 
 
 @dataclass(slots=True, frozen=True)
@@ -30,9 +43,9 @@ class BalancedAllocationArgs:
     resources: tuple[ResourceSpec, ...] = DEFAULT_RESOURCES
 
 
-def parse_args(raw: Any) -> BalancedAllocationArgs:
-    raw = expect_fields(raw, ("resources",))
-    listed = get_list(raw, "resources")
+def parse_args(raw: object) -> BalancedAllocationArgs:
+    args = expect_fields(raw, ("resources",))
+    listed = get_list(args, "resources")
     resources = parse_resources(listed, "resources") if listed else DEFAULT_RESOURCES
     for i, spec in enumerate(resources):
         if spec.weight != 1:  # ValidateNodeResourcesBalancedAllocationArgs
@@ -46,14 +59,14 @@ class BalancedAllocation:
     def __init__(self, args: BalancedAllocationArgs) -> None:
         self.args = args
 
-    def pre_score(self, state: Any, pod: Any, snapshot: Any, rows: np.ndarray) -> Status | None:
+    def pre_score(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> Status | None:
         requests = pod_request_vector(pod.requests, self.args.resources, use_requested=True)
         if not any(requests):
             return SKIP  # best-effort pods would all pile onto one node otherwise
         state.write(_STATE_KEY, requests)
         return None
 
-    def score_nodes(self, state: Any, pod: Any, snapshot: Any, rows: np.ndarray) -> np.ndarray:
+    def score_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> IntArray:
         """How much placing the pod changes the node's balance: 75 for no change,
         up to 100 for a node it balances, down to 50 for one it unbalances."""
         requests = state.get(_STATE_KEY)
@@ -75,13 +88,13 @@ class BalancedAllocation:
             return per_row[rows]
         return self._scores(table, rows, requests)
 
-    def _scores(self, table: Any, rows: np.ndarray, requests: list[int]) -> np.ndarray:
+    def _scores(self, table: NodeTableView, rows: RowArray, requests: list[int]) -> IntArray:
         fast = _two_resources(table, rows, self.args.resources, requests)
         if fast is not None:
             return fast
-        after: list[np.ndarray] = []
-        before: list[np.ndarray] = []
-        valids: list[np.ndarray] = []
+        after: list[_FloatArray] = []
+        before: list[_FloatArray] = []
+        valids: list[BoolArray] = []
         for spec, pod_request in zip(self.args.resources, requests):
             found = allocatable_and_requested(table, rows, spec.name, pod_request, use_requested=True)
             if found is None:
@@ -100,18 +113,20 @@ class BalancedAllocation:
         return (MAX_NODE_SCORE * 3 // 2 + balance_after - balance_before) // 2
 
 
-def new(args: BalancedAllocationArgs, handle: Any) -> BalancedAllocation:
+def new(args: BalancedAllocationArgs, handle: Handle) -> BalancedAllocation:
     return BalancedAllocation(args)
 
 
-def _two_resources(table: Any, rows: np.ndarray, resources: tuple, requests: list[int]) -> np.ndarray | None:
+def _two_resources(
+    table: NodeTableView, rows: RowArray, resources: tuple[ResourceSpec, ...], requests: list[int]
+) -> IntArray | None:
     """``score_nodes`` when exactly two resources are scored and every row has a positive
     allocatable of both (the default cpu and memory, as nodes have them): the same float
     operations in the same order as the general path, in half the array operations.
     None when that does not hold."""
     if not len(rows):
         return None
-    found = []
+    found: list[tuple[IntArray, IntArray, int]] = []
     for spec, pod_request in zip(resources, requests):
         pair = allocatable_and_requested(table, rows, spec.name, pod_request, use_requested=True)
         if pair is not None:
@@ -131,7 +146,7 @@ def _two_resources(table: Any, rows: np.ndarray, resources: tuple, requests: lis
     return (MAX_NODE_SCORE * 3 // 2 + balance_after - balance_before) // 2
 
 
-def _score_row(columns: list, requests: list[int], row: int) -> int:
+def _score_row(columns: list[tuple[IntArray, IntArray] | None], requests: list[int], row: int) -> int:
     """One row's score in plain Python, with the float operations of ``score_nodes`` in its order."""
     after: list[float] = []
     before: list[float] = []
@@ -170,7 +185,7 @@ def _balance(fractions: list[float]) -> int:
     return int((1 - std) * MAX_NODE_SCORE)
 
 
-def _std(fractions: list[np.ndarray], valids: list[np.ndarray]) -> np.ndarray:
+def _std(fractions: list[_FloatArray], valids: list[BoolArray]) -> _FloatArray:
     """Per node, the standard deviation of its usage fractions, as ``balancedResourceScorer``:
     |f1 - f2| / 2 for two resources, the population formula for more, 0 for fewer."""
     n = len(valids[0])

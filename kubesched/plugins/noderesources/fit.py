@@ -9,16 +9,36 @@ allocatable, since evicting pods could not help.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Callable
 
 import numpy as np
 
-from ...framework.cycle_state import StateKey
-from ...framework.args import ArgsError, expect_fields, get_list, get_str, get_int
-from ...framework.interfaces import MAX_NODE_SCORE, NodeVerdicts, PreFilterResult
-from ...framework.status import Code, Status
-from ...objects.resources import is_extended_resource
-from ...framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+from ...framework import (
+    MAX_NODE_SCORE,
+    ActionType,
+    ArgsError,
+    BoolArray,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    CycleState,
+    EventResource,
+    Handle,
+    IntArray,
+    NodeTableView,
+    NodeVerdicts,
+    PreFilterResult,
+    QueueingHint,
+    RowArray,
+    SnapshotView,
+    StateKey,
+    Status,
+)
+from ...framework.args import expect_fields, get_int, get_list, get_str
+from ...objects.node import Node
+from ...objects.nodeinfo import NodeInfo
+from ...objects.pod import PodInfo
+from ...objects.resources import Resource, is_extended_resource
 from ..helper import go_div
 from .resource_allocation import (
     DEFAULT_RESOURCES,
@@ -35,8 +55,11 @@ MOST_ALLOCATED = "MostAllocated"
 REQUESTED_TO_CAPACITY_RATIO = "RequestedToCapacityRatio"
 MAX_CUSTOM_PRIORITY_SCORE = 10
 MAX_UTILIZATION = 100
-_STATE_KEY = StateKey("PreFilter" + NAME)
-_SCORE_KEY = StateKey("PreScore" + NAME)
+_STATE_KEY: StateKey[Resource] = StateKey("PreFilter" + NAME)
+_SCORE_KEY: StateKey[list[int]] = StateKey("PreScore" + NAME)
+
+_Check = tuple[str, int, IntArray, IntArray]
+"""A resource ``filter_nodes`` checks: its name, the pod's request, allocatable and requested columns."""
 
 
 @dataclass(slots=True, frozen=True)
@@ -48,17 +71,21 @@ class FitArgs:
     shape: tuple[tuple[int, int], ...] = field(default=())  # (utilization, score 0..10)
 
 
-def parse_args(raw: Any) -> FitArgs:
-    raw = expect_fields(raw, ("ignoredResources", "ignoredResourceGroups", "scoringStrategy"))
-    ignored = get_list(raw, "ignoredResources")
-    groups = get_list(raw, "ignoredResourceGroups")
-    for i, group in enumerate(groups):
+def parse_args(raw: object) -> FitArgs:
+    args = expect_fields(raw, ("ignoredResources", "ignoredResourceGroups", "scoringStrategy"))
+    ignored_raw = get_list(args, "ignoredResources")
+    groups_raw = get_list(args, "ignoredResourceGroups")
+    groups: list[str] = []
+    for i, group in enumerate(groups_raw):
         if not isinstance(group, str) or "/" in group or not group:
             raise ArgsError(f"ignoredResourceGroups[{i}]", f"resource group name can't contain '/', got {group!r}")
-    for i, name in enumerate(ignored):
+        groups.append(group)
+    ignored: list[str] = []
+    for i, name in enumerate(ignored_raw):
         if not isinstance(name, str) or not name:
             raise ArgsError(f"ignoredResources[{i}]", "must be a resource name")
-    strategy_raw = expect_fields(raw.get("scoringStrategy"), ("type", "resources", "requestedToCapacityRatio"), "scoringStrategy")
+        ignored.append(name)
+    strategy_raw = expect_fields(args.get("scoringStrategy"), ("type", "resources", "requestedToCapacityRatio"), "scoringStrategy")
     strategy = get_str(strategy_raw, "type", LEAST_ALLOCATED, "scoringStrategy.")
     if strategy not in (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO):
         raise ArgsError(
@@ -73,10 +100,10 @@ def parse_args(raw: Any) -> FitArgs:
         points = get_list(rtc, "shape", "scoringStrategy.requestedToCapacityRatio.")
         if not points:
             raise ArgsError("scoringStrategy.requestedToCapacityRatio.shape", "at least one point must be specified")
-        parsed = []
-        for i, point in enumerate(points):
+        parsed: list[tuple[int, int]] = []
+        for i, entry in enumerate(points):
             path = f"scoringStrategy.requestedToCapacityRatio.shape[{i}]"
-            point = expect_fields(point, ("utilization", "score"), path)
+            point = expect_fields(entry, ("utilization", "score"), path)
             utilization = get_int(point, "utilization", 0, path + ".")
             score = get_int(point, "score", 0, path + ".")
             if not 0 <= utilization <= MAX_UTILIZATION:
@@ -90,7 +117,7 @@ def parse_args(raw: Any) -> FitArgs:
     return FitArgs(frozenset(ignored), frozenset(groups), strategy, resources, shape)
 
 
-def _broken_linear(points: tuple[tuple[int, int], ...], utilization: np.ndarray) -> np.ndarray:
+def _broken_linear(points: tuple[tuple[int, int], ...], utilization: IntArray) -> IntArray:
     """``helper.BuildBrokenLinearFunction`` over an array of utilisations."""
     out = np.full(len(utilization), points[-1][1], dtype=np.int64)
     done = np.zeros(len(utilization), dtype=bool)
@@ -105,12 +132,14 @@ def _broken_linear(points: tuple[tuple[int, int], ...], utilization: np.ndarray)
     return out
 
 
-def _least_allocated(table: Any, rows: np.ndarray, resources: tuple, pod_requests: list[int]) -> np.ndarray | None:
+def _least_allocated(
+    table: NodeTableView, rows: RowArray, resources: tuple[ResourceSpec, ...], pod_requests: list[int]
+) -> IntArray | None:
     """LeastAllocated when every scored row has a positive allocatable of every scored
     resource (the usual case), in a third of the array operations; None otherwise."""
     if not len(rows):
         return None
-    node_score = None
+    node_score: IntArray | None = None
     weight_sum = 0
     for spec, pod_request in zip(resources, pod_requests):
         found = allocatable_and_requested(table, rows, spec.name, pod_request, use_requested=False)
@@ -130,7 +159,7 @@ def _least_allocated(table: Any, rows: np.ndarray, resources: tuple, pod_request
     return node_score // weight_sum if weight_sum != 1 else node_score
 
 
-def _fit_keys(table: Any, rows: np.ndarray, checks: list) -> np.ndarray:
+def _fit_keys(table: NodeTableView, rows: RowArray | slice, checks: list[_Check]) -> IntArray:
     """Failure keys (see ``filter_nodes``) of ``rows``."""
     keys = (table.pod_count[rows] >= table.alloc_pods[rows]).astype(np.int64) << 1  # pods + 1 > allowed
     for i, (_, want, alloc, req) in enumerate(checks):
@@ -141,7 +170,7 @@ def _fit_keys(table: Any, rows: np.ndarray, checks: list) -> np.ndarray:
     return keys
 
 
-def _fit_key(table: Any, row: int, checks: list) -> int:
+def _fit_key(table: NodeTableView, row: int, checks: list[_Check]) -> int:
     """``_fit_keys`` of one row, in plain integers."""
     key = 2 if table.pod_count[row] >= table.alloc_pods[row] else 0
     for i, (_, want, alloc, req) in enumerate(checks):
@@ -161,12 +190,12 @@ class NodeResourcesFit:
         self.shape = tuple((u, s * (MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE)) for u, s in args.shape)
 
     # -- PreFilter / Filter ------------------------------------------------
-    def pre_filter(self, state: Any, pod: Any, snapshot: Any) -> tuple[PreFilterResult | None, Status | None]:
+    def pre_filter(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView) -> tuple[PreFilterResult | None, Status | None]:
         state.write(_STATE_KEY, pod.requests.requests)
         return None, None
 
-    def _checked_scalars(self, requests: Any) -> list[tuple[str, int]]:
-        out = []
+    def _checked_scalars(self, requests: Resource) -> list[tuple[str, int]]:
+        out: list[tuple[str, int]] = []
         for name in sorted(requests.scalar):
             amount = requests.scalar[name]
             if amount == 0:
@@ -179,7 +208,7 @@ class NodeResourcesFit:
             out.append((name, amount))
         return out
 
-    def filter(self, state: Any, pod: Any, node: Any) -> Status | None:
+    def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
         requests = state.get(_STATE_KEY) or pod.requests.requests
         alloc, used = node.allocatable, node.requested
         reasons: list[str] = []
@@ -201,11 +230,11 @@ class NodeResourcesFit:
             return None
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE if unresolvable else Code.UNSCHEDULABLE, *reasons)
 
-    def filter_nodes(self, state: Any, pod: Any, snapshot: Any, candidates: Any) -> NodeVerdicts:
+    def filter_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, candidates: BoolArray) -> NodeVerdicts:
         requests = state.get(_STATE_KEY) or pod.requests.requests
         table = snapshot.table
         n = table.size
-        checks = []
+        checks: list[_Check] = []
         if not requests.is_zero():
             checks = [
                 ("cpu", requests.milli_cpu, table.alloc_cpu, table.req_cpu),
@@ -226,7 +255,7 @@ class NodeResourcesFit:
         names = ["Too many pods"] + [f"Insufficient {c[0]}" for c in checks]
         failed = keys != 0
         unique, inverse = np.unique(keys[failed], return_inverse=True)
-        statuses = []
+        statuses: list[Status] = []
         for key in unique.tolist():
             code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE if key & 1 else Code.UNSCHEDULABLE
             mask = key >> 1
@@ -236,26 +265,28 @@ class NodeResourcesFit:
         return NodeVerdicts(codes, statuses)
 
     # -- Score --------------------------------------------------------------
-    def pre_score(self, state: Any, pod: Any, snapshot: Any, rows: np.ndarray) -> Status | None:
+    def pre_score(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> Status | None:
         state.write(_SCORE_KEY, pod_request_vector(pod.requests, self.args.resources, use_requested=False))
         return None
 
-    def score_nodes(self, state: Any, pod: Any, snapshot: Any, rows: np.ndarray) -> np.ndarray:
+    def score_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> IntArray:
         pod_requests = state.get(_SCORE_KEY)
         if pod_requests is None:
             pod_requests = pod_request_vector(pod.requests, self.args.resources, use_requested=False)
         table = snapshot.table
         # A node's score depends on its own columns and the pod's requests only: kept
         # per row across cycles for pods of one shape, patched where pods changed.
-        row_fn = None
+        row_fn: Callable[[int], int] | None = None
         if self.args.strategy in (LEAST_ALLOCATED, MOST_ALLOCATED):
             columns = [
                 resource_columns(table, spec.name, request, use_requested=False)
                 for spec, request in zip(self.args.resources, pod_requests)
             ]
 
-            def row_fn(row: int) -> int:
+            def score_row(row: int) -> int:
                 return self._score_row(columns, pod_requests, row)
+
+            row_fn = score_row
 
         per_row = table.row_cached(
             (NAME, "score", self.args, tuple(pod_requests)), lambda r: self._scores(table, r, pod_requests), row_fn
@@ -264,7 +295,7 @@ class NodeResourcesFit:
             return per_row[rows]
         return self._scores(table, rows, pod_requests)
 
-    def _score_row(self, columns: list, pod_requests: list[int], row: int) -> int:
+    def _score_row(self, columns: list[tuple[IntArray, IntArray] | None], pod_requests: list[int], row: int) -> int:
         """One row's LeastAllocated or MostAllocated score, as ``_scores`` computes it."""
         least = self.args.strategy == LEAST_ALLOCATED
         node_score = weight_sum = 0
@@ -283,7 +314,7 @@ class NodeResourcesFit:
             weight_sum += spec.weight
         return node_score // weight_sum if weight_sum else 0
 
-    def _scores(self, table: Any, rows: np.ndarray, pod_requests: list[int]) -> np.ndarray:
+    def _scores(self, table: NodeTableView, rows: RowArray, pod_requests: list[int]) -> IntArray:
         if self.args.strategy == LEAST_ALLOCATED:
             fast = _least_allocated(table, rows, self.args.resources, pod_requests)
             if fast is not None:
@@ -316,18 +347,17 @@ class NodeResourcesFit:
         return np.where(weight_sum == 0, 0, result)
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
-
         return [
             ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN), self._hint_pod_change),
             ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE), self._hint_node_change),
             ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_SCALE_DOWN), None),
         ]
 
-    def _hint_pod_change(self, pod: Any, old: Any, new: Any) -> QueueingHint:
+    def _hint_pod_change(self, pod: PodInfo, old: object | None, new: object | None) -> QueueingHint:
         """Queue when an assigned pod freed some of a resource this pod asks for."""
-        if old is None:
+        if not isinstance(old, PodInfo):
             return QueueingHint.SKIP
-        if new is None:  # deleted: it frees its pod slot and its requests
+        if not isinstance(new, PodInfo):  # deleted: it frees its pod slot and its requests
             return QueueingHint.QUEUE
         want, before, after = pod.requests.requests, old.requests.requests, new.requests.requests
         for name in ("cpu", "memory", "ephemeral-storage", *want.scalar):
@@ -335,9 +365,9 @@ class NodeResourcesFit:
                 return QueueingHint.QUEUE
         return QueueingHint.SKIP
 
-    def _hint_node_change(self, pod: Any, old: Any, new: Any) -> QueueingHint:
+    def _hint_node_change(self, pod: PodInfo, old: object | None, new: object | None) -> QueueingHint:
         """Queue when the node's allocatable could hold the pod and grew (or the node is new)."""
-        if new is None:
+        if not isinstance(new, Node):
             return QueueingHint.SKIP
         want, alloc = pod.requests.requests, new.allocatable
         if alloc.allowed_pod_number < 1:
@@ -346,11 +376,11 @@ class NodeResourcesFit:
         checks += self._checked_scalars(want)
         if any(amount > alloc.get(name) for name, amount in checks):
             return QueueingHint.SKIP
-        if old is not None and all(alloc.get(n) <= old.allocatable.get(n) for n, _ in checks) and \
+        if isinstance(old, Node) and all(alloc.get(n) <= old.allocatable.get(n) for n, _ in checks) and \
                 alloc.allowed_pod_number <= old.allocatable.allowed_pod_number:
             return QueueingHint.SKIP
         return QueueingHint.QUEUE
 
 
-def new(args: FitArgs, handle: Any) -> NodeResourcesFit:
+def new(args: FitArgs, handle: Handle) -> NodeResourcesFit:
     return NodeResourcesFit(args)

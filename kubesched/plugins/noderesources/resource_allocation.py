@@ -8,11 +8,10 @@ is left out of that node's score, as is an extended resource the pod does not as
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Mapping
 
-import numpy as np
-
-from ...framework.args import ArgsError, expect_fields, get_int, get_list
+from ...framework import ArgsError, IntArray, NodeTableView, RowArray
+from ...framework.args import expect_fields, get_int, get_list
 from ...objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PodRequests, Resource, is_scalar_resource
 
 __all__ = ["ResourceSpec", "parse_resources", "allocatable_and_requested", "pod_request_vector", "DEFAULT_RESOURCES"]
@@ -27,10 +26,10 @@ class ResourceSpec:
 DEFAULT_RESOURCES = (ResourceSpec(CPU, 1), ResourceSpec(MEMORY, 1))
 
 
-def parse_resources(raw: Any, path: str) -> tuple[ResourceSpec, ...]:
-    items = []
-    for i, item in enumerate(raw):
-        item = expect_fields(item, ("name", "weight"), f"{path}[{i}]")
+def parse_resources(raw: list[object], path: str) -> tuple[ResourceSpec, ...]:
+    items: list[ResourceSpec] = []
+    for i, entry in enumerate(raw):
+        item = expect_fields(entry, ("name", "weight"), f"{path}[{i}]")
         name = item.get("name")
         if not isinstance(name, str) or not name:
             raise ArgsError(f"{path}[{i}].name", "must be a resource name")
@@ -53,8 +52,8 @@ def pod_request_vector(requests: PodRequests, resources: tuple[ResourceSpec, ...
 
 
 def allocatable_and_requested(
-    table: Any, rows: np.ndarray, name: str, pod_request: int, use_requested: bool
-) -> tuple[np.ndarray, np.ndarray] | None:
+    table: NodeTableView, rows: RowArray, name: str, pod_request: int, use_requested: bool
+) -> tuple[IntArray, IntArray] | None:
     """Per scored row, (allocatable, requested including the pod); None if the resource is left out."""
     if name == CPU:
         requested = table.req_cpu if use_requested else table.nz_cpu
@@ -67,14 +66,13 @@ def allocatable_and_requested(
     if is_scalar_resource(name):
         if pod_request == 0:
             return None
-        if name not in table.scalar_alloc:
-            return None
+        # A resource no node has is all zeros, which leaves it out as absence did.
         alloc, req = table.scalar_columns(name)
         return alloc[rows], req[rows] + pod_request
     return None
 
 
-def resource_columns(table: Any, name: str, pod_request: int, use_requested: bool) -> tuple[np.ndarray, np.ndarray] | None:
+def resource_columns(table: NodeTableView, name: str, pod_request: int, use_requested: bool) -> tuple[IntArray, IntArray] | None:
     """The whole (allocatable, requested) columns ``allocatable_and_requested`` reads, or None
     when it leaves the resource out (for per-row arithmetic)."""
     if name == CPU:
@@ -84,12 +82,12 @@ def resource_columns(table: Any, name: str, pod_request: int, use_requested: boo
     if name == EPHEMERAL_STORAGE:
         return table.alloc_eph, table.req_eph
     if is_scalar_resource(name):
-        if pod_request == 0 or name not in table.scalar_alloc:
+        if pod_request == 0:
             return None
         return table.scalar_columns(name)
     return None
 
 
-def _resources_args(raw: Any, path: str) -> tuple[ResourceSpec, ...]:
+def _resources_args(raw: Mapping[str, object], path: str) -> tuple[ResourceSpec, ...]:
     listed = get_list(raw, "resources", path)
     return parse_resources(listed, f"{path}resources") if listed else DEFAULT_RESOURCES
