@@ -46,6 +46,7 @@ __all__ = [
     "Plugin",
     "PreEnqueuePlugin",
     "QueueSortPlugin",
+    "QueueSortKey",
     "PreFilterPlugin",
     "PreFilterExtensions",
     "FilterPlugin",
@@ -162,6 +163,15 @@ class QueueSortPlugin(Plugin, Protocol):
     """Orders the active queue; exactly one per profile, the same in every profile."""
 
     def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool: ...
+
+
+@runtime_checkable
+class QueueSortKey(Protocol):
+    """An optional fast path of a QueueSort plugin: a key that orders pods exactly as
+    ``less`` does (``a`` before ``b`` iff ``sort_key(a) < sort_key(b)``), so the queue can
+    use a heap of keys instead of calling ``less`` per comparison."""
+
+    def sort_key(self, queued: QueuedPodInfo) -> tuple[int | float | str, ...]: ...
 
 
 @runtime_checkable

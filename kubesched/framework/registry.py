@@ -10,7 +10,9 @@ way as in-tree ones; ``kubesched.framework.loader`` finds them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Generic, Iterable, TypeVar
+from typing import Callable, Generic, Iterable
+
+from typing_extensions import TypeVar
 
 from .args import decode_args
 from .handle import Handle
@@ -18,7 +20,7 @@ from .interfaces import Plugin
 
 __all__ = ["PluginSpec", "Registry", "PluginFactory", "DefaultPlugin"]
 
-A = TypeVar("A")
+A = TypeVar("A", default=None)  # a plugin's args type; None for a plugin without args
 
 PluginFactory = Callable[[A, Handle], Plugin]
 """``factory(args, handle)``: ``args`` is the decoded args (None for a plugin without args)."""

@@ -40,6 +40,7 @@ from ..framework.events import (
     QueueingHint,
     QueueingHintFn,
 )
+from ..framework.interfaces import QueueSortKey, QueueSortPlugin
 from ..framework.queued_pod import QueuedPodInfo
 
 __all__ = ["SchedulingQueue", "QueueConfig", "HintRegistration", "ACTIVE", "BACKOFF", "UNSCHEDULABLE"]
@@ -161,7 +162,7 @@ class SchedulingQueue:
     def __init__(
         self,
         clock: Clock,
-        less: Any = None,
+        less: QueueSortPlugin | None = None,
         config: QueueConfig | None = None,
         pre_enqueue: Callable[[PodInfo], Any] | None = None,
         hints: dict[str, list[HintRegistration]] | None = None,
@@ -190,10 +191,10 @@ class SchedulingQueue:
         self._start = float(math.floor(clock.now()))  # flush ticks fall on whole seconds, as the windows do
 
     @staticmethod
-    def _sort_key(less: Any) -> Callable[[QueuedPodInfo], Any]:
+    def _sort_key(less: QueueSortPlugin | None) -> Callable[[QueuedPodInfo], Any]:
         if less is None:
             return lambda qp: (-qp.pod.priority, qp.timestamp)
-        if hasattr(less, "sort_key"):
+        if isinstance(less, QueueSortKey):
             return less.sort_key
         compare = functools.cmp_to_key(lambda a, b: -1 if less.less(a, b) else (1 if less.less(b, a) else 0))
         return compare
