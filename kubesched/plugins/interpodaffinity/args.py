@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from ...framework.args import ArgsError, expect_fields, get_bool, get_int
 
@@ -24,9 +23,9 @@ class InterPodAffinityArgs:
     ignore_preferred_terms_of_existing_pods: bool = False
 
 
-def parse_args(raw: Any) -> InterPodAffinityArgs:
-    raw = expect_fields(raw, ("hardPodAffinityWeight", "ignorePreferredTermsOfExistingPods"))
-    weight = get_int(raw, "hardPodAffinityWeight", 1)
+def parse_args(raw: object) -> InterPodAffinityArgs:
+    fields = expect_fields(raw, ("hardPodAffinityWeight", "ignorePreferredTermsOfExistingPods"))
+    weight = get_int(fields, "hardPodAffinityWeight", 1)
     if not _INT32[0] <= weight <= _INT32[1]:
         raise ArgsError("hardPodAffinityWeight", f"must be a 32-bit integer, got {weight}")
     if not MIN_HARD_POD_AFFINITY_WEIGHT <= weight <= MAX_HARD_POD_AFFINITY_WEIGHT:
@@ -34,5 +33,5 @@ def parse_args(raw: Any) -> InterPodAffinityArgs:
             "hardPodAffinityWeight",
             f"Invalid value: {weight}: not in valid range [{MIN_HARD_POD_AFFINITY_WEIGHT}-{MAX_HARD_POD_AFFINITY_WEIGHT}]",
         )
-    ignore = get_bool(raw, "ignorePreferredTermsOfExistingPods", False)
+    ignore = get_bool(fields, "ignorePreferredTermsOfExistingPods", False)
     return InterPodAffinityArgs(weight, ignore)

@@ -24,13 +24,16 @@ from __future__ import annotations
 
 import weakref
 from itertools import chain
-from typing import Any, Callable, Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 import numpy as np
+import numpy.typing as npt
 
 from ...framework.handle import Handle
-from ...framework.views import SnapshotView
+from ...framework.views import IntArray, SnapshotView
 from ...objects.affinity import NO_POD_AFFINITY, AffinityTerm
+from ...objects.nodeinfo import NodeInfo
+from ...objects.pod import PodInfo
 from ...objects.selectors import LabelSelector
 
 __all__ = [
@@ -39,6 +42,8 @@ __all__ = [
     "PREFERRED_AFFINITY",
     "PREFERRED_ANTI_AFFINITY",
     "Condition",
+    "NamespaceLabels",
+    "LabelIds",
     "condition_of",
     "condition_matches",
     "RowCounts",
@@ -55,8 +60,11 @@ PREFERRED_ANTI_AFFINITY = 3
 _KINDS = (REQUIRED_AFFINITY, REQUIRED_ANTI_AFFINITY, PREFERRED_AFFINITY, PREFERRED_ANTI_AFFINITY)
 
 # A term's condition on a pod: (label selector, explicit namespaces, namespace selector).
-Condition = tuple[LabelSelector, frozenset, LabelSelector]
+Condition = tuple[LabelSelector, frozenset[str], LabelSelector]
 NamespaceLabels = Callable[[str], Mapping[str, str]]
+LabelIds = npt.NDArray[np.int32]
+"""A label column of the node table: per row, the id of the node's value (-1 where absent)."""
+GroupKey = tuple[str, ...]
 
 
 def condition_of(term: AffinityTerm) -> Condition:
@@ -88,7 +96,7 @@ class _Projection:
 
     __slots__ = ("ids", "sums", "labeled")
 
-    def __init__(self, ids: np.ndarray, sums: np.ndarray, labeled: int) -> None:
+    def __init__(self, ids: LabelIds, sums: IntArray, labeled: int) -> None:
         self.ids = ids  # the label column it was built against (the table replaces it on node changes)
         self.sums = sums  # per value id, plus the zero pad
         self.labeled = labeled  # counts on rows that have the label
@@ -107,8 +115,8 @@ class RowCounts:
 
     def __init__(self) -> None:
         self.total = 0
-        self._map: dict[int, int] | None = {}
-        self._arr: np.ndarray | None = None
+        self._map: dict[int, int] = {}  # the counts while ``_arr`` is None, then ``_DENSE``
+        self._arr: IntArray | None = None
         self._proj: dict[str, _Projection] | None = None
 
     def add(self, row: int, delta: int) -> None:
@@ -125,8 +133,7 @@ class RowCounts:
                 m.pop(row, None)
             return
         if row >= len(arr):
-            self._densify(row + 1)
-            arr = self._arr
+            arr = self._densify(row + 1)
         arr[row] += delta
         if self._proj:
             for proj in self._proj.values():
@@ -137,14 +144,14 @@ class RowCounts:
                         proj.sums[value] += delta
                         proj.labeled += delta
 
-    def _densify(self, size: int) -> None:
-        """Switch to (or grow) the array form, at least ``size`` rows long."""
+    def _densify(self, size: int) -> IntArray:
+        """Switch to (or grow) the array form, at least ``size`` rows long; the array."""
         arr = self._arr
         current = len(arr) if arr is not None else 0
         if self._map:
             size = max(size, max(self._map) + 1)
         if arr is not None and size <= current:
-            return
+            return arr
         length = max(64, current)
         while length < size:
             length *= 2
@@ -154,16 +161,18 @@ class RowCounts:
         else:
             for row, count in self._map.items():
                 out[row] = count
-            self._map = None
+            self._map = _DENSE
         self._arr = out
+        return out
 
     def add_from(self, other: "RowCounts") -> None:
-        if other._arr is None:
+        theirs = other._arr
+        if theirs is None:
             for row, count in other._map.items():
                 self.add(row, count)
             return
-        self._densify(len(other._arr))
-        self._arr[: len(other._arr)] += other._arr
+        arr = self._densify(len(theirs))
+        arr[: len(theirs)] += theirs
         self.total += other.total
         self._proj = None
 
@@ -179,13 +188,14 @@ class RowCounts:
         rows = np.flatnonzero(self._arr)
         return list(zip(rows.tolist(), self._arr[rows].tolist()))
 
-    def accumulate(self, key: str, ids: np.ndarray, out: np.ndarray, weight: int = 1) -> bool:
+    def accumulate(self, key: str, ids: LabelIds, out: IntArray, weight: int = 1) -> bool:
         """``out[ids[row]] += weight * count`` for each row with a count and a value of the
         topology ``key`` (``ids``: its label column; ``out``: one slot per value id plus the
         pad). True when any row contributed, as upstream's maps then get an entry."""
         if self.total == 0:
             return False
-        if self._arr is None:
+        arr = self._arr
+        if arr is None:
             hit = False
             n = len(ids)
             for row, count in self._map.items():
@@ -197,7 +207,7 @@ class RowCounts:
             return hit
         proj = self._proj.get(key) if self._proj is not None else None
         if proj is None or proj.ids is not ids or len(proj.sums) != len(out):
-            proj = self._project(ids, len(out))
+            proj = self._project(arr, ids, len(out))
             if self._proj is None:
                 self._proj = {}
             self._proj[key] = proj
@@ -209,12 +219,16 @@ class RowCounts:
             out += weight * proj.sums
         return True
 
-    def _project(self, ids: np.ndarray, slots: int) -> _Projection:
-        arr = self._arr[: len(ids)]
+    @staticmethod
+    def _project(counts: IntArray, ids: LabelIds, slots: int) -> _Projection:
+        arr = counts[: len(ids)]
         values = ids[: len(arr)]
         sel = (arr != 0) & (values >= 0)
         sums = np.bincount(values[sel], weights=arr[sel], minlength=slots).astype(np.int64)
         return _Projection(ids, sums, int(sums.sum()))
+
+
+_DENSE: dict[int, int] = {}  # ``RowCounts._map`` in the array form: never written
 
 
 class _Group:
@@ -258,10 +272,11 @@ class _Group:
             counts.add_from(self.rows)
 
 
-_NOTHING = object()  # the anchor of conditions no pod can satisfy
+Anchor = tuple[str, frozenset[str]]
+_NOTHING: Anchor = ("", frozenset())  # the anchor of conditions no pod can satisfy (compared by identity)
 
 
-def _anchor(selectors: Iterable[LabelSelector]) -> Any:
+def _anchor(selectors: Iterable[LabelSelector]) -> Anchor | None:
     """One ``(key, values)`` that every pod satisfying all ``selectors`` has a pair of (an
     ``In`` / matchLabels requirement), ``_NOTHING`` when none can match, else None."""
     for selector in selectors:
@@ -284,7 +299,7 @@ class Matcher:
         self.counts = RowCounts()
         self.used = 0
         self.ns_dependent = any(_ns_dependent(c) for c in conds)
-        self.anchor = _anchor(tuple(c[0] for c in conds))
+        self.anchor: Anchor | None = _anchor(tuple(c[0] for c in conds))
         self.groups: list[_Group] = []  # the groups it selects (to leave them when evicted)
 
     def matches(self, namespace: str, labels: Mapping[str, str], ns_labels: NamespaceLabels) -> bool:
@@ -318,7 +333,7 @@ class _Matched:
         self.lists: tuple[list[TermEntry], ...] = ([], [], [], [])
 
 
-def _group_key(namespace: str, labels: Mapping[str, str]) -> tuple:
+def _group_key(namespace: str, labels: Mapping[str, str]) -> GroupKey:
     """``(namespace, key1, value1, key2, value2, ...)`` with keys sorted: smaller than a
     frozenset of items, and equal for equal label sets."""
     if not labels:
@@ -337,7 +352,7 @@ class AffinityIndex:
     def __init__(self, snapshot: SnapshotView) -> None:
         self._snapshot = snapshot
         self._ns_generation = snapshot.namespace_generation
-        self._groups: dict[tuple, _Group] = {}
+        self._groups: dict[GroupKey, _Group] = {}
         self._empty_groups = 0
         self._matchers: dict[tuple[Condition, ...], Matcher] = {}
         # Matchers by the pairs of their anchor, so a new group meets only those it may satisfy.
@@ -354,7 +369,7 @@ class AffinityIndex:
         self._entry_unindexed: list[TermEntry] = []
         self._empty_entries = 0
         self._epoch = 0
-        self._matched: dict[tuple, _Matched] = {}
+        self._matched: dict[GroupKey, _Matched] = {}
 
     # -- namespace labels ---------------------------------------------------
     def namespace_labels(self, namespace: str) -> Mapping[str, str]:
@@ -372,16 +387,16 @@ class AffinityIndex:
         self._matched.clear()
 
     # -- the cache's observer calls ------------------------------------------
-    def pod_added(self, pod: Any, node: Any) -> None:
+    def pod_added(self, pod: PodInfo, node: NodeInfo) -> None:
         self._account(pod, node.row, 1)
 
-    def pod_removed(self, pod: Any, node: Any) -> None:
+    def pod_removed(self, pod: PodInfo, node: NodeInfo) -> None:
         self._account(pod, node.row, -1)
 
     def nodes_changed(self) -> None:
         """Counts are per row and rows of removed nodes are emptied first: nothing to do."""
 
-    def _account(self, pod: Any, row: int, sign: int) -> None:
+    def _account(self, pod: PodInfo, row: int, sign: int) -> None:
         key = _group_key(pod.namespace, pod.labels)
         group = self._groups.get(key)
         if group is None:
@@ -405,7 +420,7 @@ class AffinityIndex:
         for weighted in aff.preferred_anti_affinity:
             self._count_term(PREFERRED_ANTI_AFFINITY, weighted.term, weighted.weight, row, sign)
 
-    def _new_group(self, key: tuple, pod: Any) -> _Group:
+    def _new_group(self, key: GroupKey, pod: PodInfo) -> _Group:
         labels = pod.labels
         group = _Group(pod.namespace, labels)
         if self._matchers:

@@ -41,15 +41,20 @@ key over that key's value ids, with a zero pad at the end so that ``array[ids]``
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Mapping
 
 import numpy as np
 
-from ...framework.cycle_state import StateKey
+from ...framework.cycle_state import CycleState, StateKey
+from ...framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ...framework.handle import Handle
 from ...framework.interfaces import MAX_NODE_SCORE, NodeVerdicts, PreFilterResult
 from ...framework.status import SKIP, Code, Status
-from ...framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+from ...framework.views import BoolArray, IntArray, NodeTableView, RowArray, SnapshotView
+from ...objects.affinity import AffinityTerm
+from ...objects.node import Node
+from ...objects.nodeinfo import NodeInfo
+from ...objects.pod import PodInfo
 from .args import InterPodAffinityArgs
 from .index import (
     PREFERRED_AFFINITY,
@@ -57,6 +62,8 @@ from .index import (
     REQUIRED_AFFINITY,
     REQUIRED_ANTI_AFFINITY,
     AffinityIndex,
+    NamespaceLabels,
+    RowCounts,
     condition_matches,
     condition_of,
     index_for,
@@ -73,8 +80,8 @@ __all__ = [
 ]
 
 NAME = "InterPodAffinity"
-PRE_FILTER_STATE_KEY = StateKey("PreFilter" + NAME)
-PRE_SCORE_STATE_KEY = StateKey("PreScore" + NAME)
+PRE_FILTER_STATE_KEY: StateKey[_FilterState] = StateKey("PreFilter" + NAME)
+PRE_SCORE_STATE_KEY: StateKey[_ScoreState] = StateKey("PreScore" + NAME)
 
 ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't satisfy existing pods anti-affinity rules"
 ERR_REASON_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod affinity rules"
@@ -92,12 +99,12 @@ class TopologyCounts:
 
     __slots__ = ("table", "arrays", "vocabs")
 
-    def __init__(self, table: Any) -> None:
+    def __init__(self, table: NodeTableView) -> None:
         self.table = table
-        self.arrays: dict[str, np.ndarray] = {}
-        self.vocabs: dict[str, dict[str, int]] = {}
+        self.arrays: dict[str, IntArray] = {}
+        self.vocabs: dict[str, Mapping[str, int]] = {}
 
-    def array(self, key: str) -> np.ndarray:
+    def array(self, key: str) -> IntArray:
         arr = self.arrays.get(key)
         if arr is None:
             vocab = self.table.label_column(key)[1]
@@ -126,7 +133,7 @@ class TopologyCounts:
         if vid is not None:
             arr[vid] += delta
 
-    def per_row(self, key: str) -> np.ndarray:
+    def per_row(self, key: str) -> IntArray:
         """Every table row's count at its own value of ``key`` (0 without the label)."""
         return self.array(key)[self.table.label_column(key)[0]]
 
@@ -143,13 +150,13 @@ class _FilterState:
     __slots__ = ("namespace", "labels", "ns_labels", "affinity_terms", "anti_affinity_terms", "affinity",
                  "anti_affinity", "existing", "self_match")
 
-    def __init__(self, pod: Any, ns_labels: Mapping[str, str], affinity: TopologyCounts, anti: TopologyCounts,
+    def __init__(self, pod: PodInfo, ns_labels: Mapping[str, str], affinity: TopologyCounts, anti: TopologyCounts,
                  existing: TopologyCounts, self_match: bool) -> None:
-        self.namespace = pod.namespace
-        self.labels = pod.labels
+        self.namespace: str = pod.namespace
+        self.labels: Mapping[str, str] = pod.labels
         self.ns_labels = ns_labels
-        self.affinity_terms = pod.pod_affinity.required_affinity
-        self.anti_affinity_terms = pod.pod_affinity.required_anti_affinity
+        self.affinity_terms: tuple[AffinityTerm, ...] = pod.pod_affinity.required_affinity
+        self.anti_affinity_terms: tuple[AffinityTerm, ...] = pod.pod_affinity.required_anti_affinity
         self.affinity = affinity
         self.anti_affinity = anti
         self.existing = existing
@@ -186,14 +193,16 @@ class InterPodAffinity:
     def _namespace_labels(self, namespace: str) -> Mapping[str, str]:
         return self._snapshot.namespace_labels(namespace)
 
-    def _table(self, snapshot: Any) -> Any:
+    def _table(self, snapshot: SnapshotView) -> NodeTableView:
         table = snapshot.table
         if table is not self._snapshot.table:
             raise RuntimeError(f"{NAME}: the snapshot is not of the cache this plugin indexes")
         return table
 
     # -- PreFilter ----------------------------------------------------------
-    def pre_filter(self, state: Any, pod: Any, snapshot: Any) -> tuple[PreFilterResult | None, Status | None]:
+    def pre_filter(
+        self, state: CycleState, pod: PodInfo, snapshot: SnapshotView
+    ) -> tuple[PreFilterResult | None, Status | None]:
         table = self._table(snapshot)
         index = self.index
         aff = pod.pod_affinity
@@ -216,7 +225,7 @@ class InterPodAffinity:
             for term in required:
                 key = term.topology_key
                 counts.accumulate(key, table.label_column(key)[0], affinity.array(key))
-            own = lambda _ns: ns_labels  # noqa: E731 - the pod's own namespace
+            own: NamespaceLabels = lambda _ns: ns_labels  # noqa: E731 - the pod's own namespace
             self_match = all(condition_matches(c, pod.namespace, pod.labels, own) for c in conds)
         anti = TopologyCounts(table)
         for term in required_anti:
@@ -226,18 +235,22 @@ class InterPodAffinity:
         return None, None
 
     # PreFilterExtensions: what preemption's what-if evaluation adds and removes.
-    def add_pod(self, state: Any, pod_to_schedule: Any, pod_to_add: Any, node: Any) -> Status | None:
+    def add_pod(
+        self, state: CycleState, pod_to_schedule: PodInfo, pod_to_add: PodInfo, node: NodeInfo
+    ) -> Status | None:
         return self._update_with_pod(state, pod_to_add, node, 1)
 
-    def remove_pod(self, state: Any, pod_to_schedule: Any, pod_to_remove: Any, node: Any) -> Status | None:
+    def remove_pod(
+        self, state: CycleState, pod_to_schedule: PodInfo, pod_to_remove: PodInfo, node: NodeInfo
+    ) -> Status | None:
         return self._update_with_pod(state, pod_to_remove, node, -1)
 
-    def _update_with_pod(self, state: Any, other: Any, node: Any, sign: int) -> Status | None:
-        s: _FilterState | None = state.get(PRE_FILTER_STATE_KEY)
+    def _update_with_pod(self, state: CycleState, other: PodInfo, node: NodeInfo, sign: int) -> Status | None:
+        s = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
             return None
         labels = node.node.labels
-        own = lambda _ns: s.ns_labels  # noqa: E731
+        own: NamespaceLabels = lambda _ns: s.ns_labels  # noqa: E731
         for term in other.pod_affinity.required_anti_affinity:
             if term.topology_key in labels and condition_matches(condition_of(term), s.namespace, s.labels, own):
                 s.existing.add(term.topology_key, labels[term.topology_key], sign)
@@ -255,13 +268,13 @@ class InterPodAffinity:
 
     # -- Filter -------------------------------------------------------------
     @staticmethod
-    def _state(state: Any) -> _FilterState:
+    def _state(state: CycleState) -> _FilterState:
         s = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
             raise RuntimeError(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
         return s
 
-    def filter(self, state: Any, pod: Any, node: Any) -> Status | None:
+    def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
         try:
             s = self._state(state)
         except RuntimeError as err:
@@ -288,7 +301,9 @@ class InterPodAffinity:
                 return _EXISTING_STATUS
         return None
 
-    def filter_nodes(self, state: Any, pod: Any, snapshot: Any, candidates: Any) -> NodeVerdicts:
+    def filter_nodes(
+        self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, candidates: BoolArray
+    ) -> NodeVerdicts:
         s = self._state(state)
         table = snapshot.table
         size = table.size
@@ -316,7 +331,7 @@ class InterPodAffinity:
         return NodeVerdicts(codes, list(_STATUSES))
 
     # -- PreScore / Score ---------------------------------------------------
-    def pre_score(self, state: Any, pod: Any, snapshot: Any, rows: np.ndarray) -> Status | None:
+    def pre_score(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> Status | None:
         table = self._table(snapshot)
         aff = pod.pod_affinity
         has_constraints = bool(aff.preferred_affinity or aff.preferred_anti_affinity)
@@ -326,7 +341,7 @@ class InterPodAffinity:
         topology_score = TopologyCounts(table)
         fired = False
 
-        def add(counts: Any, key: str, weight: int) -> None:
+        def add(counts: RowCounts, key: str, weight: int) -> None:
             nonlocal fired
             if counts.accumulate(key, table.label_column(key)[0], topology_score.array(key), weight):
                 fired = True
@@ -351,13 +366,13 @@ class InterPodAffinity:
         return None
 
     @staticmethod
-    def _score_state(state: Any) -> _ScoreState:
+    def _score_state(state: CycleState) -> _ScoreState:
         s = state.get(PRE_SCORE_STATE_KEY)
         if s is None:
             raise RuntimeError(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
         return s
 
-    def score(self, state: Any, pod: Any, node: Any) -> int:
+    def score(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> int:
         topology_score = self._score_state(state).topology_score
         labels = node.node.labels
         total = 0
@@ -367,7 +382,7 @@ class InterPodAffinity:
                 total += topology_score.get(key, value)
         return total
 
-    def score_nodes(self, state: Any, pod: Any, snapshot: Any, rows: np.ndarray) -> np.ndarray:
+    def score_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> IntArray:
         topology_score = self._score_state(state).topology_score
         table = snapshot.table
         total = np.zeros(len(rows), dtype=np.int64)
@@ -375,7 +390,7 @@ class InterPodAffinity:
             total += arr[table.label_column(key)[0][rows]]
         return total
 
-    def normalize_score(self, state: Any, pod: Any, scores: np.ndarray) -> np.ndarray:
+    def normalize_score(self, state: CycleState, pod: PodInfo, scores: IntArray) -> IntArray:
         """Min-max onto 0..100 in float64, truncated, exactly as upstream's arithmetic."""
         scores = np.asarray(scores, dtype=np.int64)
         if state.get(PRE_SCORE_STATE_KEY) is None or len(scores) == 0:
@@ -388,31 +403,34 @@ class InterPodAffinity:
 
     # -- queueing hints -----------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
+        pod_actions = ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE
         return [
-            ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE),
-             self._hint_assigned_pod_change),
-            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL), self._hint_node_change),
+            ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, pod_actions), self._hint_assigned_pod_change),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL), self._hint_node_change
+            ),
             ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_LABEL), None),
         ]
 
-    def _matches(self, term: Any, other: Any) -> bool:
+    def _matches(self, term: AffinityTerm, other: PodInfo) -> bool:
         return condition_matches(condition_of(term), other.namespace, other.labels, self._namespace_labels)
 
-    def _hint_assigned_pod_change(self, pod: Any, old: Any, new: Any) -> QueueingHint:
+    def _hint_assigned_pod_change(self, pod: PodInfo, old_obj: object | None, new_obj: object | None) -> QueueingHint:
         """Upstream's ``isSchedulableAfterPodChange``, a little wider where upstream can
         strand a pod: anti-affinity counts as matched when *any* term matches (the
         filter fails on any), and a deleted pod whose own required anti-affinity selects
         ``pod``, or that matched all of ``pod``'s affinity terms (the self-affinity
         rule may then apply), also queues."""
+        old, new = _pod_or_none(old_obj), _pod_or_none(new_obj)
         if (new is not None and not new.node_name) or (old is not None and not old.node_name):
             return QueueingHint.SKIP
         aff = pod.pod_affinity
         required, anti = aff.required_affinity, aff.required_anti_affinity
 
-        def all_affinity(other: Any) -> bool:
+        def all_affinity(other: PodInfo) -> bool:
             return bool(required) and all(self._matches(t, other) for t in required)
 
-        def any_anti(other: Any) -> bool:
+        def any_anti(other: PodInfo) -> bool:
             return any(self._matches(t, other) for t in anti)
 
         if old is not None and new is not None:
@@ -431,12 +449,14 @@ class InterPodAffinity:
             return QueueingHint.QUEUE
         return QueueingHint.SKIP
 
-    def _hint_node_change(self, pod: Any, old: Any, new: Any) -> QueueingHint:
+    def _hint_node_change(self, pod: PodInfo, old: object | None, new: object | None) -> QueueingHint:
         """Upstream's ``isSchedulableAfterNodeChange``: a node carrying a topology key of
         the pod's required terms. A pod with no required term was rejected by placed pods'
         anti-affinity, which any new or relabelled node may escape: queue it."""
         if new is None:
             return QueueingHint.SKIP
+        if not isinstance(new, Node):
+            raise TypeError(f"{NAME}: a node event carries a {type(new).__name__}, not a Node")
         aff = pod.pod_affinity
         terms = aff.required_affinity + aff.required_anti_affinity
         if not terms:
@@ -448,7 +468,14 @@ class InterPodAffinity:
         return QueueingHint.SKIP
 
 
-def new(args: InterPodAffinityArgs | None, handle: Any) -> InterPodAffinity:
+def _pod_or_none(obj: object | None) -> PodInfo | None:
+    """A pod event's object; anything else raises (a hint that raises counts as QUEUE)."""
+    if obj is None or isinstance(obj, PodInfo):
+        return obj
+    raise TypeError(f"{NAME}: a pod event carries a {type(obj).__name__}, not a PodInfo")
+
+
+def new(args: InterPodAffinityArgs | None, handle: Handle | None) -> InterPodAffinity:
     if handle is None:
         raise ValueError(f"{NAME} needs a handle: it indexes the pods placed on nodes")
     return InterPodAffinity(args if args is not None else InterPodAffinityArgs(), handle)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from ...framework.args import ArgsError, expect_fields, get_list, get_str
 from ...objects.affinity import (
@@ -107,11 +106,11 @@ class PodTopologySpreadArgs:
         return self.default_constraints
 
 
-def parse_args(raw: Any) -> PodTopologySpreadArgs:
+def parse_args(raw: object) -> PodTopologySpreadArgs:
     """Decode and validate; raises ``ArgsError`` naming the first bad field."""
-    raw = expect_fields(raw, ("defaultConstraints", "defaultingType"))
-    defaulting = get_str(raw, "defaultingType", "") or SYSTEM_DEFAULTING
-    listed = get_list(raw, "defaultConstraints")
+    fields = expect_fields(raw, ("defaultConstraints", "defaultingType"))
+    defaulting = get_str(fields, "defaultingType", "") or SYSTEM_DEFAULTING
+    listed = get_list(fields, "defaultConstraints")
     problems: list[tuple[str, str]] = []
     if defaulting not in (SYSTEM_DEFAULTING, LIST_DEFAULTING):
         problems.append(("defaultingType", f'Unsupported value: "{defaulting}": supported values: "System", "List"'))
@@ -119,9 +118,9 @@ def parse_args(raw: Any) -> PodTopologySpreadArgs:
         problems.append(("defaultingType", 'Invalid value: "System": when .defaultConstraints are not empty'))
     seen: dict[tuple[str, str], int] = {}
     parsed: list[TopologySpreadConstraint] = []
-    for i, item in enumerate(listed):
+    for i, raw_item in enumerate(listed):
         path = f"defaultConstraints[{i}]"
-        item = expect_fields(item, _CONSTRAINT_FIELDS, path)
+        item = expect_fields(raw_item, _CONSTRAINT_FIELDS, path)
         max_skew = item.get("maxSkew", 0)
         if not isinstance(max_skew, int) or isinstance(max_skew, bool):
             raise ArgsError(f"{path}.maxSkew", f"must be an integer, got {max_skew!r}")

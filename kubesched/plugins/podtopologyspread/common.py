@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+import numpy.typing as npt
 
+from ...framework.views import IntArray
 from ...objects.affinity import TopologySpreadConstraint
 from ...objects.selectors import LabelSelector, Requirement
 
@@ -51,7 +53,7 @@ class Constraint:
     honor_node_taints: bool  # nodeTaintsPolicy: Honor
 
 
-def _requirement_order(req: Requirement) -> tuple:
+def _requirement_order(req: Requirement) -> tuple[str, str, tuple[str, ...], int]:
     return (req.key, req.operator, tuple(sorted(req.values)), req.number)
 
 
@@ -88,7 +90,7 @@ def compile_constraints(
     match_label_keys: bool = True,
 ) -> tuple[Constraint, ...]:
     """``filterTopologySpreadConstraints``: the constraints with ``whenUnsatisfiable == action``."""
-    out = []
+    out: list[Constraint] = []
     for c in raw:
         if c.when_unsatisfiable != action:
             continue
@@ -153,7 +155,7 @@ def go_log(x: float) -> float:
     return k * _LN2_HI - ((hfsq - (s * (hfsq + r) + k * _LN2_LO)) - f)
 
 
-def go_round(values: np.ndarray) -> np.ndarray:
+def go_round(values: npt.NDArray[np.float64]) -> IntArray:
     """Go's ``math.Round`` (half away from zero) of non-negative floats, as int64."""
     floor = np.floor(values)
     return (floor + (values - floor >= 0.5)).astype(np.int64)

@@ -18,14 +18,21 @@ from __future__ import annotations
 from collections import OrderedDict
 
 import numpy as np
+import numpy.typing as npt
 
 from ...framework.handle import Handle
+from ...framework.views import IntArray
 from ...objects.nodeinfo import NodeInfo
 from ...objects.pod import PodInfo
 from ...objects.selectors import LabelSelector
 
 
-__all__ = ["MatchCounts"]
+__all__ = ["Counts", "DomainMap", "MatchCounts"]
+
+Counts = npt.NDArray[np.int32]
+"""Matching pods per node-table row."""
+DomainMap = npt.NDArray[np.int32]
+"""Per row, a domain id in ``0 .. slots-1``."""
 
 
 class _Column:
@@ -33,9 +40,9 @@ class _Column:
 
     def __init__(self, selector: LabelSelector, size: int) -> None:
         self.selector = selector
-        self.counts = np.zeros(size, dtype=np.int32)
+        self.counts: Counts = np.zeros(size, dtype=np.int32)
         # id(domain map) -> (domain map, totals per domain): see ``MatchCounts.domain_totals``
-        self.totals: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self.totals: dict[int, tuple[DomainMap, IntArray]] = {}
 
 
 class MatchCounts:
@@ -50,7 +57,7 @@ class MatchCounts:
         handle.add_pod_observer(self)
 
     # -- reading ------------------------------------------------------------
-    def column(self, namespace: str, selector: LabelSelector, size: int) -> np.ndarray:
+    def column(self, namespace: str, selector: LabelSelector, size: int) -> Counts:
         """Counts for rows ``0 .. size-1`` (a view: do not modify)."""
         key = (namespace, selector)
         col = self._columns.get(key)
@@ -62,7 +69,7 @@ class MatchCounts:
                 col.counts = _widen(col.counts, size)
         return col.counts[:size]
 
-    def domain_totals(self, namespace: str, selector: LabelSelector, domain_of_row: np.ndarray, slots: int) -> np.ndarray:
+    def domain_totals(self, namespace: str, selector: LabelSelector, domain_of_row: DomainMap, slots: int) -> IntArray:
         """Matching pods per domain, for a map ``domain_of_row`` (row -> domain in ``0..slots-1``).
 
         Kept current pod by pod like the counts themselves, so reading it costs nothing
@@ -144,7 +151,7 @@ class MatchCounts:
                         totals[domain_of_row[row]] += delta
 
 
-def _widen(arr: np.ndarray, size: int) -> np.ndarray:
+def _widen(arr: Counts, size: int) -> Counts:
     out = np.zeros(max(size, 2 * len(arr), 64), dtype=arr.dtype)
     out[: len(arr)] = arr
     return out

@@ -28,17 +28,22 @@ domain totals are one ``np.bincount`` over the node table.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
+from ...framework.cycle_state import CycleState, StateKey
 from ...framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from ...framework.cycle_state import StateKey
-from ...framework.handle import Handle
+from ...framework.handle import Handle, JSONObject
 from ...framework.interfaces import MAX_NODE_SCORE, NodeVerdicts, PreFilterResult
 from ...framework.status import SKIP, Code, Status
-from ...objects.selectors import selector_from_set
+from ...framework.views import BoolArray, IntArray, NodeTableView, RowArray, SnapshotView
+from ...objects.node import Node
+from ...objects.nodeinfo import NodeInfo
+from ...objects.pod import PodInfo
+from ...objects.selectors import LabelSelector, selector_from_set
 from ...objects.taints import NO_EXECUTE, NO_SCHEDULE, find_untolerated_taint
 from .args import PodTopologySpreadArgs
 from .common import (
@@ -53,7 +58,7 @@ from .common import (
     go_round,
     node_has_all_keys,
 )
-from .counts import MatchCounts
+from .counts import Counts, DomainMap, MatchCounts
 from .workloads import WorkloadIndex
 
 __all__ = [
@@ -69,9 +74,16 @@ ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread con
 ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
 _SKEW_STATUS = Status(Code.UNSCHEDULABLE, ERR_REASON_CONSTRAINTS_NOT_MATCH)
 _LABEL_STATUS = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_NODE_LABEL_NOT_MATCH)
-_PRE_FILTER_KEY = StateKey("PreFilter" + NAME)
-_PRE_SCORE_KEY = StateKey("PreScore" + NAME)
+_PRE_FILTER_KEY: StateKey[_FilterState] = StateKey("PreFilter" + NAME)
+_PRE_SCORE_KEY: StateKey[_ScoreState] = StateKey("PreScore" + NAME)
 _FILTER_TAINT_EFFECTS = (NO_SCHEDULE, NO_EXECUTE)
+
+FloatArray = npt.NDArray[np.float64]
+CodeArray = npt.NDArray[np.int32]
+_ColumnCache = dict[tuple[str, LabelSelector], Counts]
+_NO_COUNTS: Counts = np.zeros(0, dtype=np.int32)  # ``_ScoreTerm`` fields a term of the other kind does not use
+_NO_TOTALS: IntArray = np.zeros(0, dtype=np.int64)
+_NO_SCORES: FloatArray = np.zeros(0, dtype=np.float64)
 
 
 # -- node layout, cached until a node changes -----------------------------------
@@ -85,19 +97,19 @@ class _KeyLayout:
     upstream's scoring does for nodes that need not carry every key.
     """
 
-    ids: np.ndarray  # per row: value id, -1 if absent
-    vocab: dict[str, int]
+    ids: DomainMap  # per row: value id, -1 if absent
+    vocab: Mapping[str, int]
     size: int  # number of values
-    ext: np.ndarray  # per row: value id, or ``size``
-    slot: np.ndarray  # per row: value id, or the id of "" (``size`` when no node has it)
-    present: np.ndarray  # per value id: some live node has it
+    ext: DomainMap  # per row: value id, or ``size``
+    slot: DomainMap  # per row: value id, or the id of "" (``size`` when no node has it)
+    present: BoolArray  # per value id: some live node has it
 
 
 @dataclass(slots=True)
 class _KeySet:
     """Rows carrying every key of a set of constraints (``nodeLabelsMatchSpreadConstraints``)."""
 
-    mask: np.ndarray  # alive and carrying every key
+    mask: BoolArray  # alive and carrying every key
     complete: bool  # every live row carries every key
 
 
@@ -108,9 +120,9 @@ class _Domains:
 
     constraint: Constraint
     layout: _KeyLayout
-    eligible: np.ndarray | None  # per row: counted; None means every row in ``layout.present`` domains
-    present: np.ndarray  # per domain id: at least one eligible node has it
-    totals: np.ndarray  # per domain id: matching pods on its eligible nodes (int64)
+    eligible: BoolArray | None  # per row: counted; None means every row in ``layout.present`` domains
+    present: BoolArray  # per domain id: at least one eligible node has it
+    totals: IntArray  # per domain id: matching pods on its eligible nodes
     self_match: int
     _minimum: int | None = None
 
@@ -152,9 +164,9 @@ class _ScoreTerm:
     layout: _KeyLayout
     weight: float  # log(domains + 2)
     hostname: bool
-    own_counts: np.ndarray | None  # hostname: matching pods per row
-    slot_totals: np.ndarray | None  # other keys, per ``layout.slot``: matching pods on eligible nodes
-    by_slot: np.ndarray | None  # other keys, per slot: the node's term of the score (float64)
+    own_counts: Counts  # hostname: matching pods per row (else ``_NO_COUNTS``)
+    slot_totals: IntArray  # other keys, per ``layout.slot``: matching pods on eligible nodes (else ``_NO_TOTALS``)
+    by_slot: FloatArray  # other keys, per slot: the node's term of the score (else ``_NO_SCORES``)
     mask_missing: bool  # rows without the key must be zeroed per row
 
 
@@ -163,7 +175,7 @@ class _ScoreState:
     terms: list[_ScoreTerm]
     require_all: bool
     has_all: _KeySet
-    ignored_rows: np.ndarray  # aligned with the rows PreScore saw
+    ignored_rows: BoolArray  # aligned with the rows PreScore saw
 
     def ignored(self, row: int) -> bool:
         return self.require_all and not bool(self.has_all.mask[row])
@@ -182,23 +194,24 @@ class PodTopologySpread:
         self.match_label_keys = match_label_keys
         self.workloads = WorkloadIndex()
         self.counts = MatchCounts(handle) if handle is not None else None
-        self._layout_generation: tuple | None = None
-        self._layouts: dict = {}
-        self._codes_memo: dict = {}
+        self._layout_generation: tuple[int, int, int] | None = None
+        self._layouts: dict[str, _KeyLayout] = {}
+        self._key_sets: dict[tuple[str, ...], _KeySet] = {}
+        self._codes_memo: dict[tuple[int, bytes], CodeArray] = {}
 
     # -- workloads (default constraints) -----------------------------------------
-    def set_workloads(self, objects: list[dict]) -> None:
+    def set_workloads(self, objects: Iterable[JSONObject]) -> None:
         """Replace every Service, ReplicationController, ReplicaSet and StatefulSet known."""
         self.workloads.replace(objects)
 
-    def workload_changed(self, obj: dict) -> None:
+    def workload_changed(self, obj: JSONObject) -> None:
         self.workloads.upsert(obj)
 
-    def workload_deleted(self, obj: dict) -> None:
+    def workload_deleted(self, obj: JSONObject) -> None:
         self.workloads.delete(obj)
 
     # -- constraints -------------------------------------------------------------
-    def constraints(self, pod: Any, action: str) -> tuple[Constraint, ...]:
+    def constraints(self, pod: PodInfo, action: str) -> tuple[Constraint, ...]:
         """``getConstraints`` / the soft half of ``initPreScoreState``."""
         if pod.topology_spread_constraints:
             return compile_constraints(pod.topology_spread_constraints, pod.labels, action, self.match_label_keys)
@@ -215,10 +228,8 @@ class PodTopologySpread:
             for c in compiled
         )
 
-    def _column(self, namespace: str, constraint: Constraint, table: Any, cache: dict) -> np.ndarray | None:
-        """Matching pods per row, or None when the selector counts nothing."""
-        if not counts_pods(constraint.selector):
-            return None
+    def _column(self, namespace: str, constraint: Constraint, table: NodeTableView, cache: _ColumnCache) -> Counts:
+        """Matching pods per row; only for a selector that counts pods (``counts_pods``)."""
         if self.counts is None:
             raise RuntimeError(f"{NAME} needs the scheduler cache (a handle) to count pods")
         key = (namespace, constraint.selector)
@@ -227,20 +238,22 @@ class PodTopologySpread:
             found = cache[key] = self.counts.column(namespace, constraint.selector, table.size)
         return found
 
-    def _domain_totals(self, namespace: str, selector: Any, domain_of_row: np.ndarray, slots: int) -> np.ndarray:
+    def _domain_totals(self, namespace: str, selector: LabelSelector, domain_of_row: DomainMap, slots: int) -> IntArray:
         if self.counts is None:
             raise RuntimeError(f"{NAME} needs the scheduler cache (a handle) to count pods")
         return self.counts.domain_totals(namespace, selector, domain_of_row, slots)
 
     # -- cached node layouts ----------------------------------------------------------
-    def _layouts_for(self, table: Any) -> dict:
+    def _layouts_for(self, table: NodeTableView) -> dict[str, _KeyLayout]:
+        """The layouts by key; this and ``_key_sets`` and ``_codes_memo`` are emptied on a node change."""
         if self._layout_generation != (id(table), table.node_generation, table.size):
             self._layout_generation = (id(table), table.node_generation, table.size)
             self._layouts = {}
+            self._key_sets = {}
             self._codes_memo = {}
         return self._layouts
 
-    def _layout(self, table: Any, key: str) -> _KeyLayout:
+    def _layout(self, table: NodeTableView, key: str) -> _KeyLayout:
         layouts = self._layouts_for(table)
         found = layouts.get(key)
         if found is None:
@@ -257,25 +270,26 @@ class PodTopologySpread:
             found = layouts[key] = _KeyLayout(ids, vocab, size, ext, slot, present[:size])
         return found
 
-    def _key_set(self, table: Any, keys: tuple[str, ...]) -> _KeySet:
-        layouts = self._layouts_for(table)
-        found = layouts.get(keys)
+    def _key_set(self, table: NodeTableView, keys: tuple[str, ...]) -> _KeySet:
+        self._layouts_for(table)
+        key_sets = self._key_sets
+        found = key_sets.get(keys)
         if found is None:
             n = table.size
             alive = table.alive[:n]
             mask = alive.copy()
             for key in keys:
                 mask &= self._layout(table, key).ids >= 0
-            found = layouts[keys] = _KeySet(mask, bool((mask == alive).all()))
+            found = key_sets[keys] = _KeySet(mask, bool((mask == alive).all()))
         return found
 
     def _inclusion_masks(
-        self, pod: Any, constraints: tuple[Constraint, ...], table: Any
-    ) -> tuple[np.ndarray | None, np.ndarray | None]:
+        self, pod: PodInfo, constraints: tuple[Constraint, ...], table: NodeTableView
+    ) -> tuple[BoolArray | None, BoolArray | None]:
         """Rows passing the pod's required node affinity, and rows whose taints the pod
         tolerates; None when no row is excluded."""
         n = table.size
-        affinity = None
+        affinity: BoolArray | None = None
         if any(c.honor_node_affinity for c in constraints) and (pod.node_selector or pod.required_node_affinity is not None):
             affinity = np.ones(n, dtype=bool)
             if pod.node_selector:
@@ -283,7 +297,7 @@ class PodTopologySpread:
                     affinity &= table.requirement_mask(req)
             if pod.required_node_affinity is not None:
                 affinity &= table.selector_mask(pod.required_node_affinity)
-        tolerated = None
+        tolerated: BoolArray | None = None
         if any(c.honor_node_taints for c in constraints):
             ids, taint_sets = table.taint_sets()
             ok = np.fromiter(
@@ -296,7 +310,9 @@ class PodTopologySpread:
         return affinity, tolerated
 
     @staticmethod
-    def _eligible(base: _KeySet, c: Constraint, affinity: np.ndarray | None, tolerated: np.ndarray | None) -> np.ndarray | None:
+    def _eligible(
+        base: _KeySet, c: Constraint, affinity: BoolArray | None, tolerated: BoolArray | None
+    ) -> BoolArray | None:
         """Counted rows for one constraint; None when that is every row carrying its key."""
         eligible = None if base.complete else base.mask
         if c.honor_node_affinity and affinity is not None:
@@ -306,18 +322,20 @@ class PodTopologySpread:
         return eligible
 
     # -- PreFilter / Filter ---------------------------------------------------------
-    def pre_filter(self, state: Any, pod: Any, snapshot: Any) -> tuple[PreFilterResult | None, Status | None]:
+    def pre_filter(
+        self, state: CycleState, pod: PodInfo, snapshot: SnapshotView
+    ) -> tuple[PreFilterResult | None, Status | None]:
         constraints = self.constraints(pod, DO_NOT_SCHEDULE)
         if not constraints:
             return None, SKIP
         state.write(_PRE_FILTER_KEY, self._filter_state(pod, constraints, snapshot.table))
         return None, None
 
-    def _filter_state(self, pod: Any, constraints: tuple[Constraint, ...], table: Any) -> _FilterState:
+    def _filter_state(self, pod: PodInfo, constraints: tuple[Constraint, ...], table: NodeTableView) -> _FilterState:
         base = self._key_set(table, tuple(c.topology_key for c in constraints))
         affinity, tolerated = self._inclusion_masks(pod, constraints, table)
-        column_cache: dict = {}
-        domains = []
+        column_cache: _ColumnCache = {}
+        domains: list[_Domains] = []
         for c in constraints:
             layout = self._layout(table, c.topology_key)
             eligible = self._eligible(base, c, affinity, tolerated)
@@ -336,7 +354,7 @@ class PodTopologySpread:
             domains.append(_Domains(c, layout, eligible, present, totals, int(c.selector.matches(pod.labels))))
         return _FilterState(constraints, domains, pod.namespace)
 
-    def _state_for_filter(self, state: Any, pod: Any, table: Any) -> _FilterState | None:
+    def _state_for_filter(self, state: CycleState, pod: PodInfo, table: NodeTableView) -> _FilterState | None:
         found = state.get(_PRE_FILTER_KEY)
         if found is None:
             constraints = self.constraints(pod, DO_NOT_SCHEDULE)
@@ -346,7 +364,7 @@ class PodTopologySpread:
             state.write(_PRE_FILTER_KEY, found)
         return found
 
-    def filter(self, state: Any, pod: Any, node: Any) -> Status | None:
+    def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
         s = state.get(_PRE_FILTER_KEY)
         if s is None:
             raise RuntimeError(f'reading "{_PRE_FILTER_KEY}" from cycleState: not found')
@@ -361,23 +379,27 @@ class PodTopologySpread:
                 return _SKEW_STATUS
         return None
 
-    def filter_nodes(self, state: Any, pod: Any, snapshot: Any, candidates: Any) -> NodeVerdicts:
+    def filter_nodes(
+        self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, candidates: BoolArray
+    ) -> NodeVerdicts:
         table = snapshot.table
         n = table.size
         s = self._state_for_filter(state, pod, table)
         if s is None or not s.domains:
             return NodeVerdicts.passing(n)
-        codes = None
-        for d in s.domains:
-            # Per domain: 1 when its skew is too large; the extra slot (no key) gets 2.
-            by_slot = np.empty(d.layout.size + 1, dtype=np.int32)
-            by_slot[:-1] = d.totals + (d.self_match - d.min_match()) > d.constraint.max_skew
-            by_slot[-1] = 2
-            mine = self._codes(d.layout, by_slot)
-            codes = mine if codes is None else np.where(codes == 0, mine, codes)
+        codes = self._domain_codes(s.domains[0])
+        for d in s.domains[1:]:
+            codes = np.where(codes == 0, self._domain_codes(d), codes)
         return NodeVerdicts(codes, [_SKEW_STATUS, _LABEL_STATUS])
 
-    def _codes(self, layout: _KeyLayout, by_slot: np.ndarray) -> np.ndarray:
+    def _domain_codes(self, d: _Domains) -> CodeArray:
+        """Per row: 1 when its domain's skew is too large, 2 without the key (the extra slot)."""
+        by_slot = np.empty(d.layout.size + 1, dtype=np.int32)
+        by_slot[:-1] = d.totals + (d.self_match - d.min_match()) > d.constraint.max_skew
+        by_slot[-1] = 2
+        return self._codes(d.layout, by_slot)
+
+    def _codes(self, layout: _KeyLayout, by_slot: CodeArray) -> CodeArray:
         """``by_slot[layout.ext]``, remembered: domain verdicts change far less often than pods."""
         memo = self._layouts_for_codes()
         key = (id(layout), by_slot.tobytes())
@@ -390,20 +412,26 @@ class PodTopologySpread:
             memo[key] = found
         return found
 
-    def _layouts_for_codes(self) -> dict:
+    def _layouts_for_codes(self) -> dict[tuple[int, bytes], CodeArray]:
         return self._codes_memo
 
     # -- PreFilterExtensions (preemption's what-if) ---------------------------------
-    def add_pod(self, state: Any, pod_to_schedule: Any, pod_to_add: Any, node: Any) -> Status | None:
+    def add_pod(
+        self, state: CycleState, pod_to_schedule: PodInfo, pod_to_add: PodInfo, node: NodeInfo
+    ) -> Status | None:
         self._update_with_pod(state, pod_to_schedule, pod_to_add, node, 1)
         return None
 
-    def remove_pod(self, state: Any, pod_to_schedule: Any, pod_to_remove: Any, node: Any) -> Status | None:
+    def remove_pod(
+        self, state: CycleState, pod_to_schedule: PodInfo, pod_to_remove: PodInfo, node: NodeInfo
+    ) -> Status | None:
         self._update_with_pod(state, pod_to_schedule, pod_to_remove, node, -1)
         return None
 
-    def _update_with_pod(self, state: Any, preemptor: Any, pod: Any, node: Any, delta: int) -> None:
-        s: _FilterState | None = state.get(_PRE_FILTER_KEY)
+    def _update_with_pod(
+        self, state: CycleState, preemptor: PodInfo, pod: PodInfo, node: NodeInfo | None, delta: int
+    ) -> None:
+        s = state.get(_PRE_FILTER_KEY)
         if s is None or pod.namespace != preemptor.namespace or node is None or pod.terminating:
             return
         labels = node.node.labels
@@ -419,7 +447,7 @@ class PodTopologySpread:
                 d.changed()
 
     # -- PreScore / Score --------------------------------------------------------------
-    def pre_score(self, state: Any, pod: Any, snapshot: Any, rows: np.ndarray) -> Status | None:
+    def pre_score(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> Status | None:
         if snapshot.num_nodes == 0:
             return SKIP
         constraints = self.constraints(pod, SCHEDULE_ANYWAY)
@@ -428,7 +456,9 @@ class PodTopologySpread:
         state.write(_PRE_SCORE_KEY, self._score_state(pod, constraints, snapshot.table, np.asarray(rows, dtype=np.int64)))
         return None
 
-    def _score_state(self, pod: Any, constraints: tuple[Constraint, ...], table: Any, rows: np.ndarray) -> _ScoreState:
+    def _score_state(
+        self, pod: PodInfo, constraints: tuple[Constraint, ...], table: NodeTableView, rows: RowArray
+    ) -> _ScoreState:
         # Only non-default constraints need every key on a node; system defaults let
         # nodes without a zone still spread by hostname.
         require_all = bool(pod.topology_spread_constraints) or not self.system_defaulted
@@ -442,15 +472,18 @@ class PodTopologySpread:
             scored_rows = rows
             counted = _KeySet(table.alive[: table.size], True)
         affinity, tolerated = self._inclusion_masks(pod, constraints, table)
-        column_cache: dict = {}
-        terms = []
+        column_cache: _ColumnCache = {}
+        terms: list[_ScoreTerm] = []
         for c in constraints:
             layout = self._layout(table, c.topology_key)
             if c.topology_key == HOSTNAME_LABEL:
-                counts = self._column(pod.namespace, c, table, column_cache)
-                own = counts if counts is not None else np.zeros(table.size, dtype=np.int32)
+                if counts_pods(c.selector):
+                    own = self._column(pod.namespace, c, table, column_cache)
+                else:
+                    own = np.zeros(table.size, dtype=np.int32)
                 mask_missing = not (require_all and has_all.complete)
-                terms.append(_ScoreTerm(c, layout, go_log(float(len(scored_rows) + 2)), True, own, None, None, mask_missing))
+                weight = go_log(float(len(scored_rows) + 2))
+                terms.append(_ScoreTerm(c, layout, weight, True, own, _NO_TOTALS, _NO_SCORES, mask_missing))
                 continue
             slots = layout.size + 1
             registered = np.zeros(slots, dtype=bool)
@@ -465,35 +498,31 @@ class PodTopologySpread:
                 else:
                     counts = self._column(pod.namespace, c, table, column_cache)
                     totals = np.bincount(layout.slot, weights=counts * eligible, minlength=slots).astype(np.int64)
-            by_slot = totals * weight + float(c.max_skew - 1)
+            # np.float64(weight): numpy's stubs type an int array times a Python float as floating[Any]
+            by_slot = totals * np.float64(weight) + float(c.max_skew - 1)
             mask_missing = False
             if not (require_all and has_all.complete):
                 if layout.vocab.get("", layout.size) == layout.size:
                     by_slot[layout.size] = 0.0  # rows without the key score nothing for it
                 else:
                     mask_missing = True
-            terms.append(_ScoreTerm(c, layout, weight, False, None, totals, by_slot, mask_missing))
+            terms.append(_ScoreTerm(c, layout, weight, False, _NO_COUNTS, totals, by_slot, mask_missing))
         return _ScoreState(terms, require_all, has_all, ignored_rows)
 
-    def score_nodes(self, state: Any, pod: Any, snapshot: Any, rows: np.ndarray) -> np.ndarray:
-        s: _ScoreState = state.read(_PRE_SCORE_KEY)
+    def score_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> IntArray:
+        s = state.read(_PRE_SCORE_KEY)
         rows = np.asarray(rows, dtype=np.int64)
-        total = None
-        for t in s.terms:
-            if t.hostname:
-                term = t.own_counts[rows] * t.weight + float(t.constraint.max_skew - 1)
-            else:
-                term = t.by_slot[t.layout.slot[rows]]
-            if t.mask_missing:
-                term = np.where(t.layout.ids[rows] >= 0, term, 0.0)
-            total = term if total is None else total + term
+        terms = s.terms  # one per constraint, never empty
+        total = _term_scores(terms[0], rows)
+        for t in terms[1:]:
+            total = total + _term_scores(t, rows)
         scores = go_round(total)
         if s.require_all and not s.has_all.complete:
             scores[~s.has_all.mask[rows]] = 0
         return scores
 
-    def score(self, state: Any, pod: Any, node: Any) -> int:
-        s: _ScoreState = state.read(_PRE_SCORE_KEY)
+    def score(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> int:
+        s = state.read(_PRE_SCORE_KEY)
         if s.ignored(node.row):
             return 0
         labels = node.node.labels
@@ -510,8 +539,8 @@ class PodTopologySpread:
         floor = math.floor(total)
         return int(floor + (total - floor >= 0.5))
 
-    def normalize_score(self, state: Any, pod: Any, scores: np.ndarray) -> np.ndarray:
-        s: _ScoreState | None = state.get(_PRE_SCORE_KEY)
+    def normalize_score(self, state: CycleState, pod: PodInfo, scores: IntArray) -> IntArray:
+        s = state.get(_PRE_SCORE_KEY)
         scores = np.asarray(scores, dtype=np.int64)
         if s is None:
             return scores
@@ -533,7 +562,6 @@ class PodTopologySpread:
 
     # -- queueing hints -------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
-
         pod_actions = ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE
         return [
             ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, pod_actions), self.hint_after_pod_change),
@@ -550,13 +578,15 @@ class PodTopologySpread:
             ),
         ]
 
-    def _all_constraints(self, pod: Any) -> tuple[Constraint, ...]:
+    def _all_constraints(self, pod: PodInfo) -> tuple[Constraint, ...]:
         """``getConstraints``: upstream's hints look at the DoNotSchedule constraints only."""
         return self.constraints(pod, DO_NOT_SCHEDULE)
 
-    def hint_after_pod_change(self, pod: Any, old: Any, new: Any) -> Any:
+    def hint_after_pod_change(self, pod: PodInfo, old_obj: object | None, new_obj: object | None) -> QueueingHint:
         """``isSchedulableAfterPodChange``."""
-        def involved(other: Any) -> bool:
+        old, new = _pod_or_none(old_obj), _pod_or_none(new_obj)
+
+        def involved(other: PodInfo) -> bool:
             return other.uid == pod.uid or (bool(other.node_name) and other.namespace == pod.namespace)
 
         if (new is not None and not involved(new)) or (old is not None and not involved(old)):
@@ -580,8 +610,9 @@ class PodTopologySpread:
             return QueueingHint.QUEUE
         return QueueingHint.SKIP
 
-    def hint_after_node_change(self, pod: Any, old: Any, new: Any) -> Any:
+    def hint_after_node_change(self, pod: PodInfo, old_obj: object | None, new_obj: object | None) -> QueueingHint:
         """``isSchedulableAfterNodeChange``."""
+        old, new = _node_or_none(old_obj), _node_or_none(new_obj)
         constraints = self._all_constraints(pod)
         old_ok = old is not None and node_has_all_keys(old.labels, constraints)
         new_ok = new is not None and node_has_all_keys(new.labels, constraints)
@@ -601,7 +632,32 @@ class PodTopologySpread:
         return QueueingHint.SKIP
 
 
-def _count_pods_match(pods: Any, constraint: Constraint, namespace: str) -> int:
+def _term_scores(t: _ScoreTerm, rows: RowArray) -> FloatArray:
+    """One constraint's term of the score of each of ``rows``."""
+    if t.hostname:
+        term = t.own_counts[rows] * np.float64(t.weight) + float(t.constraint.max_skew - 1)  # float64, see _score_state
+    else:
+        term = t.by_slot[t.layout.slot[rows]]
+    if t.mask_missing:
+        term = np.where(t.layout.ids[rows] >= 0, term, 0.0)
+    return term
+
+
+def _pod_or_none(obj: object | None) -> PodInfo | None:
+    """A pod event's object; anything else raises (a hint that raises counts as QUEUE)."""
+    if obj is None or isinstance(obj, PodInfo):
+        return obj
+    raise TypeError(f"{NAME}: a pod event carries a {type(obj).__name__}, not a PodInfo")
+
+
+def _node_or_none(obj: object | None) -> Node | None:
+    """A node event's object; anything else raises (a hint that raises counts as QUEUE)."""
+    if obj is None or isinstance(obj, Node):
+        return obj
+    raise TypeError(f"{NAME}: a node event carries a {type(obj).__name__}, not a Node")
+
+
+def _count_pods_match(pods: Iterable[PodInfo], constraint: Constraint, namespace: str) -> int:
     """``countPodsMatchSelector`` over one node's pods (the per-node form's reference)."""
     if not counts_pods(constraint.selector):
         return 0
@@ -610,5 +666,5 @@ def _count_pods_match(pods: Any, constraint: Constraint, namespace: str) -> int:
     )
 
 
-def new(args: PodTopologySpreadArgs | None, handle: Any) -> PodTopologySpread:
+def new(args: PodTopologySpreadArgs | None, handle: Handle | None) -> PodTopologySpread:
     return PodTopologySpread(args or PodTopologySpreadArgs(), handle)

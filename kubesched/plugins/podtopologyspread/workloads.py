@@ -11,9 +11,9 @@ snapshot) or ``upsert`` / ``delete`` one at a time (a live informer).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping
 
+from ...framework.handle import JSONObject
 from ...objects.errors import ObjectError
 from ...objects.pod import PodInfo
 from ...objects.selectors import LabelSelector, Requirement, parse_label_selector
@@ -28,14 +28,25 @@ _CONTROLLERS = {
     ("apps/v1", "StatefulSet"): "StatefulSet",
 }
 _MEMO_LIMIT = 4096
+_NO_FIELDS: JSONObject = {}
+
+ControllerSelector = dict[str, str] | LabelSelector | None
+"""A controller's selector: a map for a ReplicationController, else a ``LabelSelector``
+(None when it does not parse)."""
+_MemoKey = tuple[str, frozenset[tuple[str, str]], tuple[str, str, str] | None]
 
 
-def _meta(obj: Mapping) -> tuple[str, str]:
-    meta = obj.get("metadata") or {}
+def _object(value: object) -> JSONObject:
+    """A JSON object field; absent, null or not an object reads as an empty one."""
+    return value if isinstance(value, Mapping) else _NO_FIELDS
+
+
+def _meta(obj: JSONObject) -> tuple[str, str]:
+    meta = _object(obj.get("metadata"))
     return str(meta.get("namespace") or "default"), str(meta.get("name") or "")
 
 
-def _str_map(raw: Any) -> dict[str, str] | None:
+def _str_map(raw: object) -> dict[str, str] | None:
     if raw is None or not isinstance(raw, Mapping):
         return None
     return {str(k): str(v) for k, v in raw.items()}
@@ -44,26 +55,26 @@ def _str_map(raw: Any) -> dict[str, str] | None:
 class WorkloadIndex:
     def __init__(self) -> None:
         self.services: dict[str, dict[str, dict[str, str]]] = {}  # ns -> name -> selector map
-        self.controllers: dict[tuple[str, str, str], Any] = {}  # (kind, ns, name) -> map (RC) or LabelSelector
+        self.controllers: dict[tuple[str, str, str], ControllerSelector] = {}  # (kind, ns, name) -> selector
         self.generation = 0
-        self._memo: dict[tuple, LabelSelector | None] = {}
+        self._memo: dict[_MemoKey, LabelSelector | None] = {}
 
     def __len__(self) -> int:
         return sum(len(v) for v in self.services.values()) + len(self.controllers)
 
     # -- updates ------------------------------------------------------------
-    def replace(self, objects: list[Mapping]) -> None:
+    def replace(self, objects: Iterable[JSONObject]) -> None:
         self.services.clear()
         self.controllers.clear()
         for obj in objects:
             self._upsert(obj)
         self._changed()
 
-    def upsert(self, obj: Mapping) -> None:
+    def upsert(self, obj: JSONObject) -> None:
         self._upsert(obj)
         self._changed()
 
-    def delete(self, obj: Mapping) -> None:
+    def delete(self, obj: JSONObject) -> None:
         kind = obj.get("kind")
         ns, name = _meta(obj)
         if kind == "Service":
@@ -76,22 +87,23 @@ class WorkloadIndex:
         self.generation += 1
         self._memo.clear()
 
-    def _upsert(self, obj: Mapping) -> None:
+    def _upsert(self, obj: JSONObject) -> None:
         kind = obj.get("kind")
-        if kind not in WORKLOAD_KINDS:
+        if not isinstance(kind, str) or kind not in WORKLOAD_KINDS:
             return
         ns, name = _meta(obj)
-        spec = obj.get("spec") or {}
+        spec = _object(obj.get("spec"))
         if kind == "Service":
-            selector = _str_map(spec.get("selector"))
+            pairs = _str_map(spec.get("selector"))
             by_name = self.services.setdefault(ns, {})
-            if selector is None:
+            if pairs is None:
                 by_name.pop(name, None)  # a nil selector matches nothing, not everything
             else:
-                by_name[name] = selector
+                by_name[name] = pairs
         elif kind == "ReplicationController":
             self.controllers[(kind, ns, name)] = _str_map(spec.get("selector")) or {}
         else:
+            selector: LabelSelector | None
             try:
                 selector = parse_label_selector(spec.get("selector"), "spec.selector")
             except ObjectError:
@@ -121,7 +133,7 @@ class WorkloadIndex:
         if owner_key is not None:
             kind = _CONTROLLERS.get((owner_key[0], owner_key[1]))
             found = self.controllers.get((kind, pod.namespace, owner_key[2])) if kind else None
-            if kind == "ReplicationController" and found is not None:
+            if kind == "ReplicationController" and isinstance(found, dict):  # an RC's is always a map
                 label_set.update(found)
             elif kind is not None and isinstance(found, LabelSelector) and not found.nothing:
                 extra = list(found.requirements)
