@@ -43,7 +43,8 @@ def simulate(snapshot: str, config_file: str | None, explain_file: str | None, o
     reg = registry(plugins)
     config = load_config(config_file, reg)
     try:
-        snap = load_snapshot(snapshot, frozenset(kind for _, kind in reg.object_kinds()))
+        snap = load_snapshot(snapshot, frozenset(kind for _, kind in reg.object_kinds()),
+                             keep_node_raw=bool(config.extenders))  # extenders are sent whole nodes
     except SnapshotError as err:
         fail([str(p) for p in err.problems])
     records: list[dict[str, Any]] = []

@@ -79,6 +79,12 @@ class SimulatedCluster:
         self.bindings.append((bound, node_name))
         self._pending_updates.append(bound)
 
+    def observe_binding(self, pod: PodInfo, node_name: str) -> None:
+        """A binding an HTTP extender made (in a live cluster the informer would report it)."""
+        bound = pod.copy_with(node_name=node_name)
+        self.bindings.append((bound, node_name))
+        self._pending_updates.append(bound)
+
     def record_event(self, pod: PodInfo, event_type: str, reason: str, message: str) -> None:
         self.events.append((pod.key, event_type, reason, message))
 

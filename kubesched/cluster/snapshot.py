@@ -120,10 +120,12 @@ def _objects(doc: Any, file: str, index: int, problems: list[LoadProblem]) -> It
     yield doc
 
 
-def load_snapshot(path: str | Path, plugin_kinds: frozenset[str] = frozenset()) -> ClusterSnapshot:
+def load_snapshot(path: str | Path, plugin_kinds: frozenset[str] = frozenset(),
+                  keep_node_raw: bool = False) -> ClusterSnapshot:
     """Read and compile a snapshot; raises ``SnapshotError`` listing every bad object.
 
     ``plugin_kinds``: kinds that plugins read (``PluginSpec.object_kinds``), kept raw.
+    ``keep_node_raw``: keep each node's document (HTTP extenders are sent it).
     """
     root = Path(path)
     problems: list[LoadProblem] = []
@@ -137,14 +139,14 @@ def load_snapshot(path: str | Path, plugin_kinds: frozenset[str] = frozenset()) 
         for index, doc in _documents(file, problems):
             for obj in _objects(doc, str(file), index, problems):
                 objects.append((str(file), obj))
-    snapshot = snapshot_from_objects(objects, problems, plugin_kinds)
+    snapshot = snapshot_from_objects(objects, problems, plugin_kinds, keep_node_raw)
     if problems:
         raise SnapshotError(problems)
     return snapshot
 
 
 def snapshot_from_objects(objects: list[tuple[str, Mapping]], problems: list[LoadProblem] | None = None,
-                          plugin_kinds: frozenset[str] = frozenset()) -> ClusterSnapshot:
+                          plugin_kinds: frozenset[str] = frozenset(), keep_node_raw: bool = False) -> ClusterSnapshot:
     """Compile ``(file, object)`` pairs; problems are appended to ``problems`` (raised if None)."""
     own = problems is None
     problems = [] if problems is None else problems
@@ -155,7 +157,7 @@ def snapshot_from_objects(objects: list[tuple[str, Mapping]], problems: list[Loa
         kind = obj.get("kind")
         try:
             if kind == "Node":
-                node = parse_node(obj)
+                node = parse_node(obj, keep_raw=keep_node_raw)
                 if node.name in node_names:
                     problems.append(LoadProblem(file, _describe(obj), "metadata.name", "duplicate node"))
                     continue

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from .args import ArgsError
+from .extender_config import ExtenderConfig, parse_extenders
 from .registry import Registry
 from .runtime import EXTENSION_POINTS
 
@@ -21,6 +22,7 @@ __all__ = [
     "API_VERSION",
     "KIND",
     "ConfigError",
+    "ExtenderConfig",
     "PluginRef",
     "PluginSet",
     "Profile",
@@ -119,6 +121,7 @@ class SchedulerConfig:
     kubeconfig: str = ""
     qps: float = 50.0
     burst: int = 100
+    extenders: list[ExtenderConfig] = field(default_factory=list)
 
     def profile(self, name: str) -> Profile | None:
         return next((p for p in self.profiles if p.scheduler_name == name), None)
@@ -348,8 +351,6 @@ def parse_config(raw: Any, registry: Registry, upstream_only: frozenset[str] | N
         config.qps = float(client["qps"])
     if "burst" in client:
         config.burst = int(client["burst"])
-    if raw.get("extenders"):
-        problems.add("extenders", "scheduler extenders are not supported by kubesched")
     profiles = raw.get("profiles")
     if profiles is None or profiles == []:
         profiles = [{}]
@@ -368,6 +369,7 @@ def parse_config(raw: Any, registry: Registry, upstream_only: frozenset[str] | N
     sorts = {tuple(r.name for r in _queue_sort_refs(p)) for p in config.profiles}
     if len(sorts) > 1:
         problems.add("profiles[1].plugins.queueSort", "Invalid value: queueSort must be the same for all profiles")
+    config.extenders = parse_extenders(raw.get("extenders"), problems.add)  # validated last, as upstream
     if problems.items:
         raise ConfigError(problems.items, source)
     return config

@@ -5,12 +5,15 @@ filtering walks the nodes from a rotating start index and stops once it has
 ``numFeasibleNodesToFind`` feasible nodes (the adaptive percentageOfNodesToScore);
 a single feasible node is chosen without scoring; otherwise the highest total
 wins, ties broken uniformly at random (or by name, for reproducible runs).
+HTTP extenders, when configured, filter the feasible nodes after the Filter
+plugins and add their scores to the plugins' (``extender.py``).
 """
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from typing import Sequence
 
 import numpy as np
 
@@ -20,6 +23,7 @@ from ..framework.runtime import FilterOutcome, Framework, FrameworkError, ScoreO
 from ..framework.views import SnapshotView
 from ..framework.status import Code, Status
 from ..objects.pod import PodInfo
+from .extender import HTTPExtender, find_nodes_that_pass_extenders, prioritize_with_extenders
 from .fit_error import Diagnosis, FitError, NoNodesAvailableError
 
 __all__ = ["ScheduleResult", "Algorithm", "num_feasible_nodes_to_find"]
@@ -56,30 +60,36 @@ class Algorithm:
     """The scheduling algorithm's state across cycles: the rotating start index and the tie-break."""
 
     def __init__(self, percentage_of_nodes_to_score: int = DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE,
-                 tie_break: str = "random", seed: int | None = None) -> None:
+                 tie_break: str = "random", seed: int | None = None, extenders: Sequence[HTTPExtender] = ()) -> None:
         if tie_break not in ("random", "name"):
             raise ValueError(f"tie_break must be 'random' or 'name', got {tie_break!r}")
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self.tie_break = tie_break
         self.rng = random.Random(seed)
         self.next_start_node_index = 0
+        self.extenders = list(extenders)  # HTTP extenders: filter after the plugins, score, bind
 
     def schedule_pod(self, fwk: Framework, state: CycleState, pod: PodInfo, snapshot: Snapshot) -> ScheduleResult:
         num_nodes = snapshot.num_nodes
         if num_nodes == 0:
             raise NoNodesAvailableError()
         feasible, diagnosis = self.find_nodes_that_fit(fwk, state, pod, snapshot)
+        evaluated = len(diagnosis.evaluated)
+        if self.extenders and len(feasible):
+            feasible = find_nodes_that_pass_extenders(self.extenders, pod, snapshot, feasible, diagnosis)
+            evaluated = len(feasible) + diagnosis.num_statuses()  # upstream's count
         if len(feasible) == 0:
             diagnosis.record_plugins()
             raise FitError(pod.key, num_nodes, diagnosis)
         names = snapshot.table.names
-        evaluated = len(diagnosis.evaluated)
         if len(feasible) == 1:
             return ScheduleResult(names[int(feasible[0])], evaluated, 1, feasible, None, feasible, diagnosis)
         status = fwk.run_pre_score(state, pod, snapshot, feasible)
         if status is not None:
             raise FrameworkError(status.message)
         scores = fwk.run_score(state, pod, snapshot, feasible)
+        if self.extenders:
+            prioritize_with_extenders(self.extenders, pod, snapshot, feasible, scores)
         total = scores.total
         best = feasible[total == total.max()]
         host_row = self._select(best, names)

@@ -7,7 +7,7 @@ from typing import Callable
 from ..cache.cache import Cache
 from ..clock import Clock
 from ..framework.config import SchedulerConfig
-from ..framework.events import ClusterEvent
+from ..framework.events import WILDCARD_EVENT, ClusterEvent
 from ..framework.handle import ClusterClient
 from ..framework.interfaces import EnqueueExtensions
 from ..framework.profile import build_profiles
@@ -18,14 +18,16 @@ from ..objects.pod import PodInfo
 from ..plugins.registry import in_tree_registry
 from ..queue.scheduling_queue import HintRegistration, QueueConfig, SchedulingQueue
 from .algorithm import Algorithm
+from .extender import EXTENDER_NAME, build_extenders
 from .handle import HandleHub
 from .scheduler import Attempt, Scheduler
 
 __all__ = ["new_scheduler"]
 
 
-def _hints(profiles: dict[str, Framework]) -> dict[str, list[HintRegistration]]:
-    """Per profile, every plugin's (event, plugin, hint) registrations."""
+def _hints(profiles: dict[str, Framework], extenders: bool = False) -> dict[str, list[HintRegistration]]:
+    """Per profile, every plugin's (event, plugin, hint) registrations; with extenders, upstream's
+    default registration for ``Extender``: pods extenders rejected retry on any event."""
     out: dict[str, list[HintRegistration]] = {}
     for name, fwk in profiles.items():
         registrations: list[HintRegistration] = []
@@ -34,6 +36,8 @@ def _hints(profiles: dict[str, Framework]) -> dict[str, list[HintRegistration]]:
                 continue
             for registration in plugin.events_to_register():
                 registrations.append((registration.event, plugin_name, registration.hint))
+        if extenders:
+            registrations.append((WILDCARD_EVENT, EXTENDER_NAME, None))
         out[name] = registrations
     return out
 
@@ -52,6 +56,7 @@ def new_scheduler(
     """A scheduler with one framework per profile. ``hub`` lets a driver share object
     stores it feeds (the live informers); by default a fresh one is made."""
     registry = registry or in_tree_registry()
+    extenders, config = build_extenders(config)  # may set NodeResourcesFit's ignoredResources
     cache = hub.cache if hub is not None else Cache()
     hub = hub if hub is not None else HandleHub(cache, clock, client)
     profiles = build_profiles(config, registry, hub.handle)
@@ -66,7 +71,7 @@ def new_scheduler(
         less=first.queue_sort,
         config=QueueConfig(config.pod_initial_backoff_seconds, config.pod_max_backoff_seconds),
         pre_enqueue=pre_enqueue,
-        hints=_hints(profiles),
+        hints=_hints(profiles, bool(extenders)),
     )
     hub.activate = queue.activate
 
@@ -74,5 +79,5 @@ def new_scheduler(
         queue.move_all_to_active_or_backoff(event, old, new)
 
     hub.object_stores.set_sink(object_changed)
-    algorithm = Algorithm(config.percentage_of_nodes_to_score, tie_break, seed)
+    algorithm = Algorithm(config.percentage_of_nodes_to_score, tie_break, seed, extenders)
     return Scheduler(profiles, cache, queue, algorithm, client, clock, on_attempt, run_binding, hub)

@@ -27,6 +27,27 @@ class Diagnosis:
     post_filter_msg: str = ""
     unschedulable_plugins: set[str] = field(default_factory=set)
     pending_plugins: set[str] = field(default_factory=set)
+    # Nodes an extender's Filter rejected (upstream sets them in NodeToStatus, no plugin
+    # name): by node name, and the table rows of those that exist (they replace a plugin's status).
+    extender_statuses: dict[str, Status] = field(default_factory=dict)
+    extender_rows: list[int] = field(default_factory=list)
+
+    def set_extender_status(self, name: str, row: int | None, status: Status) -> None:
+        """``NodeToStatus.Set`` for a node an extender rejected; ``row`` is None for a name no node has."""
+        if name not in self.extender_statuses and row is not None:
+            self.extender_rows.append(row)
+        self.extender_statuses[name] = status
+
+    def _plugin_failed_rows(self) -> np.ndarray:
+        """``failed_rows`` less the nodes whose status an extender replaced."""
+        failed = self.failed_rows()
+        if self.extender_rows and len(failed):
+            failed = failed[~np.isin(failed, self.extender_rows)]
+        return failed
+
+    def num_statuses(self) -> int:
+        """``NodeToStatus.Len()``: nodes with a status of their own."""
+        return len(self._plugin_failed_rows()) + len(self.extender_statuses)
 
     def failed_rows(self) -> np.ndarray:
         """Evaluated rows that some filter rejected, in visit order."""
@@ -38,9 +59,11 @@ class Diagnosis:
         """Per node name, the status that rejected it (absent nodes not included)."""
         out: dict[str, Status] = {}
         if self.outcome is None:
+            out.update(self.extender_statuses)
             return out
         for row in self.failed_rows().tolist():
             out[names[row]] = self.outcome.statuses[self.outcome.status_index[row]]
+        out.update(self.extender_statuses)
         return out
 
     def record_plugins(self) -> None:
@@ -61,13 +84,16 @@ class Diagnosis:
 
     def reason_histogram(self, num_all_nodes: int) -> Counter:
         reasons: Counter = Counter()
-        failed = self.failed_rows()
+        failed = self._plugin_failed_rows()
         if self.outcome is not None and len(failed):
             idx, counts = np.unique(self.outcome.status_index[failed], return_counts=True)
             for i, count in zip(idx.tolist(), counts.tolist()):
                 for reason in self.outcome.statuses[i].reasons:
                     reasons[reason] += count
-        absent = num_all_nodes - len(failed)
+        for status in self.extender_statuses.values():
+            for reason in status.reasons:
+                reasons[reason] += 1
+        absent = num_all_nodes - len(failed) - len(self.extender_statuses)
         if absent > 0 and self.absent_status is not None:
             for reason in self.absent_status.reasons:
                 reasons[reason] += absent

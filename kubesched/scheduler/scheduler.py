@@ -35,6 +35,7 @@ from ..framework.events import (
 from ..queue.scheduling_queue import SchedulingQueue
 from ..framework.queued_pod import QueuedPodInfo
 from .algorithm import Algorithm, ScheduleResult
+from .extender import BindingObserver, extenders_binding
 from .fit_error import Diagnosis, FitError, NoNodesAvailableError
 from .handle import HandleHub
 
@@ -256,7 +257,7 @@ class Scheduler:
                        host: str, attempt: Attempt | None) -> None:
         status = _guarded(fwk.run_pre_bind, state, assumed, host)
         if status is None:
-            status = _guarded(fwk.run_bind, state, assumed, host)
+            status = self._bind(fwk, state, assumed, host)
         if status is not None and not status.is_success():
             self._undo(fwk, state, assumed, host)
             self._handle_failure(fwk, queued, status, None, None, binding=True)
@@ -273,6 +274,17 @@ class Scheduler:
         except Exception as err:  # the pod is bound: nothing to undo
             log.error("PostBind of %s failed: %s", assumed.key, err)
         self.queue.done(assumed.uid)
+
+    def _bind(self, fwk: Framework, state: CycleState, assumed: PodInfo, host: str) -> Status | None:
+        """An interested binder extender binds instead of the Bind plugins (upstream's ``bind``)."""
+        bound, err = extenders_binding(self.algorithm.extenders, assumed, host)
+        if not bound:
+            return _guarded(fwk.run_bind, state, assumed, host)
+        if err is not None:
+            return Status.as_error(err)
+        if isinstance(self.client, BindingObserver):
+            self.client.observe_binding(assumed, host)
+        return None
 
     def _undo(self, fwk: Framework, state: CycleState, assumed: PodInfo, host: str) -> None:
         """Unreserve and forget an assumed pod; the room it held may help other pods."""
