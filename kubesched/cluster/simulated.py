@@ -70,7 +70,7 @@ class SimulatedCluster:
         self.bindings: list[tuple[PodInfo, str]] = []
         self._pending_updates: list[PodInfo] = []
         self.bind_hook: Callable[[PodInfo, str], None] | None = None
-        self.on_failure: Callable[[PodInfo], None] | None = None
+        self.on_failure: Callable[[PodInfo, str], None] | None = None
 
     def bind(self, pod: PodInfo, node_name: str) -> None:
         if self.bind_hook is not None:
@@ -91,7 +91,7 @@ class SimulatedCluster:
     def update_pod_condition(self, pod: PodInfo, reason: str, message: str, nominated_node_name: str | None) -> None:
         self.conditions[pod.key] = (reason, message)
         if self.on_failure is not None:
-            self.on_failure(pod)
+            self.on_failure(pod, message)
         if nominated_node_name:
             self.nominated[pod.key] = nominated_node_name
 
@@ -135,7 +135,10 @@ class Simulation:
             s.cache.set_namespace(name, labels)
         for node in self.snapshot.nodes:
             s.cache.add_node(node)
+        handlers = s.hub.pod_handlers
         for pod in self.snapshot.bound_pods:
+            for handler in handlers:  # plugins that index pods see the bound ones too
+                handler.on_pod_add(pod)
             s.cache.add_pod(pod)
         self.on_workloads(self.snapshot.workloads)
         for store in s.hub.object_stores.all():  # PodGroups and the like, for the plugins that asked
@@ -179,10 +182,14 @@ class Simulation:
         self._changes += 1
         self.scheduler.queue.move_all_to_active_or_backoff(event, old, new)
 
-    def _failed(self, pod: PodInfo) -> None:
+    def _failed(self, pod: PodInfo, message: str) -> None:
         """Any failed attempt (filtering, Reserve, Permit, binding): retrying it is pointless
-        until the cluster changes."""
+        until the cluster changes. The failure's message is the pod's outcome until it binds
+        (a pod rejected while it waited at Permit has no attempt record saying why)."""
         self._failed_at[pod.uid] = self._changes
+        outcome = self.outcomes.get(pod.key)
+        if outcome is not None and not outcome.node:
+            outcome.message = message
 
     def _deliver(self) -> None:
         for bound in self.cluster.take_updates():

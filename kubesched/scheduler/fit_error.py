@@ -116,6 +116,10 @@ class FitError(Exception):
         self.diagnosis = diagnosis
         super().__init__(self.message())
 
+    def __str__(self) -> str:
+        # Computed when asked: PostFilter appends its message after the error is made.
+        return self.message()
+
     def message(self) -> str:
         msg = NO_NODE_AVAILABLE_MSG.format(self.num_all_nodes) + ":"
         d = self.diagnosis

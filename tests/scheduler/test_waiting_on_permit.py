@@ -68,7 +68,10 @@ def test_waiting_pods_hold_their_resources():
     # them, so the gang never completes and nobody binds.
     sim, result = simulate([member(f"g{i}", "a", 3, cpu="3") for i in range(3)], cpu="4")
     assert result.placements == []
-    assert "Insufficient cpu" in result.outcomes["default/g2"].message
+    first_failure = next(e for e in sim.cluster.events if e[0] == "default/g2" and e[2] == "FailedScheduling")
+    assert "Insufficient cpu" in first_failure[3]
+    # Once the waiting members time out and free their room, g2 is tried again and waits in turn.
+    assert "rejected due to timeout after waiting at plugin Gang" in result.outcomes["default/g2"].message
 
 
 def test_an_incomplete_gang_times_out_and_returns_to_the_queue():
