@@ -1,0 +1,53 @@
+"""``assert_plugin_contract``: every contract check that applies to a plugin.
+
+The checks live one per module (``declarations``, ``forms``, ``scores``, ``unreserve``);
+each builds the plugin from its ``PluginSpec`` on every random cluster with the cluster's
+handle, calls it as the framework would, and raises ``ContractError`` (an
+``AssertionError``) at the first breach, naming the plugin, pod, node and the cluster to
+rebuild. Each returns a ``ContractReport`` of what it compared, and fails rather than
+pass having compared nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence, TypeVar
+
+from ..framework.interfaces import BatchFilterPlugin, BatchScorePlugin, FilterPlugin, ReservePlugin, ScorePlugin
+from ..framework.registry import PluginSpec
+from ._support import ContractReport, build, clusters_or_default, decode
+from .clusters import RandomCluster
+from .declarations import assert_declarations
+from .forms import assert_forms_agree
+from .scores import assert_scores_in_range
+from .unreserve import assert_unreserve_idempotent
+
+__all__ = ["assert_plugin_contract"]
+
+A = TypeVar("A")
+
+
+def assert_plugin_contract(
+    spec: PluginSpec[A],
+    args: object = None,
+    points: Iterable[str] = (),
+    clusters: Sequence[RandomCluster] | None = None,
+    *,
+    require_rejections: bool = True,
+    require_score_variety: bool = True,
+) -> ContractReport:
+    """Every check that applies to the plugin: declarations (always), both forms agreeing
+    (when it has both forms of Filter or Score), scores in range (when it scores),
+    Unreserve idempotent (when it reserves). Returns what was compared."""
+    found = clusters_or_default(clusters)
+    report = assert_declarations(spec, args, points, found)
+    probe = build(spec, decode(spec, args), found[0])
+    if (isinstance(probe, BatchFilterPlugin) and isinstance(probe, FilterPlugin)) or (
+        isinstance(probe, BatchScorePlugin) and isinstance(probe, ScorePlugin)
+    ):
+        report.merge(assert_forms_agree(spec, args, found, require_rejections=require_rejections,
+                                        require_score_variety=require_score_variety))
+    if isinstance(probe, (BatchScorePlugin, ScorePlugin)):
+        report.merge(assert_scores_in_range(spec, args, found))
+    if isinstance(probe, ReservePlugin):
+        report.merge(assert_unreserve_idempotent(spec, args, found))
+    return report
