@@ -19,11 +19,12 @@ def config_group() -> None:
     """Inspect KubeSchedulerConfiguration files."""
 
 
-def _resolved(config: SchedulerConfig, reg: Registry) -> dict:
+def _resolved(config: SchedulerConfig, reg: Registry, source: str | None = None) -> dict:
     hub = HandleHub(Cache(), VirtualClock(), None)
     try:
         profiles = build_profiles(config, reg, hub.handle)
     except ConfigError as err:
+        err.source = err.source or (source or "")
         fail(err.lines())
     return {
         "percentageOfNodesToScore": config.percentage_of_nodes_to_score,
@@ -45,7 +46,7 @@ def show(config_file: str | None, plugins: tuple[str, ...]) -> None:
     """
     reg = registry(plugins)
     config = load_config(config_file, reg)
-    click.echo(yaml.safe_dump(_resolved(config, reg), sort_keys=False), nl=False)
+    click.echo(yaml.safe_dump(_resolved(config, reg, config_file), sort_keys=False), nl=False)
 
 
 @config_group.command("check")
@@ -55,5 +56,5 @@ def check(config_file: str, plugins: tuple[str, ...]) -> None:
     """Validate CONFIG_FILE; print every problem (exit 2) or "ok"."""
     reg = registry(plugins)
     config = load_config(config_file, reg)
-    _resolved(config, reg)
+    _resolved(config, reg, config_file)
     click.echo(f"{config_file}: ok ({len(config.profiles)} profile(s))")

@@ -34,6 +34,13 @@ def render_report(console: Console, sim: Simulation, result: SimulationResult, s
         f"({result.attempts} attempt(s), {result.virtual_seconds:g}s virtual time)",
         highlight=False,
     )
+    if result.livelocked:
+        console.print(
+            "warning: stopped early: pods kept being retried and failing with nothing binding "
+            "(plugins waking each other's pods, e.g. gangs that time out in turn); "
+            "a live scheduler would go on retrying them",
+            highlight=False,
+        )
     if result.gated:
         console.print(f"{len(result.gated)} pending pod(s) wait for scheduling gates:", highlight=False)
         for outcome in result.gated:

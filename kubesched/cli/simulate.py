@@ -57,6 +57,7 @@ def simulate(snapshot: str, config_file: str | None, explain_file: str | None, o
         sim = Simulation(snap, config, reg, tie_break=tie_break, seed=seed,
                          on_attempt=record if explain_file else None)
     except ConfigError as err:
+        err.source = err.source or (config_file or "")
         fail(err.lines())
     sim_ref.append(sim)
     pending = len(sim.outcomes)

@@ -25,7 +25,11 @@ from ..scheduler.fit_error import FitError
 from ..scheduler.scheduler import Attempt, Scheduler
 from .snapshot import ClusterSnapshot
 
-__all__ = ["SimulatedCluster", "Simulation", "SimulationResult", "PodOutcome"]
+__all__ = ["SimulatedCluster", "Simulation", "SimulationResult", "PodOutcome", "LIVELOCK_ATTEMPTS_PER_POD"]
+
+# Attempts per pending pod, with no binding or object change between them, after which a
+# simulation stops as livelocked.
+LIVELOCK_ATTEMPTS_PER_POD = 20
 
 
 @dataclass(slots=True)
@@ -45,6 +49,7 @@ class SimulationResult:
     virtual_seconds: float
     attempts: int
     ignored_pods: list[str] = field(default_factory=list)  # pending pods of no profile
+    livelocked: bool = False  # stopped: pods kept being tried and failing with nothing binding
 
     @property
     def scheduled(self) -> list[PodOutcome]:
@@ -226,7 +231,17 @@ class Simulation:
     def _run(self, progress: Callable[[int, int], None] | None, max_attempts: int | None) -> SimulationResult:
         s = self.scheduler
         total = len(self.outcomes)
+        livelocked = False
+        last_change, attempts_at_change = self._changes, self.attempts
         while max_attempts is None or self.attempts < max_attempts:
+            if self._changes != last_change:
+                last_change, attempts_at_change = self._changes, self.attempts
+            elif self.attempts - attempts_at_change > LIVELOCK_ATTEMPTS_PER_POD * max(total, 1) + 100:
+                # Pods keep waking each other (a gang that times out, frees room for
+                # another that times out in turn, ...) and nothing binds: upstream would
+                # go on forever; a simulation reports it instead.
+                livelocked = True
+                break
             if s.queue.has_ready() and not self._retry_pointless():
                 s.schedule_one()
                 self._deliver()
@@ -246,7 +261,7 @@ class Simulation:
             self._deliver()
             s.queue.run_due_flushes()
         placements = [(pod.key, node) for pod, node in self.cluster.bindings]
-        return SimulationResult(self.outcomes, placements, self.clock.now(), self.attempts, self.ignored)
+        return SimulationResult(self.outcomes, placements, self.clock.now(), self.attempts, self.ignored, livelocked)
 
     def _retry_pointless(self) -> bool:
         """Only backing-off pods are ready, and nothing changed since each of them failed."""

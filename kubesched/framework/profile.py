@@ -26,20 +26,20 @@ def implements(plugin: object, point: str) -> bool:
     return any(callable(getattr(plugin, m, None)) for m in POINT_METHODS[point])
 
 
-def _instantiate(name: str, profile: Profile, registry: Registry, handle: Handle, instances: dict[str, Plugin]) -> Plugin:
+def _instantiate(name: str, profile: Profile, registry: Registry, handle: Handle, instances: dict[str, Plugin],
+                 path: str) -> Plugin:
     if name not in instances:
         spec = registry.get(name)
         if spec is None:
-            raise ConfigError([(f"profiles.{profile.scheduler_name}", f'plugin "{name}" does not exist')])
+            raise ConfigError([(path, f'plugin "{name}" does not exist')])
         try:
             plugin = spec.build(profile.plugin_config.get(name), handle)
         except ConfigError:
             raise
         except Exception as err:  # a plugin's own bug or refusal: one line naming it
-            raise ConfigError([(f"profiles.{profile.scheduler_name}", f'plugin "{name}": initializing: {err}')]) from err
+            raise ConfigError([(path, f'plugin "{name}": initializing: {err}')]) from err
         if getattr(plugin, "name", None) != name:
-            raise ConfigError([(f"profiles.{profile.scheduler_name}",
-                                f'plugin "{name}": its factory made a plugin named {getattr(plugin, "name", None)!r}')])
+            raise ConfigError([(path, f'plugin "{name}": its factory made a plugin named {getattr(plugin, "name", None)!r}')])
         instances[name] = plugin
     return instances[name]
 
@@ -53,7 +53,7 @@ def build_framework(profile: Profile, registry: Registry, handle: Handle, path: 
         plugin_set = profile.plugins[point]
         specific: list[str] = []
         for ref in plugin_set.enabled:
-            plugin = _instantiate(ref.name, profile, registry, handle, instances)
+            plugin = _instantiate(ref.name, profile, registry, handle, instances, path)
             if not implements(plugin, point):
                 problems.append((f"{path}.plugins.{point}", f'plugin "{ref.name}" does not extend {point} plugin'))
                 continue
@@ -67,7 +67,7 @@ def build_framework(profile: Profile, registry: Registry, handle: Handle, path: 
             overrides: list[str] = []
             from_multi: list[str] = []
             for ref in multi:
-                plugin = _instantiate(ref.name, profile, registry, handle, instances)
+                plugin = _instantiate(ref.name, profile, registry, handle, instances, path)
                 if not implements(plugin, point) or ref.name in disabled:
                     continue
                 if ref.name in specific:

@@ -9,7 +9,7 @@ table in one go for batch plugins and node by node for per-node ones.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Sequence, cast
 
 import numpy as np
 
@@ -279,6 +279,9 @@ class Framework:
             if not verdicts.statuses:
                 continue  # no status to fail with: every row passes
             codes = verdicts.codes[:size]
+            for k, status in enumerate(verdicts.statuses, start=1):
+                if status.code == Code.ERROR and (undecided & (codes == k)).any():
+                    raise FrameworkError(f'running "{name}" filter plugin: {status.message}')
             failed = undecided & (codes > 0)
             if failed.any():
                 if status_index is None:
@@ -316,21 +319,18 @@ class Framework:
         node_infos = snapshot.node_infos
         skip = state.skip_filter_plugins
         memo: dict[Status, int] = {}
-        row_list = rows.tolist()
         for position, name, plugin in self._node_filters:
             if skip and name in skip:
                 continue
-            for row in row_list:
-                if rejected_at[row] <= position:
-                    continue
-                info = node_infos[row]
-                if info is None:
-                    continue
-                try:
-                    status = plugin.filter(state, pod, info)
-                except Exception as err:
-                    raise FrameworkError(f'running "{name}" filter plugin: {err}') from err
-                if status is None or status.is_success():
+            asked = rows[rejected_at[rows] > position].tolist()  # rows no earlier plugin rejected
+            infos = _live_infos(node_infos, asked)
+            check = plugin.filter
+            try:
+                answers = [check(state, pod, info) for info in infos]
+            except Exception as err:
+                raise FrameworkError(f'running "{name}" filter plugin: {err}') from err
+            for row, status in zip(asked, answers):
+                if status is None or status.code == Code.SUCCESS:
                     continue
                 if status.code == Code.ERROR:
                     raise FrameworkError(f'running "{name}" filter plugin: {status.message}')
@@ -394,9 +394,9 @@ class Framework:
                 scores = np.asarray(batch.score_nodes(state, pod, snapshot, rows), dtype=np.int64)
             else:
                 assert per_node is not None
-                scores = np.fromiter(
-                    (per_node.score(state, pod, _live(node_infos[r])) for r in rows.tolist()), dtype=np.int64, count=count
-                )
+                score = per_node.score
+                infos = _live_infos(node_infos, rows.tolist())
+                scores = np.array([score(state, pod, info) for info in infos], dtype=np.int64)
             if extensions is not None:
                 normalized = extensions.normalize_score(state, pod, scores)
                 if normalized is not None:
@@ -442,8 +442,16 @@ class Framework:
         return None
 
     def run_unreserve(self, state: CycleState, pod: PodInfo, node_name: str) -> None:
+        """Every Reserve plugin's Unreserve, in reverse order; one that raises does not keep
+        the others from releasing what they hold. The first error is raised at the end."""
+        first: Exception | None = None
         for plugin in reversed(self._reserve):
-            plugin.unreserve(state, pod, node_name)
+            try:
+                plugin.unreserve(state, pod, node_name)
+            except Exception as err:
+                first = first or FrameworkError(f'running Unreserve plugin "{plugin.name}": {err}')
+        if first is not None:
+            raise first
 
     def run_permit(self, state: CycleState, pod: PodInfo, node_name: str) -> tuple[Status | None, dict[str, float]]:
         """A rejecting status; or Wait with each waiting plugin's timeout (capped at 15 min); or None."""
@@ -490,10 +498,12 @@ class Framework:
             plugin.post_bind(state, pod, node_name)
 
 
-def _live(info: NodeInfo | None) -> NodeInfo:
-    if info is None:  # pragma: no cover - the runner only asks about live rows
-        raise FrameworkError("asked to score a freed node table row")
-    return info
+def _live_infos(node_infos: Sequence[NodeInfo | None], rows: list[int]) -> list[NodeInfo]:
+    """The node infos of ``rows``, which the runner only takes from live rows."""
+    infos = [node_infos[row] for row in rows]
+    if any(info is None for info in infos):  # pragma: no cover - candidates are live rows
+        raise FrameworkError("asked about a freed node table row")
+    return cast(list[NodeInfo], infos)
 
 
 _NO_REJECTIONS: dict[int, np.ndarray] = {}

@@ -24,15 +24,24 @@ from .scheduler import Attempt, Scheduler
 
 __all__ = ["new_scheduler"]
 
+# The methods of the extension points whose plugins can reject a pod.
+_REJECTING_METHODS = ("pre_enqueue", "pre_filter", "filter", "filter_nodes", "reserve", "permit")
+
 
 def _hints(profiles: dict[str, Framework], extenders: bool = False) -> dict[str, list[HintRegistration]]:
     """Per profile, every plugin's (event, plugin, hint) registrations; with extenders, upstream's
-    default registration for ``Extender``: pods extenders rejected retry on any event."""
+    default registration for ``Extender``: pods extenders rejected retry on any event.
+
+    A plugin that can reject pods (PreEnqueue, PreFilter, Filter, Reserve, Permit) but
+    declares no events gets upstream's ``defaultEnqueueExtension``: every event may help.
+    """
     out: dict[str, list[HintRegistration]] = {}
     for name, fwk in profiles.items():
         registrations: list[HintRegistration] = []
         for plugin_name, plugin in fwk.instances.items():
             if not isinstance(plugin, EnqueueExtensions):
+                if any(callable(getattr(plugin, m, None)) for m in _REJECTING_METHODS):
+                    registrations.append((WILDCARD_EVENT, plugin_name, None))
                 continue
             for registration in plugin.events_to_register():
                 registrations.append((registration.event, plugin_name, registration.hint))

@@ -221,8 +221,7 @@ class Scheduler:
             if status is None:
                 self._run_binding(lambda: self._binding_cycle(fwk, state, queued, assumed, host, attempt))
                 return
-            self._undo(fwk, state, assumed, host)
-            self._handle_failure(fwk, queued, status, None, None, binding=True)
+            self._fail_binding(fwk, state, queued, assumed, host, status)
 
         self.waiting_pods.add(assumed.uid, WaitingPod(assumed, host, {p: now + t for p, t in waits.items()}, decided))
 
@@ -259,8 +258,7 @@ class Scheduler:
         if status is None:
             status = self._bind(fwk, state, assumed, host)
         if status is not None and not status.is_success():
-            self._undo(fwk, state, assumed, host)
-            self._handle_failure(fwk, queued, status, None, None, binding=True)
+            self._fail_binding(fwk, state, queued, assumed, host, status)
             return
         self.cache.finish_binding(assumed, self.clock.now())
         self.pods.pop(assumed.uid, None)
@@ -286,8 +284,8 @@ class Scheduler:
             self.client.observe_binding(assumed, host)
         return None
 
-    def _undo(self, fwk: Framework, state: CycleState, assumed: PodInfo, host: str) -> None:
-        """Unreserve and forget an assumed pod; the room it held may help other pods."""
+    def _undo(self, fwk: Framework, state: CycleState, assumed: PodInfo, host: str) -> bool:
+        """Unreserve and forget an assumed pod; False if the cache could not forget it."""
         try:
             fwk.run_unreserve(state, assumed, host)
         except Exception as err:
@@ -296,8 +294,22 @@ class Scheduler:
             self.cache.forget_pod(assumed)
         except Exception as err:  # pragma: no cover - cache invariants broken
             log.error("forgetting %s: %s", assumed.key, err)
-            return
-        self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, assumed, None, lambda p: p.uid != assumed.uid)
+            return False
+        return True
+
+    def _fail_binding(self, fwk: Framework, state: CycleState, queued: QueuedPodInfo, assumed: PodInfo,
+                      host: str, status: Status) -> None:
+        """upstream's ``handleBindingCycleError``: forgetting a pod in the binding cycle frees room,
+        an AssignedPodDelete for the other pods. After a rejection the event comes once the pod
+        is back in the queue (and not for the pod itself, which stays unschedulable); after an
+        error it comes first, so it also counts for the pod's own retry."""
+        forgotten = self._undo(fwk, state, assumed, host)
+        rejected = status.is_rejected()
+        if forgotten and not rejected:
+            self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, assumed, None)
+        self._handle_failure(fwk, queued, status, None, None, binding=True)
+        if forgotten and rejected:
+            self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, assumed, None, lambda p: p.uid != assumed.uid)
 
     def _handle_failure(self, fwk: Framework, queued: QueuedPodInfo, status: Status, err: Exception | None,
                         nominated: str | None, binding: bool = False) -> None:
