@@ -6,7 +6,7 @@ profile, required terms as an extra filter and preferred ones as extra score.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -14,7 +14,6 @@ import numpy.typing as npt
 from ..framework import (
     SKIP,
     ActionType,
-    ArgsError,
     BoolArray,
     ClusterEvent,
     ClusterEventWithHint,
@@ -32,8 +31,7 @@ from ..framework import (
     StateKey,
     Status,
 )
-from ..framework.args import expect_fields
-from ..objects.errors import ObjectError
+from ..framework.args import decode_args
 from ..objects.node import Node
 from ..objects.nodeinfo import NodeInfo
 from ..objects.pod import PodInfo
@@ -57,27 +55,37 @@ _PRESCORE_KEY: StateKey[tuple[PreferredSchedulingTerm, ...]] = StateKey("PreScor
 
 
 @dataclass(slots=True, frozen=True)
+class AddedAffinity:
+    """``v1.NodeAffinity`` as ``addedAffinity`` carries it. Its terms are parsed as they are read,
+    which validates them as ``ValidateNodeAffinityArgs`` does (``nodeaffinity.NewNodeSelector``,
+    ``NewPreferredSchedulingTerms``)."""
+
+    required: NodeSelector | None = field(
+        default=None, metadata={"json": "requiredDuringSchedulingIgnoredDuringExecution", "decode": parse_node_selector}
+    )
+    preferred: tuple[PreferredSchedulingTerm, ...] = field(
+        default=(), metadata={"json": "preferredDuringSchedulingIgnoredDuringExecution", "decode": parse_preferred_terms}
+    )
+
+
+@dataclass(slots=True, frozen=True)
 class NodeAffinityArgs:
-    added_required: NodeSelector | None = None
-    added_preferred: tuple[PreferredSchedulingTerm, ...] = ()
+    """``NodeAffinityArgs``: scheduler-enforced node affinity for every pod of the profile."""
+
+    added_affinity: AddedAffinity | None = None
+
+    @property
+    def added_required(self) -> NodeSelector | None:
+        return self.added_affinity.required if self.added_affinity is not None else None
+
+    @property
+    def added_preferred(self) -> tuple[PreferredSchedulingTerm, ...]:
+        return self.added_affinity.preferred if self.added_affinity is not None else ()
 
 
 def parse_args(raw: object) -> NodeAffinityArgs:
-    args = expect_fields(raw, ("addedAffinity",))
-    added_raw = args.get("addedAffinity")
-    if added_raw is None:
-        return NodeAffinityArgs()
-    added = expect_fields(added_raw, ("requiredDuringSchedulingIgnoredDuringExecution", "preferredDuringSchedulingIgnoredDuringExecution"), "addedAffinity")
-    try:
-        req_raw = added.get("requiredDuringSchedulingIgnoredDuringExecution")
-        required = parse_node_selector(req_raw, "addedAffinity.requiredDuringSchedulingIgnoredDuringExecution") if req_raw is not None else None
-        preferred = parse_preferred_terms(
-            added.get("preferredDuringSchedulingIgnoredDuringExecution"),
-            "addedAffinity.preferredDuringSchedulingIgnoredDuringExecution",
-        )
-    except ObjectError as err:
-        raise ArgsError(err.field, err.message) from None
-    return NodeAffinityArgs(required, preferred)
+    """``decode_args`` for this plugin's args (the registry decodes them the same way)."""
+    return decode_args(NodeAffinityArgs, raw)
 
 
 def _term_weights(table: NodeTableView, terms: tuple[PreferredSchedulingTerm, ...]) -> IntArray:

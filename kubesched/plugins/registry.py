@@ -59,18 +59,18 @@ DEFAULT_PLUGINS: tuple[DefaultPlugin, ...] = (
 def in_tree_registry() -> Registry:
     """Every in-tree plugin, upstream's default plugin list, and the upstream plugins not built yet."""
     registry = Registry((), DEFAULT_PLUGINS, UPSTREAM_ONLY)
-    # One register() per spec: each spec keeps its own args type.
+    # One register() per spec: each spec keeps its own args type, decoded by decode_args.
     registry.register(PluginSpec(schedulinggates.NAME, schedulinggates.new))
     registry.register(PluginSpec(prioritysort.NAME, prioritysort.new))
     registry.register(PluginSpec(nodeunschedulable.NAME, nodeunschedulable.new))
     registry.register(PluginSpec(nodename.NAME, nodename.new))
     registry.register(PluginSpec(tainttoleration.NAME, tainttoleration.new))
-    registry.register(PluginSpec(nodeaffinity.NAME, nodeaffinity.new, parse_args=nodeaffinity.parse_args))
+    registry.register(PluginSpec(nodeaffinity.NAME, nodeaffinity.new, args_type=nodeaffinity.NodeAffinityArgs))
     registry.register(PluginSpec(nodeports.NAME, nodeports.new))
-    registry.register(PluginSpec(fit.NAME, fit.new, parse_args=fit.parse_args))
-    registry.register(PluginSpec(balanced_allocation.NAME, balanced_allocation.new, parse_args=balanced_allocation.parse_args))
-    registry.register(PluginSpec(podtopologyspread.NAME, podtopologyspread.new, parse_args=podtopologyspread.parse_args))
-    registry.register(PluginSpec(interpodaffinity.NAME, interpodaffinity.new, parse_args=interpodaffinity.parse_args))
+    registry.register(PluginSpec(fit.NAME, fit.new, args_type=fit.FitArgs))
+    registry.register(PluginSpec(balanced_allocation.NAME, balanced_allocation.new, args_type=balanced_allocation.BalancedAllocationArgs))
+    registry.register(PluginSpec(podtopologyspread.NAME, podtopologyspread.new, args_type=podtopologyspread.PodTopologySpreadArgs))
+    registry.register(PluginSpec(interpodaffinity.NAME, interpodaffinity.new, args_type=interpodaffinity.InterPodAffinityArgs))
     registry.register(PluginSpec(imagelocality.NAME, imagelocality.new))
     registry.register(PluginSpec(defaultbinder.NAME, defaultbinder.new))
     return registry

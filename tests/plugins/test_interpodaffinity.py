@@ -481,8 +481,8 @@ def test_args_defaults_and_values():
 
 
 @pytest.mark.parametrize("raw, field, message", [
-    ({"hardPodAffinityWeight": 101}, "hardPodAffinityWeight", "Invalid value: 101: not in valid range [0-100]"),
-    ({"hardPodAffinityWeight": -1}, "hardPodAffinityWeight", "Invalid value: -1: not in valid range [0-100]"),
+    ({"hardPodAffinityWeight": 101}, "hardPodAffinityWeight", "Invalid value: 101: not in valid range [0, 100]"),
+    ({"hardPodAffinityWeight": -1}, "hardPodAffinityWeight", "Invalid value: -1: not in valid range [0, 100]"),
     ({"hardPodAffinityWeight": "5"}, "hardPodAffinityWeight", "must be an integer"),
     ({"ignorePreferredTermsOfExistingPods": "yes"}, "ignorePreferredTermsOfExistingPods", "must be a boolean"),
     ({"hardPodAffinityWieght": 5}, "hardPodAffinityWieght", 'unknown field "hardPodAffinityWieght"'),

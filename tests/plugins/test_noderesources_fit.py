@@ -293,7 +293,8 @@ def test_a_zero_resource_weight_defaults_to_one():
         (strategy("LeastAllocated", [{"name": "cpu", "wieght": 1}]), "scoringStrategy.resources[0].wieght"),
         ({"ignoredResourceGroups": ["example.com/foo"]}, "ignoredResourceGroups[0]"),
         ({"ignoredResources": "example.com/foo"}, "ignoredResources"),
-        ({"scoringStrategy": {"type": "RequestedToCapacityRatio"}}, "scoringStrategy.requestedToCapacityRatio.shape"),
+        ({"scoringStrategy": {"type": "RequestedToCapacityRatio"}}, "scoringStrategy.requestedToCapacityRatio"),
+        ({"scoringStrategy": {"type": "RequestedToCapacityRatio", "requestedToCapacityRatio": {}}}, "scoringStrategy.requestedToCapacityRatio.shape"),
         (strategy("RequestedToCapacityRatio", shape=[(0, 0), (101, 10)]), "scoringStrategy.requestedToCapacityRatio.shape[1].utilization"),
         (strategy("RequestedToCapacityRatio", shape=[(50, 0), (50, 10)]), "scoringStrategy.requestedToCapacityRatio.shape[1].utilization"),
         (strategy("RequestedToCapacityRatio", shape=[(0, 11)]), "scoringStrategy.requestedToCapacityRatio.shape[0].score"),
@@ -304,3 +305,32 @@ def test_bad_args_name_the_field(raw, field):
     with pytest.raises(ArgsError) as err:
         fit.parse_args(raw)
     assert err.value.field == field
+
+
+@pytest.mark.parametrize(
+    "raw, field, message",
+    [  # ValidateNodeResourcesFitArgs's messages, as field.Error prints them
+        ({"scoringStrategy": {"type": "Balanced"}}, "scoringStrategy.type",
+         'Unsupported value: "Balanced": supported values: "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"'),
+        ({"scoringStrategy": {"resources": [{"name": "cpu"}]}}, "scoringStrategy.type",
+         'Unsupported value: "": supported values: "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"'),
+        (strategy("MostAllocated", [{"name": "cpu", "weight": 101}]), "scoringStrategy.resources[0].weight",
+         "Invalid value: 101: resource weight of cpu not in valid range (0, 100]"),
+        ({"ignoredResourceGroups": ["example.com/foo"]}, "ignoredResourceGroups[0]",
+         """Invalid value: "example.com/foo": resource group name can't contain '/'"""),
+        ({"scoringStrategy": {"type": "RequestedToCapacityRatio"}}, "scoringStrategy.requestedToCapacityRatio",
+         "Required value: must be specified when type is RequestedToCapacityRatio"),
+        (strategy("LeastAllocated", shape=[(0, 0)]), "scoringStrategy.requestedToCapacityRatio",
+         "Forbidden: must be nil when type is not RequestedToCapacityRatio"),
+        (strategy("RequestedToCapacityRatio", shape=[]), "scoringStrategy.requestedToCapacityRatio.shape",
+         "Required value: at least one point must be specified"),
+        (strategy("RequestedToCapacityRatio", shape=[(50, 11), (50, 10)]), "scoringStrategy.requestedToCapacityRatio.shape[1].utilization",
+         "Invalid value: 50: values must be sorted in increasing order"),
+        (strategy("RequestedToCapacityRatio", shape=[(0, 11)]), "scoringStrategy.requestedToCapacityRatio.shape[0].score",
+         "Invalid value: 11: not in valid range [0, 10]"),
+    ],
+)
+def test_bad_args_messages_are_upstreams(raw, field, message):
+    with pytest.raises(ArgsError) as err:
+        fit.parse_args(raw)
+    assert (err.value.field, err.value.message) == (field, message)

@@ -11,7 +11,6 @@ import numpy.typing as npt
 from ...framework import (
     MAX_NODE_SCORE,
     SKIP,
-    ArgsError,
     BoolArray,
     CycleState,
     Handle,
@@ -22,13 +21,13 @@ from ...framework import (
     StateKey,
     Status,
 )
-from ...framework.args import expect_fields, get_list
+from ...framework.args import Problems, decode_args, duplicate, invalid
 from ...objects.pod import PodInfo
 from .resource_allocation import (
     DEFAULT_RESOURCES,
     ResourceSpec,
     allocatable_and_requested,
-    parse_resources,
+    default_resources,
     pod_request_vector,
     resource_columns,
 )
@@ -40,17 +39,29 @@ _FloatArray = npt.NDArray[np.float64]
 
 @dataclass(slots=True, frozen=True)
 class BalancedAllocationArgs:
+    """``NodeResourcesBalancedAllocationArgs``: the resources whose usage fractions are balanced."""
+
     resources: tuple[ResourceSpec, ...] = DEFAULT_RESOURCES
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "resources", default_resources(self.resources))
+
+    def validate(self) -> Problems:
+        """``ValidateNodeResourcesBalancedAllocationArgs``."""
+        problems: Problems = []
+        seen: set[str] = set()
+        for i, spec in enumerate(self.resources):
+            if spec.name in seen:
+                problems.append((f"resources[{i}].name", duplicate(spec.name)))
+            seen.add(spec.name)
+            if spec.weight != 1:
+                problems.append((f"resources[{i}].weight", invalid(spec.weight, "must be 1")))
+        return problems
 
 
 def parse_args(raw: object) -> BalancedAllocationArgs:
-    args = expect_fields(raw, ("resources",))
-    listed = get_list(args, "resources")
-    resources = parse_resources(listed, "resources") if listed else DEFAULT_RESOURCES
-    for i, spec in enumerate(resources):
-        if spec.weight != 1:  # ValidateNodeResourcesBalancedAllocationArgs
-            raise ArgsError(f"resources[{i}].weight", f"Invalid value: {spec.weight}: must be 1")
-    return BalancedAllocationArgs(resources)
+    """``decode_args`` for this plugin's args (the registry decodes them the same way)."""
+    return decode_args(BalancedAllocationArgs, raw)
 
 
 class BalancedAllocation:

@@ -8,7 +8,7 @@ allocatable, since evicting pods could not help.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import numpy as np
@@ -16,7 +16,6 @@ import numpy as np
 from ...framework import (
     MAX_NODE_SCORE,
     ActionType,
-    ArgsError,
     BoolArray,
     ClusterEvent,
     ClusterEventWithHint,
@@ -34,7 +33,7 @@ from ...framework import (
     StateKey,
     Status,
 )
-from ...framework.args import expect_fields, get_int, get_list, get_str
+from ...framework.args import Int32, Problems, decode_args, forbidden, invalid, label_name_problems, not_supported, required
 from ...objects.node import Node
 from ...objects.nodeinfo import NodeInfo
 from ...objects.pod import PodInfo
@@ -44,7 +43,7 @@ from .resource_allocation import (
     DEFAULT_RESOURCES,
     ResourceSpec,
     allocatable_and_requested,
-    parse_resources,
+    default_resources,
     pod_request_vector,
     resource_columns,
 )
@@ -63,58 +62,135 @@ _Check = tuple[str, int, IntArray, IntArray]
 
 
 @dataclass(slots=True, frozen=True)
-class FitArgs:
-    ignored_resources: frozenset[str] = frozenset()
-    ignored_resource_groups: frozenset[str] = frozenset()
-    strategy: str = LEAST_ALLOCATED
+class UtilizationShapePoint:
+    """A point of the RequestedToCapacityRatio function: utilization (0..100) -> score (0..10)."""
+
+    utilization: Int32 = 0
+    score: Int32 = 0
+
+
+@dataclass(slots=True, frozen=True)
+class RequestedToCapacityRatioParam:
+    shape: tuple[UtilizationShapePoint, ...] = ()
+
+
+@dataclass(slots=True, frozen=True)
+class ScoringStrategy:
+    """``config.ScoringStrategy``. A given ``scoringStrategy`` has no default ``type`` (upstream
+    rejects ``""``); its resources default to cpu and memory, and a weight 0 to 1."""
+
+    type: str = ""
     resources: tuple[ResourceSpec, ...] = DEFAULT_RESOURCES
-    shape: tuple[tuple[int, int], ...] = field(default=())  # (utilization, score 0..10)
+    requested_to_capacity_ratio: RequestedToCapacityRatioParam | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "resources", default_resources(self.resources))
+
+
+DEFAULT_SCORING_STRATEGY = ScoringStrategy(LEAST_ALLOCATED, DEFAULT_RESOURCES)
+"""``SetDefaults_NodeResourcesFitArgs`` when the args give no ``scoringStrategy``."""
+
+_STRATEGY_TYPES = (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO)
+
+
+@dataclass(slots=True, frozen=True, init=False)
+class FitArgs:
+    """``NodeResourcesFitArgs``, decoded and defaulted as upstream; ``strategy``, ``resources``
+    and ``shape`` are the scoring strategy's parts as the plugin reads them.
+
+    ``FitArgs(strategy=..., resources=...)`` is a shorthand for a scoring strategy of that
+    type and those resources.
+    """
+
+    ignored_resources: tuple[str, ...] = ()
+    ignored_resource_groups: tuple[str, ...] = ()
+    scoring_strategy: ScoringStrategy = DEFAULT_SCORING_STRATEGY
+
+    def __init__(
+        self,
+        ignored_resources: tuple[str, ...] = (),
+        ignored_resource_groups: tuple[str, ...] = (),
+        scoring_strategy: ScoringStrategy | None = None,
+        *,
+        strategy: str | None = None,
+        resources: tuple[ResourceSpec, ...] | None = None,
+    ) -> None:
+        if scoring_strategy is None:
+            scoring_strategy = DEFAULT_SCORING_STRATEGY
+        if strategy is not None or resources is not None:
+            scoring_strategy = replace(
+                scoring_strategy,
+                type=scoring_strategy.type if strategy is None else strategy,
+                resources=scoring_strategy.resources if resources is None else resources,
+            )
+        object.__setattr__(self, "ignored_resources", tuple(ignored_resources))
+        object.__setattr__(self, "ignored_resource_groups", tuple(ignored_resource_groups))
+        object.__setattr__(self, "scoring_strategy", scoring_strategy)
+
+    @property
+    def strategy(self) -> str:
+        return self.scoring_strategy.type
+
+    @property
+    def resources(self) -> tuple[ResourceSpec, ...]:
+        return self.scoring_strategy.resources
+
+    @property
+    def shape(self) -> tuple[tuple[int, int], ...]:
+        """RequestedToCapacityRatio's points as (utilization, score 0..10); () for the other strategies."""
+        rtc = self.scoring_strategy.requested_to_capacity_ratio
+        if self.strategy != REQUESTED_TO_CAPACITY_RATIO or rtc is None:
+            return ()
+        return tuple((p.utilization, p.score) for p in rtc.shape)
+
+    def validate(self) -> Problems:
+        """``ValidateNodeResourcesFitArgs``, in its order."""
+        problems: Problems = []
+        for i, name in enumerate(self.ignored_resources):
+            problems += label_name_problems(name, f"ignoredResources[{i}]")
+        for i, group in enumerate(self.ignored_resource_groups):
+            path = f"ignoredResourceGroups[{i}]"
+            if "/" in group:
+                problems.append((path, invalid(group, "resource group name can't contain '/'")))
+            problems += label_name_problems(group, path)
+        strategy = self.scoring_strategy
+        if strategy.type not in _STRATEGY_TYPES:
+            problems.append(("scoringStrategy.type", not_supported(strategy.type, _STRATEGY_TYPES)))
+        for i, spec in enumerate(strategy.resources):
+            if not 0 < spec.weight <= 100:
+                detail = f"resource weight of {spec.name} not in valid range (0, 100]"
+                problems.append((f"scoringStrategy.resources[{i}].weight", invalid(spec.weight, detail)))
+        rtc_path = "scoringStrategy.requestedToCapacityRatio"
+        if strategy.type == REQUESTED_TO_CAPACITY_RATIO:
+            if strategy.requested_to_capacity_ratio is None:
+                problems.append((rtc_path, required("must be specified when type is RequestedToCapacityRatio")))
+            else:
+                problems += _shape_problems(strategy.requested_to_capacity_ratio.shape, f"{rtc_path}.shape")
+        elif strategy.requested_to_capacity_ratio is not None:
+            problems.append((rtc_path, forbidden("must be nil when type is not RequestedToCapacityRatio")))
+        return problems
+
+
+def _shape_problems(shape: tuple[UtilizationShapePoint, ...], path: str) -> Problems:
+    """``validateFunctionShape``."""
+    if not shape:
+        return [(path, required("at least one point must be specified"))]
+    problems: Problems = []
+    for i in range(1, len(shape)):
+        if shape[i - 1].utilization >= shape[i].utilization:
+            problems.append((f"{path}[{i}].utilization", invalid(shape[i].utilization, "values must be sorted in increasing order")))
+            break
+    for i, point in enumerate(shape):
+        if not 0 <= point.utilization <= MAX_UTILIZATION:
+            problems.append((f"{path}[{i}].utilization", invalid(point.utilization, f"not in valid range [0, {MAX_UTILIZATION}]")))
+        if not 0 <= point.score <= MAX_CUSTOM_PRIORITY_SCORE:
+            problems.append((f"{path}[{i}].score", invalid(point.score, f"not in valid range [0, {MAX_CUSTOM_PRIORITY_SCORE}]")))
+    return problems
 
 
 def parse_args(raw: object) -> FitArgs:
-    args = expect_fields(raw, ("ignoredResources", "ignoredResourceGroups", "scoringStrategy"))
-    ignored_raw = get_list(args, "ignoredResources")
-    groups_raw = get_list(args, "ignoredResourceGroups")
-    groups: list[str] = []
-    for i, group in enumerate(groups_raw):
-        if not isinstance(group, str) or "/" in group or not group:
-            raise ArgsError(f"ignoredResourceGroups[{i}]", f"resource group name can't contain '/', got {group!r}")
-        groups.append(group)
-    ignored: list[str] = []
-    for i, name in enumerate(ignored_raw):
-        if not isinstance(name, str) or not name:
-            raise ArgsError(f"ignoredResources[{i}]", "must be a resource name")
-        ignored.append(name)
-    strategy_raw = expect_fields(args.get("scoringStrategy"), ("type", "resources", "requestedToCapacityRatio"), "scoringStrategy")
-    strategy = get_str(strategy_raw, "type", LEAST_ALLOCATED, "scoringStrategy.")
-    if strategy not in (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO):
-        raise ArgsError(
-            "scoringStrategy.type",
-            f'unsupported value "{strategy}": supported values: "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"',
-        )
-    listed = get_list(strategy_raw, "resources", "scoringStrategy.")
-    resources = parse_resources(listed, "scoringStrategy.resources") if listed else DEFAULT_RESOURCES
-    shape: tuple[tuple[int, int], ...] = ()
-    if strategy == REQUESTED_TO_CAPACITY_RATIO:
-        rtc = expect_fields(strategy_raw.get("requestedToCapacityRatio"), ("shape",), "scoringStrategy.requestedToCapacityRatio")
-        points = get_list(rtc, "shape", "scoringStrategy.requestedToCapacityRatio.")
-        if not points:
-            raise ArgsError("scoringStrategy.requestedToCapacityRatio.shape", "at least one point must be specified")
-        parsed: list[tuple[int, int]] = []
-        for i, entry in enumerate(points):
-            path = f"scoringStrategy.requestedToCapacityRatio.shape[{i}]"
-            point = expect_fields(entry, ("utilization", "score"), path)
-            utilization = get_int(point, "utilization", 0, path + ".")
-            score = get_int(point, "score", 0, path + ".")
-            if not 0 <= utilization <= MAX_UTILIZATION:
-                raise ArgsError(f"{path}.utilization", f"must be in the range [0, {MAX_UTILIZATION}], got {utilization}")
-            if parsed and utilization <= parsed[-1][0]:
-                raise ArgsError(f"{path}.utilization", "utilization values must be sorted in increasing order")
-            if not 0 <= score <= MAX_CUSTOM_PRIORITY_SCORE:
-                raise ArgsError(f"{path}.score", f"must be in the range [0, {MAX_CUSTOM_PRIORITY_SCORE}], got {score}")
-            parsed.append((utilization, score))
-        shape = tuple(parsed)
-    return FitArgs(frozenset(ignored), frozenset(groups), strategy, resources, shape)
+    """``decode_args`` for this plugin's args (the registry decodes them the same way)."""
+    return decode_args(FitArgs, raw)
 
 
 def _broken_linear(points: tuple[tuple[int, int], ...], utilization: IntArray) -> IntArray:

@@ -8,41 +8,41 @@ is left out of that node's score, as is an extended resource the pod does not as
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
 
-from ...framework import ArgsError, IntArray, NodeTableView, RowArray
-from ...framework.args import expect_fields, get_int, get_list
+from ...framework import IntArray, NodeTableView, RowArray
+from ...framework.args import Int64
 from ...objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PodRequests, Resource, is_scalar_resource
 
-__all__ = ["ResourceSpec", "parse_resources", "allocatable_and_requested", "pod_request_vector", "DEFAULT_RESOURCES"]
+__all__ = [
+    "ResourceSpec",
+    "DEFAULT_RESOURCES",
+    "default_resources",
+    "allocatable_and_requested",
+    "pod_request_vector",
+    "resource_columns",
+]
 
 
 @dataclass(slots=True, frozen=True)
 class ResourceSpec:
-    name: str
-    weight: int = 1
+    """``config.ResourceSpec``: a scored resource and its weight. A weight left out or 0
+    is the default 1 (``SetDefaults_NodeResources*Args``)."""
+
+    name: str = ""
+    weight: Int64 = 1
+
+    def __post_init__(self) -> None:
+        if self.weight == 0:
+            object.__setattr__(self, "weight", 1)
 
 
 DEFAULT_RESOURCES = (ResourceSpec(CPU, 1), ResourceSpec(MEMORY, 1))
+"""Upstream's ``defaultResourceSpec``: cpu and memory, weight 1 each."""
 
 
-def parse_resources(raw: list[object], path: str) -> tuple[ResourceSpec, ...]:
-    items: list[ResourceSpec] = []
-    for i, entry in enumerate(raw):
-        item = expect_fields(entry, ("name", "weight"), f"{path}[{i}]")
-        name = item.get("name")
-        if not isinstance(name, str) or not name:
-            raise ArgsError(f"{path}[{i}].name", "must be a resource name")
-        weight = get_int(item, "weight", 1, f"{path}[{i}].") or 1  # unset or 0: the default weight 1
-        if not 1 <= weight <= 100:
-            raise ArgsError(f"{path}[{i}].weight", f"resource weight of {name} should be in the range of [1, 100], got {weight}")
-        items.append(ResourceSpec(name, weight))
-    seen: set[str] = set()
-    for i, spec in enumerate(items):
-        if spec.name in seen:
-            raise ArgsError(f"{path}[{i}].name", f'Duplicate value: "{spec.name}"')
-        seen.add(spec.name)
-    return tuple(items)
+def default_resources(resources: tuple[ResourceSpec, ...]) -> tuple[ResourceSpec, ...]:
+    """No resources listed means the default set (``SetDefaults_NodeResources*Args``)."""
+    return resources or DEFAULT_RESOURCES
 
 
 def pod_request_vector(requests: PodRequests, resources: tuple[ResourceSpec, ...], use_requested: bool) -> list[int]:
@@ -87,7 +87,3 @@ def resource_columns(table: NodeTableView, name: str, pod_request: int, use_requ
         return table.scalar_columns(name)
     return None
 
-
-def _resources_args(raw: Mapping[str, object], path: str) -> tuple[ResourceSpec, ...]:
-    listed = get_list(raw, "resources", path)
-    return parse_resources(listed, f"{path}resources") if listed else DEFAULT_RESOURCES

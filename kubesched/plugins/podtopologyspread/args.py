@@ -8,19 +8,32 @@ the args. Validation follows ``ValidatePodTopologySpreadArgs``.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+from typing import Literal
 
-from ...framework.args import ArgsError, expect_fields, get_list, get_str
-from ...objects.affinity import (
-    TopologySpreadConstraint,
-    parse_topology_spread_constraints,
+from ...framework.args import (
+    Int32,
+    Problems,
+    decode_args,
+    duplicate,
+    forbidden,
+    invalid,
+    label_name_problems,
+    not_supported,
+    required,
 )
-from ...objects.errors import ObjectError
+from ...objects.affinity import TopologySpreadConstraint
 from ...objects.selectors import NOTHING
 from .common import DO_NOT_SCHEDULE, HOSTNAME_LABEL, SCHEDULE_ANYWAY, ZONE_LABEL
 
-__all__ = ["LIST_DEFAULTING", "SYSTEM_DEFAULTING", "SYSTEM_DEFAULT_CONSTRAINTS", "PodTopologySpreadArgs", "parse_args"]
+__all__ = [
+    "LIST_DEFAULTING",
+    "SYSTEM_DEFAULTING",
+    "SYSTEM_DEFAULT_CONSTRAINTS",
+    "DefaultConstraint",
+    "PodTopologySpreadArgs",
+    "parse_args",
+]
 
 SYSTEM_DEFAULTING = "System"
 LIST_DEFAULTING = "List"
@@ -48,53 +61,47 @@ SYSTEM_DEFAULT_CONSTRAINTS: tuple[TopologySpreadConstraint, ...] = (
     ),
 )
 
-_CONSTRAINT_FIELDS = (
-    "maxSkew",
-    "topologyKey",
-    "whenUnsatisfiable",
-    "labelSelector",
-    "minDomains",
-    "nodeAffinityPolicy",
-    "nodeTaintsPolicy",
-    "matchLabelKeys",
-)
-
-# metav1validation.ValidateLabelName: a qualified name, with an optional DNS-subdomain prefix.
-_NAME_PART = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_DEFAULTING_TYPES = (SYSTEM_DEFAULTING, LIST_DEFAULTING)
+_WHEN_UNSATISFIABLE = (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY)  # sorted, as upstream lists them
 
 
-def _label_name_problem(name: str) -> str | None:
-    parts = name.split("/")
-    if len(parts) == 1:
-        prefix, short = "", parts[0]
-    elif len(parts) == 2:
-        prefix, short = parts
-        if not prefix:
-            return "prefix part must be non-empty"
-        if len(prefix) > 253 or not _DNS1123_SUBDOMAIN.match(prefix):
-            return "prefix part must be a lowercase RFC 1123 subdomain"
-    else:
-        return (
-            "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and "
-            "end with an alphanumeric character with an optional DNS subdomain prefix and '/'"
+@dataclass(slots=True, frozen=True)
+class DefaultConstraint:
+    """A ``v1.TopologySpreadConstraint`` of ``defaultConstraints``, as the args carry it."""
+
+    max_skew: Int32 = 0
+    topology_key: str = ""
+    when_unsatisfiable: str = ""
+    label_selector: object = None  # only its presence matters: a default constraint may not have one
+    min_domains: Int32 | None = None
+    node_affinity_policy: Literal["Honor", "Ignore"] | None = None
+    node_taints_policy: Literal["Honor", "Ignore"] | None = None
+    match_label_keys: tuple[str, ...] = ()
+
+    def constraint(self) -> TopologySpreadConstraint:
+        """The constraint the plugin applies; its selector is the pod's services' (built per pod)."""
+        return TopologySpreadConstraint(
+            max_skew=self.max_skew,
+            topology_key=self.topology_key,
+            when_unsatisfiable=self.when_unsatisfiable,
+            selector=NOTHING,
+            min_domains=self.min_domains,
+            node_affinity_policy=self.node_affinity_policy or "Honor",
+            node_taints_policy=self.node_taints_policy or "Ignore",
+            match_label_keys=self.match_label_keys,
         )
-    if not short:
-        return "name part must be non-empty"
-    if len(short) > 63:
-        return "name part must be no more than 63 characters"
-    if not _NAME_PART.match(short):
-        return (
-            "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
-            "with an alphanumeric character"
-        )
-    return None
 
 
 @dataclass(slots=True, frozen=True)
 class PodTopologySpreadArgs:
+    """``PodTopologySpreadArgs``; ``defaultingType`` left out or empty is ``System``."""
+
     defaulting_type: str = SYSTEM_DEFAULTING
-    default_constraints: tuple[TopologySpreadConstraint, ...] = ()
+    default_constraints: tuple[DefaultConstraint, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.defaulting_type:  # SetDefaults_PodTopologySpreadArgs
+            object.__setattr__(self, "defaulting_type", SYSTEM_DEFAULTING)
 
     @property
     def system_defaulted(self) -> bool:
@@ -103,57 +110,37 @@ class PodTopologySpreadArgs:
     def effective_default_constraints(self) -> tuple[TopologySpreadConstraint, ...]:
         if self.system_defaulted:
             return SYSTEM_DEFAULT_CONSTRAINTS
-        return self.default_constraints
+        return tuple(c.constraint() for c in self.default_constraints)
+
+    def validate(self) -> Problems:
+        """``ValidatePodTopologySpreadArgs``, then the constraints' own fields (minDomains)."""
+        problems: Problems = []
+        if self.defaulting_type not in _DEFAULTING_TYPES:
+            problems.append(("defaultingType", not_supported(self.defaulting_type, _DEFAULTING_TYPES)))
+        elif self.system_defaulted and self.default_constraints:
+            problems.append(("defaultingType", invalid(self.defaulting_type, "when .defaultConstraints are not empty")))
+        for i, c in enumerate(self.default_constraints):
+            path = f"defaultConstraints[{i}]"
+            if c.max_skew <= 0:
+                problems.append((f"{path}.maxSkew", invalid(c.max_skew, "not in valid range (0, inf)")))
+            if not c.topology_key:
+                problems.append((f"{path}.topologyKey", required("can not be empty")))
+            else:
+                problems += label_name_problems(c.topology_key, f"{path}.topologyKey")
+            if not c.when_unsatisfiable:
+                problems.append((f"{path}.whenUnsatisfiable", required("can not be empty")))
+            elif c.when_unsatisfiable not in _WHEN_UNSATISFIABLE:
+                problems.append((f"{path}.whenUnsatisfiable", not_supported(c.when_unsatisfiable, _WHEN_UNSATISFIABLE)))
+            if c.label_selector is not None:
+                problems.append((f"{path}.labelSelector", forbidden("constraint must not define a selector, as they deduced for each pod")))
+            if any((c.topology_key, c.when_unsatisfiable) == (o.topology_key, o.when_unsatisfiable) for o in self.default_constraints[:i]):
+                problems.append((path, duplicate(f"{{{c.topology_key}, {c.when_unsatisfiable}}}")))
+        for i, c in enumerate(self.default_constraints):
+            if c.min_domains is not None and c.min_domains <= 0:
+                problems.append((f"defaultConstraints[{i}].minDomains", invalid(c.min_domains, "must be greater than zero")))
+        return problems
 
 
 def parse_args(raw: object) -> PodTopologySpreadArgs:
-    """Decode and validate; raises ``ArgsError`` naming the first bad field."""
-    fields = expect_fields(raw, ("defaultConstraints", "defaultingType"))
-    defaulting = get_str(fields, "defaultingType", "") or SYSTEM_DEFAULTING
-    listed = get_list(fields, "defaultConstraints")
-    problems: list[tuple[str, str]] = []
-    if defaulting not in (SYSTEM_DEFAULTING, LIST_DEFAULTING):
-        problems.append(("defaultingType", f'Unsupported value: "{defaulting}": supported values: "System", "List"'))
-    elif defaulting == SYSTEM_DEFAULTING and listed:
-        problems.append(("defaultingType", 'Invalid value: "System": when .defaultConstraints are not empty'))
-    seen: dict[tuple[str, str], int] = {}
-    parsed: list[TopologySpreadConstraint] = []
-    for i, raw_item in enumerate(listed):
-        path = f"defaultConstraints[{i}]"
-        item = expect_fields(raw_item, _CONSTRAINT_FIELDS, path)
-        max_skew = item.get("maxSkew", 0)
-        if not isinstance(max_skew, int) or isinstance(max_skew, bool):
-            raise ArgsError(f"{path}.maxSkew", f"must be an integer, got {max_skew!r}")
-        if max_skew <= 0:
-            problems.append((f"{path}.maxSkew", f"Invalid value: {max_skew}: not in valid range (0, inf)"))
-        key = get_str(item, "topologyKey", "", f"{path}.")
-        if not key:
-            problems.append((f"{path}.topologyKey", "Required value: can not be empty"))
-        else:
-            problem = _label_name_problem(key)
-            if problem is not None:
-                problems.append((f"{path}.topologyKey", f'Invalid value: "{key}": {problem}'))
-        when = get_str(item, "whenUnsatisfiable", "", f"{path}.")
-        if not when:
-            problems.append((f"{path}.whenUnsatisfiable", "Required value: can not be empty"))
-        elif when not in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY):
-            problems.append(
-                (f"{path}.whenUnsatisfiable", f'Unsupported value: "{when}": supported values: "DoNotSchedule", "ScheduleAnyway"')
-            )
-        if item.get("labelSelector") is not None:
-            problems.append((f"{path}.labelSelector", "Forbidden: constraint must not define a selector, as they deduced for each pod"))
-        pair = (key, when)
-        if pair in seen:
-            problems.append((f"defaultConstraints[{i}]", f'Duplicate value: "{{{key}, {when}}}"'))
-        seen.setdefault(pair, i)
-        if problems:
-            continue
-        try:
-            parsed.extend(parse_topology_spread_constraints([dict(item)], "defaultConstraints"))
-        except ObjectError as err:
-            field = err.field.replace("defaultConstraints[0]", path, 1)
-            raise ArgsError(field, err.message) from None
-    if problems:
-        field, message = problems[0]
-        raise ArgsError(field, message)
-    return PodTopologySpreadArgs(defaulting, tuple(parsed))
+    """``decode_args`` for this plugin's args (the registry decodes them the same way)."""
+    return decode_args(PodTopologySpreadArgs, raw)
