@@ -145,9 +145,13 @@ class Simulation:
             for handler in handlers:  # plugins that index pods see the bound ones too
                 handler.on_pod_add(pod)
             s.cache.add_pod(pod)
-        self.on_workloads(self.snapshot.workloads)
-        for store in s.hub.object_stores.all():  # PodGroups and the like, for the plugins that asked
-            for obj in self.snapshot.objects.get(store.kind, []):
+        by_kind: dict[str, list[dict[str, Any]]] = {}
+        for obj in self.snapshot.workloads:  # Services, ReplicaSets, ...: PodTopologySpread's defaults
+            by_kind.setdefault(str(obj.get("kind")), []).append(obj)
+        for kind, objs in self.snapshot.objects.items():  # PodGroups and the like
+            by_kind.setdefault(kind, []).extend(objs)
+        for store in s.hub.object_stores.all():  # the kinds plugins asked for
+            for obj in by_kind.get(store.kind, []):
                 if obj.get("apiVersion", store.api_version) == store.api_version:
                     store.upsert(obj)
         for pod in self.snapshot.pending_pods:
@@ -160,14 +164,6 @@ class Simulation:
                     outcome.message = status.message
             else:
                 self.ignored.append(pod.key)
-
-    def on_workloads(self, workloads: list[dict]) -> None:
-        """Hand Services, ReplicaSets, ... to plugins that read them (PodTopologySpread's defaults)."""
-        for fwk in self.scheduler.profiles.values():
-            for plugin in fwk.instances.values():
-                setter = getattr(plugin, "set_workloads", None)
-                if setter is not None:
-                    setter(workloads)
 
     def _on_attempt(self, attempt: Attempt) -> None:
         self.attempts += 1

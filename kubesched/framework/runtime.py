@@ -9,7 +9,7 @@ table in one go for batch plugins and node by node for per-node ones.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence, cast
+from typing import cast
 
 import numpy as np
 
@@ -323,10 +323,9 @@ class Framework:
             if skip and name in skip:
                 continue
             asked = rows[rejected_at[rows] > position].tolist()  # rows no earlier plugin rejected
-            infos = _live_infos(node_infos, asked)
             check = plugin.filter
-            try:
-                answers = [check(state, pod, info) for info in infos]
+            try:  # candidate rows are live: their node infos exist
+                answers = [check(state, pod, node_infos[row]) for row in asked]
             except Exception as err:
                 raise FrameworkError(f'running "{name}" filter plugin: {err}') from err
             for row, status in zip(asked, answers):
@@ -394,9 +393,9 @@ class Framework:
                 scores = np.asarray(batch.score_nodes(state, pod, snapshot, rows), dtype=np.int64)
             else:
                 assert per_node is not None
-                score = per_node.score
-                infos = _live_infos(node_infos, rows.tolist())
-                scores = np.array([score(state, pod, info) for info in infos], dtype=np.int64)
+                score = per_node.score  # feasible rows are live: their node infos exist
+                scores = np.array([score(state, pod, node_infos[row]) for row in rows.tolist()],
+                                  dtype=np.int64)
             if extensions is not None:
                 normalized = extensions.normalize_score(state, pod, scores)
                 if normalized is not None:
@@ -496,14 +495,6 @@ class Framework:
     def run_post_bind(self, state: CycleState, pod: PodInfo, node_name: str) -> None:
         for plugin in self._post_bind:
             plugin.post_bind(state, pod, node_name)
-
-
-def _live_infos(node_infos: Sequence[NodeInfo | None], rows: list[int]) -> list[NodeInfo]:
-    """The node infos of ``rows``, which the runner only takes from live rows."""
-    infos = [node_infos[row] for row in rows]
-    if any(info is None for info in infos):  # pragma: no cover - candidates are live rows
-        raise FrameworkError("asked about a freed node table row")
-    return cast(list[NodeInfo], infos)
 
 
 _NO_REJECTIONS: dict[int, np.ndarray] = {}

@@ -16,6 +16,7 @@ from . import (
 )
 from .noderesources import balanced_allocation, fit
 from . import podtopologyspread
+from .podtopologyspread.workloads import WORKLOAD_RESOURCES
 from . import interpodaffinity
 
 __all__ = ["in_tree_registry", "UPSTREAM_ONLY", "DEFAULT_PLUGINS"]
@@ -69,7 +70,8 @@ def in_tree_registry() -> Registry:
     registry.register(PluginSpec(nodeports.NAME, nodeports.new))
     registry.register(PluginSpec(fit.NAME, fit.new, args_type=fit.FitArgs))
     registry.register(PluginSpec(balanced_allocation.NAME, balanced_allocation.new, args_type=balanced_allocation.BalancedAllocationArgs))
-    registry.register(PluginSpec(podtopologyspread.NAME, podtopologyspread.new, args_type=podtopologyspread.PodTopologySpreadArgs))
+    registry.register(PluginSpec(podtopologyspread.NAME, podtopologyspread.new, args_type=podtopologyspread.PodTopologySpreadArgs,
+                                 object_kinds=tuple((v, k) for v, k, _ in WORKLOAD_RESOURCES)))
     registry.register(PluginSpec(interpodaffinity.NAME, interpodaffinity.new, args_type=interpodaffinity.InterPodAffinityArgs))
     registry.register(PluginSpec(imagelocality.NAME, imagelocality.new))
     registry.register(PluginSpec(defaultbinder.NAME, defaultbinder.new))

@@ -59,7 +59,7 @@ from .common import (
     node_has_all_keys,
 )
 from .counts import Counts, DomainMap, MatchCounts
-from .workloads import WorkloadIndex
+from .workloads import WORKLOAD_RESOURCES, WorkloadIndex
 
 __all__ = [
     "ERR_REASON_CONSTRAINTS_NOT_MATCH",
@@ -194,6 +194,9 @@ class PodTopologySpread:
         self.match_label_keys = match_label_keys
         self.workloads = WorkloadIndex()
         self.counts = MatchCounts(handle) if handle is not None else None
+        if handle is not None:  # the selectors of system default constraints: watched as upstream's listers
+            for api_version, kind, plural in WORKLOAD_RESOURCES:
+                handle.object_store(api_version, kind, plural).add_handler(_WorkloadFeed(self.workloads, kind))
         self._layout_generation: tuple[int, int, int] | None = None
         self._layouts: dict[str, _KeyLayout] = {}
         self._key_sets: dict[tuple[str, ...], _KeySet] = {}
@@ -664,6 +667,28 @@ def _count_pods_match(pods: Iterable[PodInfo], constraint: Constraint, namespace
     return sum(
         1 for p in pods if not p.terminating and p.namespace == namespace and constraint.selector.matches(p.labels)
     )
+
+
+class _WorkloadFeed:
+    """Feeds one kind's object store into the workload index (objects of a watch carry no ``kind``)."""
+
+    __slots__ = ("_index", "_kind")
+
+    def __init__(self, index: WorkloadIndex, kind: str) -> None:
+        self._index = index
+        self._kind = kind
+
+    def _typed(self, obj: JSONObject) -> JSONObject:
+        return obj if obj.get("kind") == self._kind else {**obj, "kind": self._kind}
+
+    def on_object_add(self, obj: JSONObject) -> None:
+        self._index.upsert(self._typed(obj))
+
+    def on_object_update(self, old: JSONObject, new: JSONObject) -> None:
+        self._index.upsert(self._typed(new))
+
+    def on_object_delete(self, obj: JSONObject) -> None:
+        self._index.delete(self._typed(obj))
 
 
 def new(args: PodTopologySpreadArgs | None, handle: Handle | None) -> PodTopologySpread:

@@ -19,9 +19,16 @@ from ...objects.pod import PodInfo
 from ...objects.selectors import LabelSelector, Requirement, parse_label_selector
 from .common import canonical_selector
 
-__all__ = ["WORKLOAD_KINDS", "WorkloadIndex"]
+__all__ = ["WORKLOAD_KINDS", "WORKLOAD_RESOURCES", "WorkloadIndex"]
 
 WORKLOAD_KINDS = ("Service", "ReplicationController", "ReplicaSet", "StatefulSet")
+# (apiVersion, kind, plural) of each: the object stores the plugin reads them from.
+WORKLOAD_RESOURCES = (
+    ("v1", "Service", "services"),
+    ("v1", "ReplicationController", "replicationcontrollers"),
+    ("apps/v1", "ReplicaSet", "replicasets"),
+    ("apps/v1", "StatefulSet", "statefulsets"),
+)
 _CONTROLLERS = {
     ("v1", "ReplicationController"): "ReplicationController",
     ("apps/v1", "ReplicaSet"): "ReplicaSet",
