@@ -2,9 +2,9 @@
 
 A plugin is registered as a ``PluginSpec``: its name, a factory ``(args, handle) ->
 plugin``, and how its args are read: an ``args_type`` dataclass decoded by the shared
-strict decoder (``decode_args``), or, for in-tree plugins with upstream's bespoke
-validation, a ``parse_args`` function. Out-of-tree plugins are registered the same
-way as in-tree ones; ``kubesched.framework.loader`` finds them.
+strict decoder (``decode_args``), as every in-tree plugin's are, or a ``parse_args``
+function for args no dataclass can describe. Out-of-tree plugins are registered the
+same way as in-tree ones; ``kubesched.framework.loader`` finds them.
 """
 
 from __future__ import annotations

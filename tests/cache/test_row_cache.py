@@ -161,7 +161,7 @@ RESOURCE_SETS = [
 def test_fit_score_row_equals_array_form(seed, strategy, resources):
     rng = random.Random(seed)
     table, _ = _random_table(rng)
-    plugin = fit.NodeResourcesFit(fit.FitArgs(strategy=strategy, resources=resources))
+    plugin = fit.NodeResourcesFit(fit.FitArgs(scoring_strategy=fit.ScoringStrategy(strategy, resources)))
     for i in range(5):
         pod = _random_pod(rng, f"q{i}")
         requests = pod_request_vector(pod.requests, resources, use_requested=False)
@@ -220,7 +220,7 @@ def test_plugins_answer_as_without_cache_while_pods_move(seed):
     nodes = [table.nodes[r] for r in range(table.size)]
     plugins = [
         fit.NodeResourcesFit(fit.FitArgs()),
-        fit.NodeResourcesFit(fit.FitArgs(strategy=fit.MOST_ALLOCATED)),
+        fit.NodeResourcesFit(fit.FitArgs(scoring_strategy=fit.ScoringStrategy(fit.MOST_ALLOCATED))),
         balanced_allocation.BalancedAllocation(balanced_allocation.BalancedAllocationArgs()),
     ]
     shapes = [_random_pod(rng, f"shape{i}") for i in range(3)]

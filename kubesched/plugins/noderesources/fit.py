@@ -8,7 +8,7 @@ allocatable, since evicting pods could not help.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -93,39 +93,14 @@ DEFAULT_SCORING_STRATEGY = ScoringStrategy(LEAST_ALLOCATED, DEFAULT_RESOURCES)
 _STRATEGY_TYPES = (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO)
 
 
-@dataclass(slots=True, frozen=True, init=False)
+@dataclass(slots=True, frozen=True)
 class FitArgs:
     """``NodeResourcesFitArgs``, decoded and defaulted as upstream; ``strategy``, ``resources``
-    and ``shape`` are the scoring strategy's parts as the plugin reads them.
-
-    ``FitArgs(strategy=..., resources=...)`` is a shorthand for a scoring strategy of that
-    type and those resources.
-    """
+    and ``shape`` are the scoring strategy's parts as the plugin reads them."""
 
     ignored_resources: tuple[str, ...] = ()
     ignored_resource_groups: tuple[str, ...] = ()
     scoring_strategy: ScoringStrategy = DEFAULT_SCORING_STRATEGY
-
-    def __init__(
-        self,
-        ignored_resources: tuple[str, ...] = (),
-        ignored_resource_groups: tuple[str, ...] = (),
-        scoring_strategy: ScoringStrategy | None = None,
-        *,
-        strategy: str | None = None,
-        resources: tuple[ResourceSpec, ...] | None = None,
-    ) -> None:
-        if scoring_strategy is None:
-            scoring_strategy = DEFAULT_SCORING_STRATEGY
-        if strategy is not None or resources is not None:
-            scoring_strategy = replace(
-                scoring_strategy,
-                type=scoring_strategy.type if strategy is None else strategy,
-                resources=scoring_strategy.resources if resources is None else resources,
-            )
-        object.__setattr__(self, "ignored_resources", tuple(ignored_resources))
-        object.__setattr__(self, "ignored_resource_groups", tuple(ignored_resource_groups))
-        object.__setattr__(self, "scoring_strategy", scoring_strategy)
 
     @property
     def strategy(self) -> str:
