@@ -350,7 +350,9 @@ class AffinityIndex:
     MAX_MATCH_CACHE = 4096
 
     def __init__(self, snapshot: SnapshotView) -> None:
-        self._snapshot = snapshot
+        # A weak proxy: ``_INDEXES`` maps the snapshot to this index weakly, which only
+        # works if the index does not keep its own key alive.
+        self._snapshot: SnapshotView = weakref.proxy(snapshot)
         self._ns_generation = snapshot.namespace_generation
         self._groups: dict[GroupKey, _Group] = {}
         self._empty_groups = 0
