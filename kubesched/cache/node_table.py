@@ -15,6 +15,7 @@ import numpy as np
 from ..objects.node import Node
 from ..objects.pod import PodInfo
 from ..objects.selectors import NodeSelector, NodeSelectorTerm, Requirement, _parse_int
+from ..framework.views import IntArray
 from ..objects.taints import Taint
 
 __all__ = ["NodeTable", "zone_key"]
@@ -52,7 +53,23 @@ def zone_key(labels: dict[str, str]) -> str:
 
 
 class NodeTable:
-    """Per-node columns, indexed by row. Rows of removed nodes are reused."""
+    """Per-node columns, indexed by row. Rows of removed nodes are reused.
+
+    Implements ``framework.NodeTableView`` (the read-only view batch plugins get); the
+    scheduler's cache is the only writer.
+    """
+
+    # int64 columns, set in __init__ and widened in _grow (see _INT_COLUMNS)
+    alloc_cpu: IntArray
+    alloc_mem: IntArray
+    alloc_eph: IntArray
+    alloc_pods: IntArray
+    req_cpu: IntArray
+    req_mem: IntArray
+    req_eph: IntArray
+    nz_cpu: IntArray
+    nz_mem: IntArray
+    pod_count: IntArray
 
     def __init__(self, capacity: int = 64) -> None:
         self.capacity = capacity
@@ -70,16 +87,16 @@ class NodeTable:
         self.ports: dict[tuple[str, int], dict[int, dict[str, int]]] = {}
         self._zones: dict[str, list[int]] = {}  # zone key -> rows in arrival order
         self._order: np.ndarray | None = None
-        self._derived: dict = {}
-        self._node_cache: dict = {}  # node_derived(): plugins' answers that depend on node objects only
+        self._derived: dict[Hashable, Any] = {}
+        self._node_cache: dict[Hashable, Any] = {}  # node_derived(): plugins' answers that depend on node objects only
         self.node_generation = 0  # bumps on any node change; derived columns follow it
         # Pod accounting changes, for row_cached(): pod_generation counts account_pod
         # calls; _row_log[i] is the row of call _row_log_base + i (the recent ones).
         self.pod_generation = 0
         self._row_log: list[int] = []
         self._row_log_base = 0
-        self._row_cache: dict = {}  # key -> [node_generation, pod_generation, values]
-        self._row_cache_asked: dict = {}  # keys asked for once, not cached yet
+        self._row_cache: dict[Hashable, list[Any]] = {}  # key -> [node_generation, pod_generation, values]
+        self._row_cache_asked: dict[Hashable, bool] = {}  # keys asked for once, not cached yet
 
     # -- rows ---------------------------------------------------------------
     def _grow(self) -> None:
@@ -310,7 +327,7 @@ class NodeTable:
     def requirement_mask(self, req: Requirement) -> np.ndarray:
         """Rows whose labels satisfy one requirement."""
         cache_key = ("req", req)
-        found = self._derived.get(cache_key)
+        found: np.ndarray | None = self._derived.get(cache_key)
         if found is not None:
             return found
         op = req.operator
@@ -328,7 +345,7 @@ class NodeTable:
                 hit = np.isin(ids, wanted) if wanted else np.zeros(self.size, dtype=bool)
                 mask = hit if op == "In" else ~hit
         if len(self._derived) > 4096:
-            self._derived = {k: v for k, v in self._derived.items() if k[0] != "req"}
+            self._derived = {k: v for k, v in self._derived.items() if not (isinstance(k, tuple) and k[0] == "req")}
         self._derived[cache_key] = mask
         return mask
 
@@ -389,7 +406,8 @@ class NodeTable:
             index = {k: (np.asarray(r, dtype=np.int64), np.asarray(s, dtype=np.int64)) for k, (r, s) in collected.items()}
             self._derived["images"] = index
         empty = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
-        return index.get(image, empty)
+        found: tuple[np.ndarray, np.ndarray] = index.get(image, empty)
+        return found
 
     def node_derived(self, key: Hashable, compute: Callable[[], Any]) -> Any:
         """``compute()``, cached under ``key`` until the next node change.
@@ -439,7 +457,8 @@ class NodeTable:
         entry = self._row_cache.get(key)
         if entry is not None and entry[0] == node_generation:
             if entry[1] == pod_generation:
-                return entry[2]
+                cached: np.ndarray = entry[2]
+                return cached
             changed = self.rows_changed_since(entry[1])
             if changed is not None:
                 changed = changed[: pod_generation - entry[1]]
@@ -452,7 +471,8 @@ class NodeTable:
                     rows = np.fromiter(set(changed), dtype=np.int64)
                     values[rows] = compute(rows)
                 entry[1] = pod_generation
-                return values
+                patched: np.ndarray = values
+                return patched
         elif entry is None and not eager and key not in self._row_cache_asked:
             if len(self._row_cache_asked) >= _ROW_CACHE_KEYS:
                 self._row_cache_asked.clear()

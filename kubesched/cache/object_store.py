@@ -8,7 +8,7 @@ it as they do to nodes and pods.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Sequence
 
 from ..framework.events import ActionType, ClusterEvent
 from ..framework.handle import JSONObject, ObjectHandler
@@ -95,7 +95,7 @@ class ObjectStore:
             handler.on_object_delete(old)
         self._emit(ActionType.DELETE, old, None)
 
-    def replace(self, objects: list[JSONObject]) -> None:
+    def replace(self, objects: Sequence[JSONObject]) -> None:
         """Make the store hold exactly ``objects`` (a relist), as adds, updates and deletes."""
         keep = {object_key(o) for o in objects}
         for key in [k for k in self._objects if k not in keep]:

@@ -69,7 +69,7 @@ from .queued_pod import QueuedPodInfo
 from .registry import DefaultPlugin, PluginFactory, PluginSpec, Registry
 from .scoring import default_normalize_score
 from .status import SKIP, SUCCESS, Code, Status
-from .views import BoolArray, IntArray, NodeTableView, PodObserver, RowArray, SnapshotView
+from .views import BoolArray, CodeArray, FloatArray, IntArray, NodeTableView, PodObserver, RowArray, SnapshotView
 
 __all__ = [
     "ActionType",
@@ -79,6 +79,7 @@ __all__ = [
     "BindPlugin",
     "BoolArray",
     "ClusterClient",
+    "CodeArray",
     "ClusterEvent",
     "ClusterEventWithHint",
     "Code",
@@ -88,6 +89,7 @@ __all__ = [
     "EventRecorder",
     "EventResource",
     "FilterPlugin",
+    "FloatArray",
     "Handle",
     "IntArray",
     "JSONObject",

@@ -34,7 +34,7 @@ from .cycle_state import CycleState
 from .events import ClusterEventWithHint
 from .queued_pod import QueuedPodInfo
 from .status import Code, Status
-from .views import BoolArray, IntArray, RowArray, SnapshotView
+from .views import BoolArray, CodeArray, IntArray, RowArray, SnapshotView
 
 __all__ = [
     "MAX_NODE_SCORE",
@@ -68,7 +68,7 @@ MAX_NODE_SCORE = 100
 MIN_NODE_SCORE = 0
 
 
-_ALL_PASS: dict[int, np.ndarray] = {}  # size -> shared read-only zeros
+_ALL_PASS: dict[int, CodeArray] = {}  # size -> shared read-only zeros
 
 
 @dataclass(slots=True)
@@ -79,7 +79,7 @@ class NodeVerdicts:
     ``statuses[k - 1]``. Rows the runner did not ask about may hold anything.
     """
 
-    codes: np.ndarray
+    codes: CodeArray
     statuses: list[Status]
 
     @classmethod

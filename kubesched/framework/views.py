@@ -28,6 +28,8 @@ __all__ = [
     "BoolArray",
     "IntArray",
     "RowArray",
+    "CodeArray",
+    "FloatArray",
     "NodeTableView",
     "SnapshotView",
     "PodObserver",
@@ -43,6 +45,9 @@ IntArray = npt.NDArray[np.int64]
 """int64 values: one per table row, or one per row of a ``RowArray``."""
 RowArray = npt.NDArray[np.int64]
 """Table rows (indexes), e.g. the rows a Score plugin is asked about."""
+CodeArray = npt.NDArray[np.int32]
+"""int32 per table row: a batch filter's verdict codes (see ``NodeVerdicts``)."""
+FloatArray = npt.NDArray[np.float64]
 
 CPU = "cpu"
 MEMORY = "memory"

@@ -210,7 +210,7 @@ def _least_allocated(
     return node_score // weight_sum if weight_sum != 1 else node_score
 
 
-def _fit_keys(table: NodeTableView, rows: RowArray | slice, checks: list[_Check]) -> IntArray:
+def _fit_keys(table: NodeTableView, rows: RowArray | slice[int, int, None], checks: list[_Check]) -> IntArray:
     """Failure keys (see ``filter_nodes``) of ``rows``."""
     keys = (table.pod_count[rows] >= table.alloc_pods[rows]).astype(np.int64) << 1  # pods + 1 > allowed
     for i, (_, want, alloc, req) in enumerate(checks):
