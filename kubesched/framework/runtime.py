@@ -8,7 +8,6 @@ table in one go for batch plugins and node by node for per-node ones.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import cast
 
 import numpy as np
@@ -40,79 +39,20 @@ from .interfaces import (
     ScoreExtensions,
     ScorePlugin,
 )
+from .outcomes import (
+    EXTENSION_POINTS,
+    MAX_PERMIT_TIMEOUT,
+    POINT_METHODS,
+    FilterOutcome,
+    FrameworkError,
+    ScoreOutcome,
+    go_list,
+    no_rejections,
+)
 from .status import Code, Status
-from .views import BoolArray, IntArray, RowArray, SnapshotView
+from .views import BoolArray, RowArray, SnapshotView
 
 __all__ = ["Framework", "FilterOutcome", "ScoreOutcome", "FrameworkError", "go_list", "EXTENSION_POINTS", "POINT_METHODS"]
-
-EXTENSION_POINTS = (
-    "preEnqueue",
-    "queueSort",
-    "preFilter",
-    "filter",
-    "postFilter",
-    "preScore",
-    "score",
-    "reserve",
-    "permit",
-    "preBind",
-    "bind",
-    "postBind",
-)
-
-# Which method makes a plugin usable at an extension point.
-POINT_METHODS: dict[str, tuple[str, ...]] = {
-    "preEnqueue": ("pre_enqueue",),
-    "queueSort": ("less",),
-    "preFilter": ("pre_filter",),
-    "filter": ("filter_nodes", "filter"),
-    "postFilter": ("post_filter",),
-    "preScore": ("pre_score",),
-    "score": ("score_nodes", "score"),
-    "reserve": ("reserve",),
-    "permit": ("permit",),
-    "preBind": ("pre_bind",),
-    "bind": ("bind",),
-    "postBind": ("post_bind",),
-}
-
-
-MAX_PERMIT_TIMEOUT = 15 * 60.0  # seconds; upstream caps a Permit wait at 15 minutes
-
-
-class FrameworkError(RuntimeError):
-    """A plugin broke the contract (bad score range, exception, ...)."""
-
-
-@dataclass(slots=True)
-class FilterOutcome:
-    """Which plugin rejected which row: ``status_index[row]`` into ``statuses``, -1 if none.
-
-    Treat both arrays as read-only: when no row was rejected ``status_index`` is shared.
-    ``passed`` holds the rows that survived every filter run on them so far; with
-    per-node plugins, ``rejected_at`` keeps the position (in filter order) of the
-    plugin that rejected each row, so per-node plugins run later on a window of rows
-    still see upstream's "first failing plugin" order.
-    """
-
-    status_index: np.ndarray
-    statuses: list[Status]
-    passed: BoolArray  # bool per row: survived every filter
-    rejected_at: np.ndarray | None = None  # int16 per row: filter position of the rejection
-    owns_arrays: bool = False  # whether status_index and passed are this outcome's own, to update in place
-
-    def status_of(self, row: int) -> Status | None:
-        idx = int(self.status_index[row])
-        return self.statuses[idx] if idx >= 0 else None
-
-
-@dataclass(slots=True)
-class ScoreOutcome:
-    """Weighted scores per plugin over the scored rows, and their totals."""
-
-    rows: RowArray
-    by_plugin: dict[str, IntArray] = field(default_factory=dict)
-    total: IntArray | None = None
 
 
 class Framework:
@@ -294,7 +234,7 @@ class Framework:
                 undecided = undecided & ~failed
                 shrunk = True
         if status_index is None:
-            status_index = _no_rejections(size)
+            status_index = no_rejections(size)
         return FilterOutcome(status_index, statuses, undecided, rejected_at)
 
     def run_node_filters(
@@ -495,23 +435,3 @@ class Framework:
     def run_post_bind(self, state: CycleState, pod: PodInfo, node_name: str) -> None:
         for plugin in self._post_bind:
             plugin.post_bind(state, pod, node_name)
-
-
-_NO_REJECTIONS: dict[int, np.ndarray] = {}
-
-
-def _no_rejections(size: int) -> np.ndarray:
-    """A shared, read-only ``status_index`` of ``size`` rows, none rejected."""
-    found = _NO_REJECTIONS.get(size)
-    if found is None:
-        if len(_NO_REJECTIONS) > 64:
-            _NO_REJECTIONS.clear()
-        found = np.full(size, -1, dtype=np.int32)
-        found.flags.writeable = False
-        _NO_REJECTIONS[size] = found
-    return found
-
-
-def go_list(items: list[str]) -> str:
-    """Go's ``%v`` of a string slice: ``[a b c]``."""
-    return "[" + " ".join(items) + "]"
