@@ -131,6 +131,8 @@ class Algorithm:
         if n == 0:
             return np.zeros(0, dtype=np.int64), diagnosis
         to_find = num_feasible_nodes_to_find(self._percentage(fwk), n)
+        if not self._ranks_nodes(fwk):
+            to_find = 1  # nothing would tell feasible nodes apart: the first one found will do
         start = self.next_start_node_index % n
         # Nodes are visited in ``order`` rotated to begin at ``start``. Positions in
         # ``order`` stand for nodes below, so the rotation itself is never materialised.
@@ -167,6 +169,11 @@ class Algorithm:
         # upstream advances the index modulo all nodes, even when PreFilter narrowed the walk
         self.next_start_node_index = (self.next_start_node_index + processed) % snapshot.num_nodes
         return feasible, diagnosis
+
+    def _ranks_nodes(self, fwk: Framework) -> bool:
+        """upstream's ``hasScoring || hasExtenderFilters``: whether more feasible nodes than
+        one could change the outcome."""
+        return fwk.has_score_plugins() or any(e.is_prioritizer() or e.is_filter() for e in self.extenders)
 
     def _percentage(self, fwk: Framework) -> int:
         if fwk.percentage_of_nodes_to_score is not None:

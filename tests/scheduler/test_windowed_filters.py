@@ -96,3 +96,21 @@ def test_a_per_node_filter_before_a_batch_one_is_the_rejecting_plugin_where_both
     assert result.outcomes["default/p0"].message == f"0/9 nodes are available: 3 {REASON}, 6 Insufficient cpu."
     after = _simulate(PerNode(), nodes=9, pods=1, cpu="3", filters=["NodeResourcesFit", "Thirds"])
     assert after.outcomes["default/p0"].message == "0/9 nodes are available: 9 Insufficient cpu."
+
+
+def test_without_score_plugins_the_first_feasible_node_is_taken():
+    # upstream's numNodesToFind is 1 when nothing scores: the walk stops at the first fit.
+    registry = in_tree_registry()
+    plugin = PerNode()
+    registry.register(PluginSpec("Thirds", lambda args, handle: plugin))
+    config = parse_config({"apiVersion": API_VERSION, "kind": KIND, "profiles": [{
+        "schedulerName": "default-scheduler",
+        "plugins": {"filter": {"enabled": [{"name": "Thirds"}]}, "score": {"disabled": [{"name": "*"}]},
+                    "preScore": {"disabled": [{"name": "*"}]}}}]}, registry)
+    objects = [{"kind": "Node", "metadata": {"name": f"n{i}"},
+                "status": {"allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110"}}} for i in range(200)]
+    objects.append({"kind": "Pod", "metadata": {"name": "p", "namespace": "default", "uid": "p"},
+                    "spec": {"containers": [{"name": "c", "image": "i"}]}})
+    result = Simulation(snapshot_from_objects([("test", o) for o in objects]), config, registry).run()
+    assert result.placements == [("default/p", "n1")]  # n0 is divisible by 3, n1 is the first fit
+    assert plugin.asked[:2] == ["n0", "n1"] and len(plugin.asked) < 200
