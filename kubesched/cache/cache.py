@@ -146,8 +146,8 @@ class Cache:
             return self.add_node(node)
         info.node = node
         info.generation += 1
-        self.table.update_node(info.row, node)
-        self._nodes_changed()
+        if self.table.update_node(info.row, node):
+            self._nodes_changed()
         return info
 
     def remove_node(self, name: str) -> None:

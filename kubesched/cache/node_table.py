@@ -34,6 +34,7 @@ _INT_COLUMNS = (
 )
 
 _MISSING = object()
+_LABEL_DERIVED = ("label", "number", "req")  # _derived keys computed from node labels
 _ROW_LOG_LIMIT = 1 << 16  # account_pod calls remembered for row_cached()
 _ROW_CACHE_PATCH_LIMIT = 256  # more changed rows than this: recompute every row at once
 _ROW_CACHE_KEYS = 256  # row_cached() keys kept (each holds one value per row) ...
@@ -135,12 +136,33 @@ class NodeTable:
         self._set_node_columns(row, node)
         return row
 
-    def update_node(self, row: int, node: Node) -> None:
+    def update_node(self, row: int, node: Node) -> bool:
+        """A new version of the node at ``row``; False when nothing the scheduler reads changed.
+
+        Such an update (a heartbeat, a condition, an annotation) costs O(1). Otherwise only
+        what depends on the changed parts is dropped: label columns and selector masks on
+        a label change, the zone order only when the zone moved, taint sets on a taint
+        change, the image index on an image change; allocatable is written in place.
+        """
         old = self.nodes[row]
-        if old is not None and zone_key(old.labels) != zone_key(node.labels):
+        if old is None:
+            self._set_node_columns(row, node)
+            return True
+        labels = old.labels != node.labels
+        taints = old.taints != node.taints
+        images = old.images != node.images
+        columns = old.allocatable != node.allocatable or old.unschedulable != node.unschedulable
+        self.nodes[row] = node
+        if not (labels or taints or images or columns):
+            return False
+        moved = labels and zone_key(old.labels) != zone_key(node.labels)
+        if moved:
             self._remove_from_zone(row, old)
             self._zones.setdefault(zone_key(node.labels), []).append(row)
-        self._set_node_columns(row, node)
+        if columns:
+            self._write_columns(row, node)
+        self._invalidate(order=moved, labels=labels, taints=taints, images=images)
+        return True
 
     def remove_node(self, row: int) -> None:
         node = self.nodes[row]
@@ -168,6 +190,10 @@ class NodeTable:
     def _set_node_columns(self, row: int, node: Node) -> None:
         self.names[row] = node.name
         self.nodes[row] = node
+        self._write_columns(row, node)
+        self._changed()
+
+    def _write_columns(self, row: int, node: Node) -> None:
         alloc = node.allocatable
         self.alloc_cpu[row] = alloc.milli_cpu
         self.alloc_mem[row] = alloc.memory
@@ -178,11 +204,31 @@ class NodeTable:
             arr[row] = alloc.scalar.get(name, 0)
         for name, amount in alloc.scalar.items():
             self._scalar(name)[0][row] = amount
-        self._changed()
 
     def _changed(self) -> None:
+        """A node came or went: every derived column and the order are stale."""
         self._order = None
         self._derived.clear()
+        self._node_cache.clear()
+        self.node_generation += 1
+
+    def _invalidate(self, order: bool, labels: bool, taints: bool, images: bool) -> None:
+        """A node changed in place: drop only what depends on the parts that changed.
+
+        ``node_generation`` still moves, since plugins key their own node-derived caches
+        (``node_derived``, layouts) on it without saying which parts they read.
+        """
+        derived = self._derived
+        if order:
+            self._order = None
+            derived.pop("order_is_identity", None)
+        if labels:
+            for key in [k for k in derived if isinstance(k, tuple) and k[0] in _LABEL_DERIVED]:
+                del derived[key]
+        if taints:
+            derived.pop("taints", None)
+        if images:
+            derived.pop("images", None)
         self._node_cache.clear()
         self.node_generation += 1
 
