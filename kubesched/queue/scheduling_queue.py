@@ -42,6 +42,7 @@ from ..framework.events import (
 )
 from ..framework.interfaces import QueueSortKey, QueueSortPlugin
 from ..framework.queued_pod import QueuedPodInfo
+from .unschedulable import UnschedulablePods
 
 __all__ = ["SchedulingQueue", "QueueConfig", "HintRegistration", "ACTIVE", "BACKOFF", "UNSCHEDULABLE"]
 
@@ -176,7 +177,8 @@ class SchedulingQueue:
         key = self._sort_key(less)
         self._active = _Heap(key)
         self._backoff = _BackoffQueue(lambda qp: (qp.backoff_expiry, key(qp)))
-        self._unschedulable: dict[str, QueuedPodInfo] = {}
+        self._unschedulable = UnschedulablePods(self._hints)
+        self._interest: dict[tuple[str, ActionType], list[tuple[str, str]]] = {}  # event -> (profile, plugin)
         self._in_flight: dict[str, int] = {}  # uid -> index in _events when popped
         self._events: list[tuple[ClusterEvent, Any, Any]] = []
         self._event_base = 0  # absolute index of _events[0]
@@ -340,7 +342,11 @@ class SchedulingQueue:
         """A cluster event: wake the unschedulable pods it may help. Returns how many moved."""
         with self._lock:
             moved = 0
-            for info in list(self._unschedulable.values()):
+            if event.resource == EventResource.WILDCARD:
+                waiting = self._unschedulable.values()
+            else:  # only the pods whose rejecting plugins registered this event (or nothing)
+                waiting = self._unschedulable.candidates(self._interested(event))
+            for info in waiting:
                 if pre_check is not None and not pre_check(info.pod):
                     continue
                 strategy = self._worth_requeuing(info, event, old, new)
@@ -357,6 +363,16 @@ class SchedulingQueue:
             if moved:
                 self._cond.notify()
             return moved
+
+    def _interested(self, event: ClusterEvent) -> list[tuple[str, str]]:
+        """The (profile, plugin) pairs with a registration matching ``event``."""
+        key = (event.resource, event.action)
+        found = self._interest.get(key)
+        if found is None:
+            found = sorted({(profile, plugin) for profile, registrations in self._hints.items()
+                            for interest, plugin, _ in registrations if interest.matches(event)})
+            self._interest[key] = found
+        return found
 
     def activate(self, pods: Iterable[PodInfo]) -> None:
         """Move these pods to activeQ now, wherever they wait (``podsToActivate``)."""
@@ -439,6 +455,8 @@ class SchedulingQueue:
                 if info.gated and self._run_pre_enqueue(info):
                     del self._unschedulable[uid]
                     self._requeue(info, _IMMEDIATELY)
+                elif info.gated:
+                    self._unschedulable[uid] = info  # still gated, perhaps by another plugin: file it anew
                 else:
                     strategy = self._worth_requeuing(info, event, old, new)
                     if strategy != _SKIP:
@@ -547,7 +565,7 @@ class SchedulingQueue:
 
     def counts(self) -> dict[str, int]:
         with self._lock:
-            gated = sum(1 for i in self._unschedulable.values() if i.gated)
+            gated = self._unschedulable.gated
             return {
                 ACTIVE: len(self._active),
                 BACKOFF: len(self._backoff),

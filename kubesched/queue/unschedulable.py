@@ -1,0 +1,125 @@
+"""The unschedulable pods of the queue, indexed by the plugins that rejected them.
+
+A cluster event can only wake a pod that one of its rejecting plugins registered the
+event for (or a pod with no rejecting plugin, which any event wakes). Filing pods under
+``(scheduler name, plugin)`` lets an event look at those pods only, so its cost follows
+the pods it may wake, not every waiting pod: 10,000 pods gated by SchedulingGates are
+never looked at by a node event.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+from ..framework.queued_pod import QueuedPodInfo
+
+__all__ = ["UnschedulablePods", "rejectors_of"]
+
+RejectorKey = tuple[str, str]  # (scheduler name, plugin name)
+
+
+def rejectors_of(info: QueuedPodInfo) -> set[str]:
+    """The plugins whose events may wake the pod: its gate, or the plugins that rejected it."""
+    if info.gated:
+        return {info.gating_plugin}
+    return info.unschedulable_plugins | info.pending_plugins
+
+
+class UnschedulablePods:
+    """Pods by uid, in arrival order, filed under their rejecting plugins.
+
+    ``indexed`` names the profiles whose plugins registered events; pods of any other
+    profile (or without a rejecting plugin) may be woken by every event.
+    """
+
+    __slots__ = ("_pods", "_order", "_filed", "_by_rejector", "_anyone", "_indexed", "_next", "_gated")
+
+    def __init__(self, indexed: Iterable[str] = ()) -> None:
+        self._pods: dict[str, QueuedPodInfo] = {}
+        self._order: dict[str, int] = {}
+        self._filed: dict[str, tuple[RejectorKey, ...]] = {}  # uid -> keys it is filed under
+        self._by_rejector: dict[RejectorKey, dict[str, None]] = {}
+        self._anyone: dict[str, None] = {}
+        self._indexed = frozenset(indexed)
+        self._next = 0
+        self._gated: set[str] = set()  # filed as gated (the flag of a pod can change in place)
+
+    # -- as a dict of pods by uid -------------------------------------------------
+    def __setitem__(self, uid: str, info: QueuedPodInfo) -> None:
+        """Add the pod, or file it anew (its rejecting plugins or gate may have changed)."""
+        if uid in self._pods:
+            self._unfile(uid)
+        else:
+            self._order[uid] = self._next
+            self._next += 1
+        self._pods[uid] = info
+        self._file(uid, info)
+
+    def pop(self, uid: str, default: None = None) -> QueuedPodInfo | None:
+        info = self._pods.pop(uid, None)
+        if info is not None:
+            self._unfile(uid)
+            del self._order[uid]
+        return info
+
+    def __delitem__(self, uid: str) -> None:
+        if self.pop(uid) is None:
+            raise KeyError(uid)
+
+    def get(self, uid: str) -> QueuedPodInfo | None:
+        return self._pods.get(uid)
+
+    def __contains__(self, uid: object) -> bool:
+        return uid in self._pods
+
+    def __len__(self) -> int:
+        return len(self._pods)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._pods)
+
+    def values(self) -> list[QueuedPodInfo]:
+        return list(self._pods.values())
+
+    # -- the index ------------------------------------------------------------------
+    def candidates(self, interested: Iterable[RejectorKey]) -> list[QueuedPodInfo]:
+        """The pods an event registered by ``interested`` (profile, plugin) pairs may wake,
+        plus those any event may wake, in arrival order."""
+        uids: set[str] = set(self._anyone)
+        for key in interested:
+            filed = self._by_rejector.get(key)
+            if filed:
+                uids.update(filed)
+        order = self._order
+        return [self._pods[uid] for uid in sorted(uids, key=order.__getitem__)]
+
+    @property
+    def gated(self) -> int:
+        """How many of the pods wait for a PreEnqueue plugin (scheduling gates)."""
+        return len(self._gated)
+
+    def _file(self, uid: str, info: QueuedPodInfo) -> None:
+        if info.gated:
+            self._gated.add(uid)
+        profile = info.pod.scheduler_name
+        rejectors = rejectors_of(info)
+        if not rejectors or profile not in self._indexed:
+            self._anyone[uid] = None
+            self._filed[uid] = ()
+            return
+        keys = tuple((profile, plugin) for plugin in rejectors)
+        for key in keys:
+            self._by_rejector.setdefault(key, {})[uid] = None
+        self._filed[uid] = keys
+
+    def _unfile(self, uid: str) -> None:
+        self._gated.discard(uid)
+        keys = self._filed.pop(uid, ())
+        if not keys:
+            self._anyone.pop(uid, None)
+        for key in keys:
+            filed = self._by_rejector.get(key)
+            if filed is not None:
+                filed.pop(uid, None)
+                if not filed:
+                    del self._by_rejector[key]
