@@ -8,7 +8,8 @@
   the first backing-off pod that failed as unschedulable (``SchedulerPopFromBackoffQ``).
 * **unschedulable pods** wait for a cluster event that one of the plugins that
   rejected them registered (and whose queueing hint says QUEUE), or for
-  ``podMaxInUnschedulablePodsDuration`` (checked every 30 s).
+  ``podMaxInUnschedulablePodsDuration`` (checked every 30 s). They are filed under
+  those plugins (``unschedulable.py``), so an event looks only at the pods it may wake.
 * Pods gated by a PreEnqueue plugin (scheduling gates) wait among the
   unschedulable pods until an event un-gates them.
 * Events that arrive while a pod is *in flight* (popped, not yet done) are kept
