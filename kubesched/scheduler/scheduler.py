@@ -203,8 +203,9 @@ class Scheduler:
             self._handle_failure(fwk, queued, status, None, None)
             return True
         to_activate = state.get(PODS_TO_ACTIVATE)
-        if to_activate:
+        if to_activate:  # at the end of a successful scheduling cycle, as upstream; then cleared
             self.queue.activate(list(to_activate.values()))
+            to_activate.clear()
         if waits:
             self._wait_on_permit(fwk, state, queued, assumed, host, attempt, waits)
         else:
@@ -271,6 +272,9 @@ class Scheduler:
             fwk.run_post_bind(state, assumed, host)
         except Exception as err:  # the pod is bound: nothing to undo
             log.error("PostBind of %s failed: %s", assumed.key, err)
+        to_activate = state.get(PODS_TO_ACTIVATE)
+        if to_activate:  # added during the binding cycle (Permit allowed, PreBind, ...)
+            self.queue.activate(list(to_activate.values()))
         self.queue.done(assumed.uid)
 
     def _bind(self, fwk: Framework, state: CycleState, assumed: PodInfo, host: str) -> Status | None:

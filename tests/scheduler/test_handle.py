@@ -6,6 +6,7 @@ from __future__ import annotations
 from kubesched.cluster.simulated import Simulation
 from kubesched.cluster.snapshot import snapshot_from_objects
 from kubesched.framework import (
+    PODS_TO_ACTIVATE,
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
@@ -107,3 +108,57 @@ def test_pod_handlers_see_pods_added_and_bound():
     sim.run()
     assert plugin.seen[:2] == ["add default/a", "add default/b"]
     assert "update default/a on n1" in plugin.seen
+
+
+class Hold:
+    """Filter rejects the pod ``waiter`` until ``Release`` ran; registers no event, so only
+    activation can bring the waiter back before the 5-minute flush."""
+
+    name = "Hold"
+
+    def __init__(self) -> None:
+        self.released = False
+
+    def filter(self, state: CycleState, pod: PodInfo, node: object) -> Status | None:
+        if pod.name == "waiter" and not self.released:
+            return Status(Code.UNSCHEDULABLE, "held")
+        return None
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return []
+
+
+class Release:
+    """PreBind of ``trigger`` releases the hold and asks for the waiter's activation."""
+
+    name = "Release"
+
+    def __init__(self, hold: Hold, waiter: list[PodInfo]) -> None:
+        self.hold, self.waiter = hold, waiter
+
+    def pre_bind(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
+        if pod.name == "trigger":
+            self.hold.released = True
+            state.read(PODS_TO_ACTIVATE).update({p.uid: p for p in self.waiter})
+        return None
+
+
+def test_pods_to_activate_written_in_the_binding_cycle_are_activated_when_it_succeeds():
+    hold = Hold()
+    waiter: list[PodInfo] = []
+    registry = in_tree_registry()
+    registry.register(PluginSpec("Hold", lambda args, handle: hold))
+    registry.register(PluginSpec("Release", lambda args, handle: Release(hold, waiter)))
+    config = parse_config({"apiVersion": API_VERSION, "kind": KIND, "profiles": [
+        {"schedulerName": "default-scheduler", "plugins": {
+            "filter": {"enabled": [{"name": "Hold"}]}, "preBind": {"enabled": [{"name": "Release"}]}}}]}, registry)
+    objects: list[JSONObject] = [
+        {"kind": "Node", "metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "10"}}},
+        *({"kind": "Pod", "metadata": {"name": p, "namespace": "default", "uid": p},
+           "spec": {"containers": [{"name": "c", "image": "i"}]}} for p in ("waiter", "trigger")),
+    ]
+    sim = Simulation(snapshot_from_objects([("test", o) for o in objects]), config, registry, tie_break="name")
+    waiter.append(sim.scheduler.pods["waiter"])
+    result = sim.run()
+    assert [pod for pod, _ in result.placements] == ["default/trigger", "default/waiter"]
+    assert result.virtual_seconds < 60  # activated, not flushed after 5 minutes
