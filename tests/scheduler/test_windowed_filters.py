@@ -4,6 +4,8 @@ upstream's decisions: the same feasible nodes, and each rejected node's first fa
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kubesched.cluster.simulated import Simulation
 from kubesched.cluster.snapshot import snapshot_from_objects
@@ -18,7 +20,11 @@ from kubesched.framework import (
 )
 from kubesched.framework.config import API_VERSION, KIND, parse_config
 from kubesched.objects import NodeInfo, PodInfo
+from kubesched.objects.pod import parse_pod
 from kubesched.plugins.registry import in_tree_registry
+from kubesched.scheduler.algorithm import Algorithm
+
+from ..helpers import Cluster, framework, node, only
 
 REASON = "node(s) had a number divisible by 3"
 
@@ -114,3 +120,42 @@ def test_without_score_plugins_the_first_feasible_node_is_taken():
     result = Simulation(snapshot_from_objects([("test", o) for o in objects]), config, registry).run()
     assert result.placements == [("default/p", "n1")]  # n0 is divisible by 3, n1 is the first fit
     assert plugin.asked[:2] == ["n0", "n1"] and len(plugin.asked) < 200
+
+
+class _Rejects:
+    """Rejects the nodes named in ``rejected``; per-node or batch form."""
+
+    name = "Rejects"
+
+    def __init__(self, rejected: set[str]) -> None:
+        self.rejected = rejected
+
+    def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
+        return Status(Code.UNSCHEDULABLE, "no") if node.name in self.rejected else None
+
+
+class _RejectsBatch(_Rejects):
+    def filter_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, candidates: BoolArray) -> NodeVerdicts:
+        names = snapshot.table.names
+        passed = np.array([name not in self.rejected for name in names], dtype=bool)
+        return NodeVerdicts.from_mask(passed, Status(Code.UNSCHEDULABLE, "no"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 400), st.integers(0, 10_000), st.integers(0, 100), st.randoms(use_true_random=False))
+def test_windowed_filtering_finds_exactly_the_nodes_a_full_pass_finds(count, start, percent_rejected, rng):
+    rejected = {f"n{i}" for i in range(count) if rng.randrange(100) < percent_rejected}
+    cluster = Cluster([node(f"n{i}", zone=f"z{i % 3}") for i in range(count)])
+    found = []
+    for plugin in (_Rejects(rejected), _RejectsBatch(rejected)):
+        registry = in_tree_registry()
+        registry.register(PluginSpec("Rejects", lambda args, handle, plugin=plugin: plugin))
+        fwk = framework(cluster, only("Rejects", "NodeResourcesBalancedAllocation"), registry)
+        algorithm = Algorithm(percentage_of_nodes_to_score=0)
+        algorithm.next_start_node_index = start
+        pod = parse_pod({"metadata": {"name": "p", "namespace": "default", "uid": "p"},
+                         "spec": {"containers": [{"name": "c", "image": "i"}]}})
+        feasible, diagnosis = algorithm.find_nodes_that_fit(fwk, CycleState(), pod, cluster.snapshot)
+        found.append((feasible.tolist(), diagnosis.evaluated.tolist(), algorithm.next_start_node_index,
+                      sorted(cluster.cache.table.names[r] for r in diagnosis.failed_rows().tolist())))
+    assert found[0] == found[1]
