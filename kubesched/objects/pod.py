@@ -5,7 +5,8 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass, fields
 from datetime import datetime
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from .affinity import (
     NO_POD_AFFINITY,
