@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -10,7 +11,7 @@ import numpy as np
 from ..framework.runtime import FilterOutcome
 from ..framework.status import Code, Status
 
-__all__ = ["Diagnosis", "FitError", "NoNodesAvailableError", "NO_NODE_AVAILABLE_MSG"]
+__all__ = ["Diagnosis", "FitError", "NodeToStatus", "NoNodesAvailableError", "NO_NODE_AVAILABLE_MSG"]
 
 NO_NODE_AVAILABLE_MSG = "0/{} nodes are available"
 
@@ -98,6 +99,30 @@ class Diagnosis:
             for reason in self.absent_status.reasons:
                 reasons[reason] += absent
         return reasons
+
+
+class NodeToStatus:
+    """A diagnosis read as upstream's ``NodeToStatusReader`` (what PostFilter plugins get):
+    each rejected node's status, and for every other node the status of absent nodes
+    (UnschedulableAndUnresolvable unless PreFilter said otherwise)."""
+
+    __slots__ = ("_statuses", "_absent", "_names")
+
+    def __init__(self, diagnosis: Diagnosis, names: Sequence[str], order: Sequence[int]) -> None:
+        self._statuses = diagnosis.node_statuses(list(names))
+        self._absent = diagnosis.absent_status or Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+        self._names = [names[row] for row in order]
+
+    def status_of(self, node_name: str) -> Status:
+        return self._statuses.get(node_name, self._absent)
+
+    def node_names_with(self, code: Code) -> list[str]:
+        """``NodesForStatusCode``: nodes with a status of that code, absent ones included
+        when the absent status has it, in snapshot order."""
+        statuses = self._statuses
+        if code == self._absent.code:
+            return [n for n in self._names if n not in statuses or statuses[n].code == code]
+        return [n for n in self._names if n in statuses and statuses[n].code == code]
 
 
 class NoNodesAvailableError(Exception):

@@ -36,7 +36,7 @@ from ..queue.scheduling_queue import SchedulingQueue
 from ..framework.queued_pod import QueuedPodInfo
 from .algorithm import Algorithm, ScheduleResult
 from .extender import BindingObserver, extenders_binding
-from .fit_error import Diagnosis, FitError, NoNodesAvailableError
+from .fit_error import Diagnosis, FitError, NodeToStatus, NoNodesAvailableError
 from .handle import HandleHub
 
 __all__ = ["Scheduler", "ClusterClient", "Attempt"]
@@ -169,7 +169,7 @@ class Scheduler:
             result = self.algorithm.schedule_pod(fwk, state, pod, snapshot)
         except FitError as err:
             self._notify(queued, fwk, None, err, snapshot, started)
-            nominated = self._post_filter(fwk, state, pod, err)
+            nominated = self._post_filter(fwk, state, pod, err, snapshot)
             self._handle_failure(fwk, queued, Status(Code.UNSCHEDULABLE, str(err)), err, nominated)
             return True
         except NoNodesAvailableError as err:
@@ -243,10 +243,13 @@ class Scheduler:
         self.on_attempt(attempt)
         return attempt
 
-    def _post_filter(self, fwk: Framework, state: CycleState, pod: PodInfo, err: FitError) -> str | None:
+    def _post_filter(self, fwk: Framework, state: CycleState, pod: PodInfo, err: FitError,
+                     snapshot: Snapshot) -> str | None:
         if not fwk.points["postFilter"]:
             return None
-        result, status = fwk.run_post_filter(state, pod, err.diagnosis)
+        table = snapshot.table
+        filtered = NodeToStatus(err.diagnosis, table.frozen_names(), table.order.tolist())
+        result, status = fwk.run_post_filter(state, pod, filtered)
         if status.reasons and status.code != Code.SUCCESS:
             err.diagnosis.post_filter_msg = status.message
         if result is not None and result.nominated_node_name:
