@@ -8,7 +8,7 @@ it as they do to nodes and pods.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Callable
 
 from ..framework.events import ActionType, ClusterEvent
 from ..framework.handle import JSONObject, ObjectHandler
@@ -39,7 +39,7 @@ class ObjectStore:
         self._api_version = api_version
         self._kind = kind
         self._resource = resource_name(api_version, plural)
-        self.plural = plural
+        self.plural = plural  # the live mode watches /apis/<group>/<version>/<plural>
         self._objects: dict[tuple[str, str], JSONObject] = {}
         self._handlers: list[ObjectHandler] = []
         self._sink = sink
@@ -95,14 +95,6 @@ class ObjectStore:
             handler.on_object_delete(old)
         self._emit(ActionType.DELETE, old, None)
 
-    def replace(self, objects: Sequence[JSONObject]) -> None:
-        """Make the store hold exactly ``objects`` (a relist), as adds, updates and deletes."""
-        keep = {object_key(o) for o in objects}
-        for key in [k for k in self._objects if k not in keep]:
-            self.delete(self._objects[key])
-        for obj in objects:
-            self.upsert(obj)
-
     def _emit(self, action: ActionType, old: JSONObject | None, new: JSONObject | None) -> None:
         if self._sink is not None:
             self._sink(ClusterEvent(self._resource, action), old, new)
@@ -123,9 +115,6 @@ class ObjectStores:
 
     def find(self, api_version: str, kind: str) -> ObjectStore | None:
         return self._stores.get((api_version, kind))
-
-    def find_kind(self, kind: str) -> list[ObjectStore]:
-        return [s for (_, k), s in self._stores.items() if k == kind]
 
     def all(self) -> list[ObjectStore]:
         return list(self._stores.values())

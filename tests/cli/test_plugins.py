@@ -141,16 +141,22 @@ def test_a_plugin_that_does_not_load_is_one_line_and_exit_2(env: Path, target: s
     assert len(err.strip().splitlines()) == 1
 
 
-def test_a_plugin_whose_factory_raises_is_named(env: Path):
-    config = _config(env, """\
+def _enabling(env: Path, point: str, plugin: str, plugin_config: str = "") -> str:
+    """A config file enabling ``plugin`` at ``point`` (plus a pluginConfig entry, if given)."""
+    return _config(env, f"""\
         apiVersion: kubescheduler.config.k8s.io/v1
         kind: KubeSchedulerConfiguration
         profiles:
         - schedulerName: default-scheduler
           plugins:
-            score:
-              enabled: [{name: Boom}]
+            {point}:
+              enabled: [{{name: {plugin}}}]
+          {plugin_config}
     """)
+
+
+def test_a_plugin_whose_factory_raises_is_named(env: Path):
+    config = _enabling(env, "score", "Boom")
     code, _, err = run("simulate", str(env / "cluster.json"), "--config", config, "--plugin", "my_plugins:both")
     assert code == 2
     assert 'plugin "Boom": initializing: no license key' in err
@@ -158,33 +164,14 @@ def test_a_plugin_whose_factory_raises_is_named(env: Path):
 
 
 def test_bad_args_of_a_plugin_name_the_field(env: Path):
-    config = _config(env, """\
-        apiVersion: kubescheduler.config.k8s.io/v1
-        kind: KubeSchedulerConfiguration
-        profiles:
-        - schedulerName: default-scheduler
-          plugins:
-            score:
-              enabled: [{name: Boom}]
-          pluginConfig:
-          - name: Boom
-            args: {fail: "no"}
-    """)
+    config = _enabling(env, "score", "Boom", 'pluginConfig: [{name: Boom, args: {fail: "no"}}]')
     code, _, err = run("simulate", str(env / "cluster.json"), "--config", config, "--plugin", "my_plugins:both")
     assert code == 2
     assert "profiles[0].pluginConfig[0].args.fail: must be a boolean" in err
 
 
 def test_a_plugin_enabled_at_a_point_it_does_not_implement_is_named(env: Path):
-    config = _config(env, """\
-        apiVersion: kubescheduler.config.k8s.io/v1
-        kind: KubeSchedulerConfiguration
-        profiles:
-        - schedulerName: default-scheduler
-          plugins:
-            score:
-              enabled: [{name: OnlyEven}]
-    """)
+    config = _enabling(env, "score", "OnlyEven")
     code, _, err = run("simulate", str(env / "cluster.json"), "--config", config, "--plugin", "my_plugins:only_even")
     assert code == 2
     assert 'plugin "OnlyEven" does not extend score plugin' in err
