@@ -1,0 +1,227 @@
+"""The async API client: one pooled aiohttp session, client-side throttling, client-go's retries.
+
+Every call is a plain Kubernetes REST request (``Authorization``, ``Accept:
+application/json``, ``User-Agent``). As client-go's ``rest.Request``:
+
+* each request first takes a token from the QPS/burst bucket (``util/flowcontrol``);
+* a 429 or 5xx answer carrying an integer ``Retry-After`` is retried after that many
+  seconds, at most ``MAX_RETRIES`` (10) times (``rest/with_retry.go``); any other failure
+  is raised at once as an ``ApiError``;
+* a GET whose connection was reset or closed early is retried after one second, as
+  client-go retries ``IsConnectionReset``/``IsProbableEOF`` errors of GETs.
+
+Watches are streamed line by line with no read timeout: the server ends them at
+``timeoutSeconds`` (a grace period guards against a server that vanished silently).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import logging
+from collections.abc import AsyncIterator, Mapping
+from types import TracebackType
+
+import aiohttp
+import orjson
+
+from .connection import Connection
+from .errors import ApiError, api_error_from_response, transport_error
+from .ratelimit import TokenBucket
+from .watch import WatchEvent, decode_event, iter_lines
+
+__all__ = ["ApiClient", "MAX_RETRIES"]
+
+log = logging.getLogger(__name__)
+
+MAX_RETRIES = 10  # client-go rest.Request's default maxRetries
+WATCH_GRACE = 30.0  # beyond timeoutSeconds before a silent watch is abandoned
+_RESET_ERRNOS = frozenset({errno.ECONNRESET, errno.EPIPE, errno.ECONNABORTED})
+
+
+class _Retry(Exception):
+    """Internal: the attempt failed in a way client-go retries, after ``delay`` seconds."""
+
+    def __init__(self, delay: float, error: ApiError) -> None:
+        super().__init__(str(error))
+        self.delay = delay
+        self.error = error
+
+
+class ApiClient:
+    """Requests to one API server; create inside the event loop that will use it."""
+
+    def __init__(self, conn: Connection, *, timeout: float = 30.0, max_connections: int = 100) -> None:
+        self.conn = conn
+        self.timeout = timeout
+        self._bucket = TokenBucket(conn.qps, conn.burst)
+        connector = aiohttp.TCPConnector(limit=max_connections, ssl=conn.ssl if conn.ssl is not None else False)
+        self._session = aiohttp.ClientSession(
+            connector=connector,
+            json_serialize=lambda obj: orjson.dumps(obj).decode(),
+            headers={"Accept": "application/json", "User-Agent": conn.user_agent},
+            auto_decompress=True,
+        )
+        self._basic = aiohttp.BasicAuth(*conn.basic_auth) if conn.basic_auth else None
+
+    async def close(self) -> None:
+        await self._session.close()
+
+    async def __aenter__(self) -> ApiClient:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await self.close()
+
+    def _headers(self, content_type: str | None) -> dict[str, str]:
+        headers: dict[str, str] = {}
+        token = self.conn.token()
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        if content_type:
+            headers["Content-Type"] = content_type
+        return headers
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, str] | None = None,
+        body: object | bytes | None = None,
+        content_type: str = "application/json",
+        timeout: float | None = None,
+    ) -> dict[str, object]:
+        """The decoded JSON answer; ``ApiError`` for a failure status or a transport failure."""
+        method = method.upper()
+        data: bytes | None
+        if body is None:
+            data = None
+        elif isinstance(body, (bytes, bytearray)):
+            data = bytes(body)
+        else:
+            data = orjson.dumps(body)
+        client_timeout = aiohttp.ClientTimeout(total=timeout if timeout is not None else self.timeout)
+        retries = 0
+        while True:
+            await self._bucket.acquire()
+            try:
+                return await self._attempt(method, path, params, data, content_type if data is not None else None,
+                                           client_timeout)
+            except _Retry as retry:
+                retries += 1
+                if retries > MAX_RETRIES:
+                    raise retry.error from None
+                log.info("%s %s: %s; retry %d after %.0fs", method, path, retry.error.reason, retries, retry.delay)
+                await asyncio.sleep(retry.delay)
+
+    async def _attempt(self, method: str, path: str, params: Mapping[str, str] | None, data: bytes | None,
+                       content_type: str | None, client_timeout: aiohttp.ClientTimeout) -> dict[str, object]:
+        try:
+            async with self._session.request(
+                method, self.conn.server + path, params=params, data=data, headers=self._headers(content_type),
+                auth=self._basic, timeout=client_timeout, server_hostname=self.conn.tls_server_name,
+            ) as resp:
+                payload = await resp.read()
+                status = resp.status
+                retry_after = _retry_after(resp.headers.get("Retry-After"))
+        except aiohttp.ClientConnectorError as exc:
+            raise transport_error(exc, refused=True) from None
+        except asyncio.TimeoutError as exc:
+            raise transport_error(exc, timeout=True) from None
+        except aiohttp.ClientError as exc:
+            error = transport_error(exc)
+            if method == "GET" and _is_reset(exc):
+                raise _Retry(1.0, error) from None
+            raise error from None
+        if 200 <= status < 300:
+            if not payload:
+                return {}
+            try:
+                decoded = orjson.loads(payload)
+            except orjson.JSONDecodeError as exc:
+                raise ApiError(status, "BadResponse", f"undecodable response: {exc}") from None
+            if not isinstance(decoded, dict):
+                raise ApiError(status, "BadResponse", "response is not a JSON object")
+            return decoded
+        error = api_error_from_response(status, payload, retry_after)
+        if retry_after is not None and (status == 429 or status >= 500):
+            raise _Retry(retry_after, error)
+        raise error
+
+    async def watch(self, path: str, params: Mapping[str, str]) -> AsyncIterator[WatchEvent]:
+        """Stream the watch of ``path`` with ``params``; ends when the server closes the stream.
+
+        Opening the watch is throttled and retried like any request; once the stream is
+        open, a broken connection is raised as a transport ``ApiError`` (status 0).
+        """
+        query = dict(params)
+        query["watch"] = "true"
+        seconds = query.get("timeoutSeconds")
+        total = float(seconds) + WATCH_GRACE if seconds else None
+        client_timeout = aiohttp.ClientTimeout(total=total, connect=self.timeout, sock_connect=self.timeout)
+        retries = 0
+        while True:
+            await self._bucket.acquire()
+            try:
+                resp = await self._open_watch(path, query, client_timeout)
+                break
+            except _Retry as retry:
+                retries += 1
+                if retries > MAX_RETRIES:
+                    raise retry.error from None
+                await asyncio.sleep(retry.delay)
+        async with resp:
+            try:
+                async for line in iter_lines(resp.content.iter_any()):
+                    yield decode_event(line)
+            except asyncio.TimeoutError as exc:
+                raise transport_error(exc, timeout=True) from None
+            except aiohttp.ClientError as exc:
+                raise transport_error(exc) from None
+
+    async def _open_watch(self, path: str, query: Mapping[str, str],
+                          client_timeout: aiohttp.ClientTimeout) -> aiohttp.ClientResponse:
+        try:
+            resp = await self._session.get(
+                self.conn.server + path, params=query, headers=self._headers(None), auth=self._basic,
+                timeout=client_timeout, server_hostname=self.conn.tls_server_name,
+            )
+        except aiohttp.ClientConnectorError as exc:
+            raise transport_error(exc, refused=True) from None
+        except asyncio.TimeoutError as exc:
+            raise transport_error(exc, timeout=True) from None
+        except aiohttp.ClientError as exc:
+            if _is_reset(exc):
+                raise _Retry(1.0, transport_error(exc)) from None
+            raise transport_error(exc) from None
+        if resp.status == 200:
+            return resp
+        async with resp:
+            try:
+                payload = await resp.read()
+            except aiohttp.ClientError:
+                payload = b""
+            retry_after = _retry_after(resp.headers.get("Retry-After"))
+        error = api_error_from_response(resp.status, payload, retry_after)
+        if retry_after is not None and (resp.status == 429 or resp.status >= 500):
+            raise _Retry(retry_after, error)
+        raise error
+
+
+def _retry_after(header: str | None) -> float | None:
+    """Integer seconds, as client-go's ``retryAfterSeconds`` (HTTP dates are ignored)."""
+    if not header:
+        return None
+    try:
+        return float(int(header.strip()))
+    except ValueError:
+        return None
+
+
+def _is_reset(exc: aiohttp.ClientError) -> bool:
+    """The connection was reset or closed before the answer: client-go retries such GETs."""
+    if isinstance(exc, (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError)):
+        return True
+    return isinstance(exc, aiohttp.ClientOSError) and exc.errno in _RESET_ERRNOS

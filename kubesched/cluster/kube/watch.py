@@ -1,0 +1,80 @@
+"""Decoding a watch stream: newline-delimited JSON ``WatchEvent`` objects.
+
+The API server's JSON watch encoding writes one ``{"type": ..., "object": ...}`` per line.
+Lines are split by hand over the raw chunks rather than with ``StreamReader.readline``,
+whose buffer limit (128 KiB) a large node object can exceed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable, AsyncIterator
+from dataclasses import dataclass
+
+import orjson
+
+from .errors import ApiError
+
+__all__ = ["WatchEvent", "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR", "iter_lines", "decode_event"]
+
+ADDED = "ADDED"
+MODIFIED = "MODIFIED"
+DELETED = "DELETED"
+BOOKMARK = "BOOKMARK"
+ERROR = "ERROR"
+
+
+@dataclass(frozen=True, slots=True)
+class WatchEvent:
+    """One watch event: its type, the raw object (a ``Status`` for ERROR) and its encoded size."""
+
+    type: str
+    object: dict[str, object]
+    raw_size: int
+
+
+async def iter_lines(chunks: AsyncIterable[bytes]) -> AsyncIterator[bytes]:
+    """Complete non-empty lines of ``chunks``; a trailing line without newline is yielded at the end.
+
+    A partial line is kept as a list of chunks and joined once, so an object spread over
+    many chunks costs linear time.
+    """
+    parts: list[bytes] = []
+    async for chunk in chunks:
+        end = chunk.find(b"\n")
+        if end < 0:
+            if chunk:
+                parts.append(chunk)
+            continue
+        if parts:
+            parts.append(chunk)
+            data = b"".join(parts)
+            parts = []
+            end = data.find(b"\n")
+        else:
+            data = chunk
+        start = 0
+        while end >= 0:
+            if end > start:
+                yield data[start:end]
+            start = end + 1
+            end = data.find(b"\n", start)
+        if start < len(data):
+            parts.append(data[start:])
+    tail = b"".join(parts)
+    if tail.strip():
+        yield tail
+
+
+def decode_event(line: bytes) -> WatchEvent:
+    """A ``WatchEvent`` from one line; an undecodable line is an ``ApiError`` (the stream is broken)."""
+    try:
+        decoded = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        raise ApiError(0, "BadWatchEvent", f"undecodable watch event: {exc}") from None
+    if not isinstance(decoded, dict):
+        raise ApiError(0, "BadWatchEvent", "watch event is not an object")
+    kind = decoded.get("type")
+    obj = decoded.get("object")
+    if not isinstance(kind, str) or not isinstance(obj, dict):
+        raise ApiError(0, "BadWatchEvent", "watch event without type or object")
+    return WatchEvent(kind, obj, len(line))
