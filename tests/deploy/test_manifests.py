@@ -8,7 +8,9 @@ own profile and Lease)."""
 
 from __future__ import annotations
 
+import importlib
 import itertools
+import json
 import re
 import shutil
 import subprocess
@@ -18,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 import yaml
 
@@ -352,6 +355,33 @@ def test_the_container_runs_kubesched_run_with_the_config_file(variant):
     c = container(variant)
     assert c["image"] in {i["name"] for i in kustomization(variant)["images"]}
     assert c["args"][0] == "run" and "--config" in flags(c["args"])
+
+
+def run_command() -> click.Command:
+    """``kubesched run`` as the CLI defines it (skipped while the live mode is not importable)."""
+    try:
+        main = importlib.import_module("kubesched.cli.main")
+    except ImportError as err:
+        pytest.skip(f"kubesched run is not importable yet: {err}")
+    command = main.cli.commands.get("run")
+    if command is None:
+        pytest.skip("kubesched has no run command yet")
+    return command
+
+
+def parses(args: list[str]) -> None:
+    """Parse and convert every option as `kubesched run` would, without running it."""
+    assert args[0] == "run"
+    run_command().make_context("kubesched run", list(args[1:]))
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_container_args_are_valid_kubesched_run_options(variant):
+    parses(container(variant)["args"])
+
+
+def test_the_images_default_command_is_valid_kubesched_run_options():
+    parses(json.loads(dict(dockerfile_stages()[-1].instructions)["CMD"]))
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
