@@ -20,7 +20,8 @@ from ..queue.scheduling_queue import HintRegistration, QueueConfig, SchedulingQu
 from .algorithm import Algorithm
 from .extender import EXTENDER_NAME, build_extenders
 from .handle import HandleHub
-from .scheduler import Attempt, Scheduler
+from .metrics import SchedulerMetrics
+from .scheduler import Attempt, BindingRunner, Scheduler
 
 __all__ = ["new_scheduler"]
 
@@ -59,8 +60,9 @@ def new_scheduler(
     tie_break: str = "random",
     seed: int | None = None,
     on_attempt: Callable[[Attempt], None] | None = None,
-    run_binding: Callable[[Callable[[], None]], None] | None = None,
+    run_binding: BindingRunner | None = None,
     hub: HandleHub | None = None,
+    metrics: SchedulerMetrics | None = None,
 ) -> Scheduler:
     """A scheduler with one framework per profile. ``hub`` lets a driver share object
     stores it feeds (the live informers); by default a fresh one is made."""
@@ -89,4 +91,7 @@ def new_scheduler(
 
     hub.object_stores.set_sink(object_changed)
     algorithm = Algorithm(config.percentage_of_nodes_to_score, tie_break, seed, extenders)
-    return Scheduler(profiles, cache, queue, algorithm, client, clock, on_attempt, run_binding, hub)
+    if metrics is not None:
+        queue.on_incoming = metrics.incoming
+        metrics.set_pending_source(queue.counts)
+    return Scheduler(profiles, cache, queue, algorithm, client, clock, on_attempt, run_binding, hub, metrics)

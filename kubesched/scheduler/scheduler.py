@@ -7,6 +7,13 @@ puts the pod back in the queue: a pod is never dropped.
 
 The scheduler reaches the cluster only through a ``ClusterClient`` (bind, events,
 pod status), so the simulator and the live mode drive the same code.
+
+The binding cycle has two halves: the *work* (PreBind and Bind, plugin code that may
+wait on the API server) and its *completion* (confirming or forgetting the assumed
+pod, requeueing on failure). A ``BindingRunner`` decides where the work runs: inline
+in the simulator, on a worker thread in the live mode, with the completion handed
+back to the thread that owns the cache and the queue, as upstream runs the binding
+cycle in its own goroutine beside the next scheduling cycle.
 """
 
 from __future__ import annotations
@@ -38,8 +45,20 @@ from .algorithm import Algorithm, ScheduleResult
 from .extender import BindingObserver, extenders_binding
 from .fit_error import Diagnosis, FitError, NodeToStatus, NoNodesAvailableError
 from .handle import HandleHub
+from .metrics import RESULT_ERROR, RESULT_SCHEDULED, RESULT_UNSCHEDULABLE, SchedulerMetrics
 
-__all__ = ["Scheduler", "ClusterClient", "Attempt"]
+__all__ = ["Scheduler", "ClusterClient", "Attempt", "BindingRunner", "run_inline"]
+
+BindingWork = Callable[[], "Status | None"]
+BindingDone = Callable[["Status | None"], None]
+BindingRunner = Callable[[BindingWork, BindingDone], None]
+"""Runs a binding cycle's work somewhere and calls its completion with the result on the
+scheduler's own thread."""
+
+
+def run_inline(work: BindingWork, done: BindingDone) -> None:
+    """The simulator's runner: bind at once, in the scheduling loop."""
+    done(work())
 
 log = logging.getLogger(__name__)
 
@@ -69,8 +88,9 @@ class Scheduler:
         client: ClusterClient,
         clock: Clock,
         on_attempt: Callable[[Attempt], None] | None = None,
-        run_binding: Callable[[Callable[[], None]], None] | None = None,
+        run_binding: BindingRunner | None = None,
         hub: HandleHub | None = None,
+        metrics: SchedulerMetrics | None = None,
     ) -> None:
         self.profiles = profiles
         self.cache = cache
@@ -79,10 +99,12 @@ class Scheduler:
         self.client = client
         self.clock = clock
         self.on_attempt = on_attempt
-        self._run_binding = run_binding or (lambda fn: fn())
+        self._run_binding: BindingRunner = run_binding or run_inline
         self.pods: dict[str, PodInfo] = {}  # pending pods we own, by uid (the informer's view)
         self.hub = hub if hub is not None else HandleHub(cache, clock, client)
         self.waiting_pods = self.hub.waiting_pods
+        self.metrics = metrics
+        self._cycle_started: dict[str, float] = {}  # pod uid -> start of its attempt, while metrics are kept
 
     # -- event handlers (informers call these) ------------------------------
     def responsible_for(self, pod: PodInfo) -> bool:
@@ -162,6 +184,8 @@ class Scheduler:
             self.queue.done(pod.uid)
             return True
         started = self.clock.now()
+        if self.metrics is not None:
+            self._cycle_started[pod.uid] = started
         state = CycleState()
         state.write(PODS_TO_ACTIVATE, {})
         snapshot = self.cache.snapshot()
@@ -182,6 +206,8 @@ class Scheduler:
             self._handle_failure(fwk, queued, Status(Code.ERROR, str(err)), err, None)
             return True
         attempt = self._notify(queued, fwk, result, None, snapshot, started)
+        if self.metrics is not None:
+            self.metrics.algorithm(self.clock.now() - started)
         host = result.suggested_host
         assumed = pod.copy_with(node_name=host)
         try:
@@ -209,7 +235,7 @@ class Scheduler:
         if waits:
             self._wait_on_permit(fwk, state, queued, assumed, host, attempt, waits)
         else:
-            self._run_binding(lambda: self._binding_cycle(fwk, state, queued, assumed, host, attempt))
+            self._start_binding(fwk, state, queued, assumed, host, attempt)
         return True
 
     def _wait_on_permit(self, fwk: Framework, state: CycleState, queued: QueuedPodInfo, assumed: PodInfo,
@@ -219,8 +245,10 @@ class Scheduler:
 
         def decided(status: Status | None) -> None:
             self.waiting_pods.remove(assumed.uid)
+            if self.metrics is not None:
+                self.metrics.permit_wait("allowed" if status is None else "rejected", self.clock.now() - now)
             if status is None:
-                self._run_binding(lambda: self._binding_cycle(fwk, state, queued, assumed, host, attempt))
+                self._start_binding(fwk, state, queued, assumed, host, attempt)
                 return
             self._fail_binding(fwk, state, queued, assumed, host, status)
 
@@ -256,16 +284,31 @@ class Scheduler:
             return result.nominated_node_name
         return None
 
-    def _binding_cycle(self, fwk: Framework, state: CycleState, queued: QueuedPodInfo, assumed: PodInfo,
+    def _start_binding(self, fwk: Framework, state: CycleState, queued: QueuedPodInfo, assumed: PodInfo,
                        host: str, attempt: Attempt | None) -> None:
-        status = _guarded(fwk.run_pre_bind, state, assumed, host)
-        if status is None:
-            status = self._bind(fwk, state, assumed, host)
+        def work() -> Status | None:
+            status = _guarded(fwk.run_pre_bind, state, assumed, host)
+            if status is None:
+                status = self._bind(fwk, state, assumed, host)
+            return status
+
+        def done(status: Status | None) -> None:
+            self._finish_binding(fwk, state, queued, assumed, host, attempt, status)
+
+        self._run_binding(work, done)
+
+    def _finish_binding(self, fwk: Framework, state: CycleState, queued: QueuedPodInfo, assumed: PodInfo,
+                        host: str, attempt: Attempt | None, status: Status | None) -> None:
         if status is not None and not status.is_success():
             self._fail_binding(fwk, state, queued, assumed, host, status)
             return
-        self.cache.finish_binding(assumed, self.clock.now())
+        now = self.clock.now()
+        self.cache.finish_binding(assumed, now)
         self.pods.pop(assumed.uid, None)
+        if self.metrics is not None:
+            self._record(fwk, assumed.uid, RESULT_SCHEDULED, now)
+            first = queued.initial_attempt_timestamp
+            self.metrics.pod_scheduled(queued.attempts, now - first if first is not None else None)
         if attempt is not None:
             attempt.bound = True
         self.client.record_event(
@@ -334,6 +377,9 @@ class Scheduler:
             reason = "Unschedulable"
         else:
             reason = "SchedulerError"
+        if self.metrics is not None:
+            self._record(fwk, pod.uid, RESULT_ERROR if reason == "SchedulerError" else RESULT_UNSCHEDULABLE,
+                         self.clock.now())
         message = str(err) if err is not None else status.message
         if binding and status.code == Code.ERROR:
             message = f"binding rejected: {message}"
@@ -344,6 +390,13 @@ class Scheduler:
             self.queue.done(pod.uid)
         self.client.record_event(pod, "Warning", "FailedScheduling", message)
         self.client.update_pod_condition(pod, reason, message, nominated)
+
+    def _record(self, fwk: Framework, uid: str, result: str, now: float) -> None:
+        """An attempt ended: upstream's schedule_attempts_total and scheduling_attempt_duration_seconds."""
+        assert self.metrics is not None
+        started = self._cycle_started.pop(uid, None)
+        if started is not None:
+            self.metrics.attempt(result, fwk.profile_name, now - started)
 
 
 def _guarded(run: Callable[..., Status | None], *args) -> Status | None:

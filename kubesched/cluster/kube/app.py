@@ -1,0 +1,189 @@
+"""``kubesched run`` as a process: connection, endpoints, informers, leader election, scheduling.
+
+The order is kube-scheduler's ``app.Run``: the event broadcaster and the health and
+metrics endpoints start first, then the informers; once they have synced the process
+either schedules at once (``--leader-elect=false``) or campaigns for the Lease and
+schedules while it holds it. Losing the Lease ends the process with status 1, as
+upstream does, so that a supervisor restarts it as a fresh candidate; SIGTERM ends it
+with status 0 after releasing the Lease.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import socket
+import ssl
+import uuid
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ...framework.config import SchedulerConfig
+from ...framework.registry import Registry
+from ...objects.pod import PodInfo
+from ...scheduler.metrics import SchedulerMetrics
+from .client import ApiClient
+from .connection import Connection
+from .driver import LiveOptions, LiveScheduler
+from .endpoints import Endpoints
+from .errors import ApiError
+from .events import EventBroadcaster, ObjectRef
+from .leader import LeaderElector
+
+__all__ = ["RunSettings", "StartupError", "run_scheduler", "default_identity", "check_access"]
+
+log = logging.getLogger("kubesched.run")
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+
+
+class StartupError(Exception):
+    """kubesched cannot start: the message is one line naming the cause."""
+
+
+@dataclass(slots=True)
+class RunSettings:
+    config: SchedulerConfig
+    connection: Connection
+    registry: Registry | None = None
+    bind_address: str = "0.0.0.0"
+    port: int = 10251
+    tls: ssl.SSLContext | None = None
+    identity: str = ""
+    startup_timeout: float = 30.0  # how long an unreachable API server is retried before giving up
+    options: LiveOptions = field(default_factory=LiveOptions)
+
+
+def default_identity() -> str:
+    """kube-scheduler's leader-election identity: the host name and a unique suffix."""
+    return f"{socket.gethostname()}_{uuid.uuid4()}"
+
+
+class _PodEvents:
+    """The scheduler's pod events into the events.k8s.io/v1 broadcaster."""
+
+    def __init__(self, broadcaster: EventBroadcaster) -> None:
+        self._broadcaster = broadcaster
+
+    def pod_event(self, pod: PodInfo, event_type: str, reason: str, action: str, note: str) -> None:
+        regarding = ObjectRef(kind="Pod", namespace=pod.namespace, name=pod.name, uid=pod.uid, api_version="v1")
+        self._broadcaster.record(regarding, None, event_type, reason, action, note,
+                                 reporting_controller=pod.scheduler_name)
+
+
+async def check_access(api: ApiClient, server: str, timeout: float) -> None:
+    """Fail early, in one line, when the API server can't be reached or refuses us; an API
+    server that is still starting is retried for ``timeout`` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    delay = 0.5
+    while True:
+        try:
+            await api.request("GET", "/api/v1/pods", params={"limit": "1"}, timeout=10.0)
+            await api.request("GET", "/api/v1/nodes", params={"limit": "1"}, timeout=10.0)
+            return
+        except ApiError as err:
+            if err.is_unauthorized():
+                raise StartupError(f"the API server at {server} rejected the credentials (401 Unauthorized): "
+                                   "the token or certificate is invalid or expired") from None
+            if err.is_forbidden():
+                raise StartupError(f"forbidden by the API server's RBAC: {err.message} "
+                                   "(bind the scheduler's account to system:kube-scheduler; see deploy/)") from None
+            if not (err.is_transport() or err.status >= 500 or err.is_too_many_requests()):
+                raise StartupError(f"the API server at {server} answered {err.status} {err.reason}: {err.message}") from None
+            if loop.time() + delay > deadline:
+                raise StartupError(f"cannot reach the API server at {server}: {err.message}") from None
+            log.warning("waiting for the API server", extra={"server": server, "err": err.message})
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 5.0)
+
+
+async def run_scheduler(settings: RunSettings, *, stop: asyncio.Event | None = None,
+                        started: Callable[[LiveScheduler], None] | None = None) -> int:
+    """Run until SIGTERM/SIGINT or ``stop`` (0) or the Lease is lost (1); ``StartupError`` when
+    it can't start. ``started`` is handed the scheduler once it is built (for embedding)."""
+    config = settings.config
+    identity = settings.identity or default_identity()
+    metrics = SchedulerMetrics()
+    async with ApiClient(settings.connection) as api:
+        await check_access(api, settings.connection.server, settings.startup_timeout)
+        broadcaster = EventBroadcaster(api, reporting_instance=identity)
+        live = LiveScheduler(config, api, _PodEvents(broadcaster), registry=settings.registry,
+                             options=settings.options, metrics=metrics)
+        live.build()
+        if started is not None:
+            started(live)
+        le = config.leader_election
+        elector = None
+        if le.leader_elect:
+            elector = LeaderElector(api, namespace=le.resource_namespace, name=le.resource_name, identity=identity,
+                                    lease_duration=le.lease_duration, renew_deadline=le.renew_deadline,
+                                    retry_period=le.retry_period)
+        endpoints = Endpoints(metrics, live_checks=_live_checks(elector, le.lease_duration),
+                              ready_checks={"sched-handler-sync": live.synced})
+        try:
+            await endpoints.start(settings.bind_address, settings.port, settings.tls)
+        except OSError as err:
+            raise StartupError(f"cannot serve health and metrics on {settings.bind_address}:{settings.port}: "
+                               f"{err.strerror or err}") from None
+        log.info("serving health and metrics", extra={"address": f"{settings.bind_address}:{endpoints.port}"})
+        tasks = [asyncio.create_task(broadcaster.run(), name="events")]
+        tasks += live.start_informers()
+        stop = stop if stop is not None else asyncio.Event()
+        outcome = {"code": EXIT_OK}
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            try:
+                loop.add_signal_handler(sig, stop.set)
+            except (NotImplementedError, RuntimeError):  # not the main thread (tests run it in one)
+                pass
+        try:
+            await _until(stop, live.wait_synced())
+            if stop.is_set():
+                return EXIT_OK
+            log.info("informers synced", extra={"informers": len(live.informers)})
+            if elector is None:
+                await _until(stop, live.schedule())
+            else:
+                def lost() -> None:
+                    if not stop.is_set():
+                        log.error("leaderelection lost", extra={"lease": f"{le.resource_namespace}/{le.resource_name}"})
+                        outcome["code"] = EXIT_FAILED
+                    live.stop_scheduling()
+                    stop.set()
+
+                def new_leader(holder: str) -> None:
+                    log.info("new leader elected", extra={"leader": holder})
+
+                await _until(stop, elector.run(live.schedule, lost, new_leader))
+            return outcome["code"]
+        finally:
+            live.stop_scheduling()
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await live.close()
+            await endpoints.stop()
+
+
+async def _until(stop: asyncio.Event, work: "asyncio.Future[object] | object") -> None:
+    """Run ``work`` until it ends or ``stop`` is set (then cancel it and wait for it to unwind)."""
+    task = asyncio.ensure_future(work)  # type: ignore[arg-type]
+    stopper = asyncio.create_task(stop.wait())
+    try:
+        await asyncio.wait({task, stopper}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for t in (task, stopper):
+            if not t.done():
+                t.cancel()
+        await asyncio.gather(task, stopper, return_exceptions=True)
+    if task.done() and not task.cancelled() and task.exception() is not None:
+        raise task.exception()  # type: ignore[misc]
+
+
+def _live_checks(elector: LeaderElector | None, lease_duration: float) -> dict[str, object]:
+    if elector is None:
+        return {}
+    return {"leaderElection": lambda: elector.leader_healthy(timeout=20.0)}

@@ -1,0 +1,70 @@
+"""Binding cycles beside the scheduling loop.
+
+Upstream runs each binding cycle in its own goroutine, so the next scheduling cycle
+starts while the API server answers the last bind. Here the binding *work* (PreBind
+and Bind: plugin code that may wait on the API server) runs on a bounded pool of
+worker threads, and its completion (confirm or forget the assumed pod, requeue on
+failure) is handed back to the event loop, the one thread that touches the cache and
+the queue, so neither needs a lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+from typing import Callable
+
+from ...framework.status import Status
+from ...scheduler.scheduler import BindingDone, BindingWork
+
+__all__ = ["BindingPool"]
+
+log = logging.getLogger("kubesched.binding")
+
+
+class BindingPool:
+    def __init__(self, loop: asyncio.AbstractEventLoop, workers: int, on_done: Callable[[], None]) -> None:
+        self._loop = loop
+        self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="binding")
+        self._on_done = on_done
+        self.in_flight = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    def __call__(self, work: BindingWork, done: BindingDone) -> None:
+        self.in_flight += 1
+        self._idle.clear()
+        future = self._executor.submit(work)
+        future.add_done_callback(lambda f: self._hand_back(f, done))
+
+    def _hand_back(self, future: concurrent.futures.Future[Status | None], done: BindingDone) -> None:
+        try:
+            self._loop.call_soon_threadsafe(self._complete, future, done)
+        except RuntimeError:  # the loop is closed: the process is exiting, the informers will tell the next one
+            log.debug("binding finished after shutdown")
+
+    def _complete(self, future: concurrent.futures.Future[Status | None], done: BindingDone) -> None:
+        self.in_flight -= 1
+        try:
+            status = future.result()
+        except BaseException as err:  # noqa: BLE001 - the pod must reach the failure path whatever happened
+            status = Status.as_error(err)
+        try:
+            done(status)
+        except Exception:  # pragma: no cover - the completion's own paths catch their failures
+            log.exception("completing a binding cycle failed")
+        if self.in_flight == 0:
+            self._idle.set()
+        self._on_done()
+
+    async def drain(self, timeout: float) -> bool:
+        """Wait for bindings in flight (on shutdown); False if some were still running."""
+        try:
+            await asyncio.wait_for(self._idle.wait(), timeout)
+            return True
+        except TimeoutError:
+            return False
+
+    def shutdown(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)

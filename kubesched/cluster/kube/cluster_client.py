@@ -1,0 +1,189 @@
+"""``KubeClusterClient``: the scheduler's ``ClusterClient`` over the API server.
+
+* ``bind`` posts the ``pods/binding`` subresource (upstream's DefaultBinder: the pod's
+  namespace, name and UID, so a pod deleted and re-created under the same name is
+  never bound by mistake). It is called from a binding worker thread and waits there;
+  the request itself runs on the event loop.
+* ``update_pod_condition`` patches ``pods/status`` with a strategic merge patch of the
+  ``PodScheduled`` condition (and ``nominatedNodeName``), as upstream's ``updatePod``;
+  like upstream it sends nothing when the pod already carries that condition. Patches
+  run in the background, at most one in flight per pod: a newer one for the same pod
+  replaces one still waiting, as the API dispatcher of ``SchedulerAsyncAPICalls`` does.
+* ``record_event`` hands the event to the broadcaster (``events.k8s.io/v1``, rate
+  limited and aggregated there).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable, Protocol
+
+from ...objects.pod import PodInfo
+from .errors import ApiError
+
+__all__ = ["KubeClusterClient", "Requester", "PodEventSink", "scheduled_condition_unchanged"]
+
+log = logging.getLogger("kubesched.client")
+
+# Upstream's event actions: FailedScheduling is reported while "Scheduling", Scheduled while "Binding".
+_ACTIONS = {"FailedScheduling": "Scheduling", "Scheduled": "Binding"}
+_STATUS_WORKERS = 16
+
+
+class Requester(Protocol):
+    async def request(self, method: str, path: str, *, params: dict[str, str] | None = None,
+                      body: object | bytes | None = None, content_type: str = "application/json",
+                      timeout: float | None = None) -> dict: ...
+
+
+class PodEventSink(Protocol):
+    """Where pod events go (the events.k8s.io/v1 broadcaster); never blocks."""
+
+    def pod_event(self, pod: PodInfo, event_type: str, reason: str, action: str, note: str) -> None: ...
+
+
+@dataclass(slots=True)
+class _StatusPatch:
+    pod: PodInfo
+    reason: str
+    message: str
+    nominated: str | None
+
+
+def _rfc3339(now: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))
+
+
+def scheduled_condition_unchanged(pod: PodInfo, reason: str, message: str) -> bool:
+    """The pod, as last seen, already says ``PodScheduled=False`` for this reason and message
+    (upstream's ``podutil.UpdatePodCondition`` returning false): no patch is needed."""
+    raw = pod.raw
+    if raw is None:
+        return False
+    status = raw.get("status")
+    conditions = status.get("conditions") if isinstance(status, dict) else None
+    if not isinstance(conditions, list):
+        return False
+    for cond in conditions:
+        if isinstance(cond, dict) and cond.get("type") == "PodScheduled":
+            return cond.get("status") == "False" and cond.get("reason") == reason and cond.get("message") == message
+    return False
+
+
+def _status_patch(pod: PodInfo, reason: str, message: str, nominated: str | None, now: float) -> dict:
+    condition = {"type": "PodScheduled", "status": "False", "reason": reason, "message": message,
+                 "lastProbeTime": None, "lastTransitionTime": _rfc3339(now)}
+    raw = pod.raw
+    if raw is not None:  # the transition time moves only when the status does, as upstream
+        for cond in (raw.get("status") or {}).get("conditions") or ():
+            if isinstance(cond, dict) and cond.get("type") == "PodScheduled" and cond.get("status") == "False":
+                condition["lastTransitionTime"] = cond.get("lastTransitionTime") or condition["lastTransitionTime"]
+    status: dict[str, object] = {"conditions": [condition]}
+    if nominated:
+        status["nominatedNodeName"] = nominated
+    return {"status": status}
+
+
+class KubeClusterClient:
+    def __init__(self, api: Requester, loop: asyncio.AbstractEventLoop, events: PodEventSink, *,
+                 bind_timeout: float = 30.0, wall_clock: Callable[[], float] = time.time) -> None:
+        self._api = api
+        self._loop = loop
+        self._events = events
+        self._bind_timeout = bind_timeout
+        self._wall_clock = wall_clock
+        self._loop_thread = threading.get_ident() if loop.is_running() else None
+        self._waiting: dict[str, _StatusPatch] = {}  # pod uid -> latest patch not yet sent
+        self._order: asyncio.Queue[str] | None = None
+        self._workers: list[asyncio.Task[None]] = []
+        self.patches_sent = 0
+        self.patches_skipped = 0
+
+    # -- lifecycle (on the event loop) -------------------------------------------
+    def start(self) -> None:
+        self._loop_thread = threading.get_ident()
+        self._order = asyncio.Queue()
+        self._workers = [self._loop.create_task(self._status_worker()) for _ in range(_STATUS_WORKERS)]
+
+    async def stop(self) -> None:
+        for task in self._workers:
+            task.cancel()
+        await asyncio.gather(*self._workers, return_exceptions=True)
+        self._workers = []
+
+    def _on_loop(self) -> bool:
+        return threading.get_ident() == self._loop_thread
+
+    # -- ClusterClient ------------------------------------------------------------
+    def bind(self, pod: PodInfo, node_name: str) -> None:
+        """Called by a Bind plugin on a binding worker: waits for the API server's answer."""
+        if self._on_loop():
+            raise RuntimeError("bind must run on a binding worker, not on the event loop")
+        future = asyncio.run_coroutine_threadsafe(self.bind_async(pod, node_name), self._loop)
+        future.result(self._bind_timeout + 5.0)
+
+    async def bind_async(self, pod: PodInfo, node_name: str) -> None:
+        body = {
+            "apiVersion": "v1",
+            "kind": "Binding",
+            "metadata": {"namespace": pod.namespace, "name": pod.name, "uid": pod.uid},
+            "target": {"apiVersion": "v1", "kind": "Node", "name": node_name},
+        }
+        await self._api.request("POST", f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/binding",
+                                body=body, timeout=self._bind_timeout)
+
+    def record_event(self, pod: PodInfo, event_type: str, reason: str, message: str) -> None:
+        action = _ACTIONS.get(reason, reason)
+        if self._on_loop():
+            self._events.pod_event(pod, event_type, reason, action, message)
+        else:
+            self._loop.call_soon_threadsafe(self._events.pod_event, pod, event_type, reason, action, message)
+
+    def update_pod_condition(self, pod: PodInfo, reason: str, message: str, nominated_node_name: str | None) -> None:
+        if self._on_loop():
+            self._enqueue_status(pod, reason, message, nominated_node_name)
+        else:
+            self._loop.call_soon_threadsafe(self._enqueue_status, pod, reason, message, nominated_node_name)
+
+    def observe_binding(self, pod: PodInfo, node_name: str) -> None:
+        """A binder extender bound the pod: the pod informer will report it."""
+
+    # -- status patches -------------------------------------------------------------
+    def _enqueue_status(self, pod: PodInfo, reason: str, message: str, nominated: str | None) -> None:
+        if not nominated and scheduled_condition_unchanged(pod, reason, message):
+            self.patches_skipped += 1
+            return
+        queued = pod.uid in self._waiting
+        self._waiting[pod.uid] = _StatusPatch(pod, reason, message, nominated)
+        if not queued and self._order is not None:
+            self._order.put_nowait(pod.uid)
+
+    @property
+    def pending_status_patches(self) -> int:
+        return len(self._waiting)
+
+    async def _status_worker(self) -> None:
+        assert self._order is not None
+        while True:
+            uid = await self._order.get()
+            patch = self._waiting.pop(uid, None)
+            if patch is None:
+                continue
+            pod = patch.pod
+            body = _status_patch(pod, patch.reason, patch.message, patch.nominated, self._wall_clock())
+            try:
+                await self._api.request("PATCH", f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/status",
+                                        body=body, content_type="application/strategic-merge-patch+json")
+                self.patches_sent += 1
+            except ApiError as err:
+                if err.is_not_found():  # the pod is gone: nothing to report on
+                    continue
+                log.warning("updating the PodScheduled condition of %s failed: %s", pod.key, err.message,
+                            extra={"pod": pod.key})
+            except Exception as err:  # noqa: BLE001 - a worker must survive any failure
+                log.warning("updating the PodScheduled condition of %s failed: %s", pod.key, err,
+                            extra={"pod": pod.key})

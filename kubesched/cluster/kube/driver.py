@@ -1,0 +1,190 @@
+"""``LiveScheduler``: the scheduler core driven by a real API server.
+
+One asyncio event loop owns the cache and the queue: informer events are applied to
+them as they arrive, scheduling cycles run between them, and binding completions come
+back to it from the binding workers. The loop never waits on the API server inside a
+cycle, so a slow bind delays only its own pod.
+
+The order of things follows kube-scheduler's ``app.Run``: informers start at once (a
+standby replica keeps a warm cache), scheduling starts only once they have synced and,
+with leader election, only while this process holds the Lease; losing it stops
+scheduling at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ...clock import RealClock
+from ...framework.config import SchedulerConfig
+from ...framework.registry import Registry
+from ...objects.node import parse_node
+from ...objects.pod import PodInfo, parse_pod
+from ...scheduler.factory import new_scheduler
+from ...scheduler.handle import HandleHub
+from ...scheduler.metrics import SchedulerMetrics
+from ...scheduler.scheduler import Attempt, Scheduler
+from ...cache.cache import Cache
+from .binding import BindingPool
+from .client import ApiClient
+from .cluster_client import KubeClusterClient, PodEventSink
+from .handlers import NamespaceEvents, NodeEvents, ObjectEvents, PodEvents, parse_namespace
+from .informer import Informer, Resource
+
+__all__ = ["LiveScheduler", "LiveOptions", "collection_path", "POD_FIELD_SELECTOR"]
+
+log = logging.getLogger("kubesched.scheduler")
+
+# Upstream's scheduler watches every pod that is not terminal (``NewInformerFactory``).
+POD_FIELD_SELECTOR = "status.phase!=Succeeded,status.phase!=Failed"
+# Scheduling cycles run back to back before the loop lets I/O in (each is well under a millisecond).
+_CYCLES_PER_TURN = 32
+# The longest the loop sleeps with nothing to do: the queue's backoff flush period.
+_IDLE_WAIT = 1.0
+
+
+@dataclass(slots=True)
+class LiveOptions:
+    binding_workers: int = 32
+    page_size: int = 500
+    watch_list: bool = True
+    on_attempt: Callable[[Attempt], None] | None = None
+    extra_resources: list[tuple[str, str]] = field(default_factory=list)  # (api_version, plural) also watched
+
+
+def collection_path(api_version: str, plural: str) -> str:
+    """The cluster-wide collection of a resource: core ``v1`` under /api, groups under /apis."""
+    if "/" in api_version:
+        return f"/apis/{api_version}/{plural}"
+    return f"/api/{api_version}/{plural}"
+
+
+def _parse_pod(raw: dict) -> PodInfo:
+    # Pending pods keep their document (their PodScheduled condition decides whether a
+    # status patch is needed); the cache compacts bound ones.
+    spec = raw.get("spec")
+    bound = isinstance(spec, dict) and bool(spec.get("nodeName"))
+    return parse_pod(raw, keep_raw=not bound)
+
+
+class LiveScheduler:
+    def __init__(self, config: SchedulerConfig, api: ApiClient, events: PodEventSink, *,
+                 registry: Registry | None = None, options: LiveOptions | None = None,
+                 metrics: SchedulerMetrics | None = None) -> None:
+        self.config = config
+        self.api = api
+        self.events = events
+        self.registry = registry
+        self.options = options or LiveOptions()
+        self.metrics = metrics
+        self.informers: list[Informer] = []
+        self.scheduler: Scheduler | None = None
+        self.client: KubeClusterClient | None = None
+        self.bindings: BindingPool | None = None
+        self._wake: asyncio.Event | None = None
+        self._leading = False
+        self._stopped = False
+        self.cycles = 0
+
+    # -- assembling ---------------------------------------------------------------
+    def build(self) -> Scheduler:
+        """The scheduler and its informers (on the running event loop)."""
+        loop = asyncio.get_running_loop()
+        self._wake = asyncio.Event()
+        clock = RealClock()
+        self.client = KubeClusterClient(self.api, loop, self.events)
+        self.client.start()
+        self.bindings = BindingPool(loop, self.options.binding_workers, self.wake)
+        cache = Cache()
+        hub = HandleHub(cache, clock, self.client)
+        scheduler = new_scheduler(self.config, self.client, clock, self.registry, on_attempt=self.options.on_attempt,
+                                  run_binding=self.bindings, hub=hub, metrics=self.metrics)
+        self.scheduler = scheduler
+        page, watch_list = self.options.page_size, self.options.watch_list
+        self.informers = [
+            Informer(self.api, Resource("/api/v1/nodes", "Node"), parse_node, NodeEvents(scheduler, self.wake),
+                     page_size=page, watch_list=watch_list, name="nodes"),
+            Informer(self.api, Resource("/api/v1/namespaces", "Namespace"), parse_namespace,
+                     NamespaceEvents(scheduler, self.wake), page_size=page, watch_list=watch_list, name="namespaces"),
+        ]
+        for store in hub.object_stores.all():  # Services, ReplicaSets, ... and the kinds plugins asked for
+            plural = store.plural
+            self.informers.append(Informer(
+                self.api, Resource(collection_path(store.api_version, plural), store.kind), _identity,
+                ObjectEvents(store, self.wake), page_size=page, watch_list=watch_list, name=plural))
+        # Pods last: their handlers find the nodes already in the cache.
+        self.informers.append(Informer(
+            self.api, Resource("/api/v1/pods", "Pod", field_selector=POD_FIELD_SELECTOR), _parse_pod,
+            PodEvents(scheduler, self.wake), page_size=page, watch_list=watch_list, name="pods"))
+        return scheduler
+
+    def wake(self) -> None:
+        if self._wake is not None:
+            self._wake.set()
+
+    # -- readiness ------------------------------------------------------------------
+    def synced(self) -> bool:
+        return bool(self.informers) and all(i.has_synced() for i in self.informers)
+
+    async def wait_synced(self) -> None:
+        await asyncio.gather(*(i.wait_synced() for i in self.informers))
+
+    def start_informers(self) -> list[asyncio.Task[None]]:
+        return [asyncio.get_running_loop().create_task(i.run(), name=f"informer-{i.name}") for i in self.informers]
+
+    # -- scheduling ---------------------------------------------------------------------
+    async def schedule(self) -> None:
+        """Schedule until cancelled or ``stop_scheduling`` (leadership lost)."""
+        assert self.scheduler is not None and self._wake is not None
+        s, queue, wake = self.scheduler, self.scheduler.queue, self._wake
+        self._leading = True
+        log.info("scheduling started", extra={"profiles": ",".join(s.profiles)})
+        while self._leading:
+            queue.run_due_flushes()
+            ran = 0
+            while ran < _CYCLES_PER_TURN and self._leading and queue.has_ready():
+                s.schedule_one()
+                ran += 1
+            self.cycles += ran
+            if ran:
+                await asyncio.sleep(0)  # let watch events and binding completions in
+                continue
+            s.expire_waiting_pods()
+            if queue.has_ready():
+                continue
+            wake.clear()
+            try:
+                await asyncio.wait_for(wake.wait(), self._idle_timeout(s))
+            except TimeoutError:
+                pass
+
+    def _idle_timeout(self, s: Scheduler) -> float:
+        now = s.clock.now()
+        until = _IDLE_WAIT
+        wakeup = s.queue.next_wakeup()
+        if wakeup is not None:
+            until = min(until, wakeup - now)
+        deadline = s.waiting_pods.next_deadline()
+        if deadline is not None:
+            until = min(until, deadline - now)
+        return max(until, 0.001)
+
+    def stop_scheduling(self) -> None:
+        """Leadership lost: no new cycle starts (the one running, if any, is the caller's)."""
+        self._leading = False
+        self.wake()
+
+    async def close(self, drain_timeout: float = 5.0) -> None:
+        if self.bindings is not None:
+            await self.bindings.drain(drain_timeout)
+            self.bindings.shutdown()
+        if self.client is not None:
+            await self.client.stop()
+
+
+def _identity(raw: dict) -> dict:
+    return raw
+

@@ -1,0 +1,139 @@
+"""Informer event handlers: what the API server says, turned into the scheduler's own events.
+
+Upstream's ``pkg/scheduler/eventhandlers.go`` splits pods into assigned ones (the
+cache) and unassigned ones of our profiles (the queue); ``Scheduler.on_pod_*`` already
+makes that split, so these adapters only unwrap tombstones, keep one bad object from
+stopping the stream, and wake the scheduling loop after every change.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Callable, Generic, TypeVar
+
+from ...cache.object_store import ObjectStore
+from ...framework.handle import JSONObject
+from ...objects.node import Node
+from ...objects.pod import PodInfo
+from ...scheduler.scheduler import Scheduler
+from .informer import DeletedFinalStateUnknown
+
+__all__ = ["NamespaceInfo", "PodEvents", "NodeEvents", "NamespaceEvents", "ObjectEvents", "parse_namespace"]
+
+log = logging.getLogger("kubesched.informers")
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class NamespaceInfo:
+    """What the scheduler reads from a Namespace: its labels (namespaceSelector of pod affinity)."""
+
+    name: str
+    labels: dict[str, str]
+
+
+def parse_namespace(raw: dict) -> NamespaceInfo:
+    meta = raw.get("metadata") or {}
+    name = meta.get("name")
+    if not isinstance(name, str) or not name:
+        raise ValueError("namespace without metadata.name")
+    labels = meta.get("labels") or {}
+    if not isinstance(labels, dict):
+        raise ValueError("metadata.labels must be a map")
+    return NamespaceInfo(name, {str(k): str(v) for k, v in labels.items()})
+
+
+def _unwrap(obj: T | DeletedFinalStateUnknown[T]) -> T:
+    return obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
+
+
+class _Guarded(Generic[T]):
+    """Runs one handler call; a failure is logged with the object's name and the stream goes on."""
+
+    def __init__(self, wake: Callable[[], None], kind: str) -> None:
+        self._wake = wake
+        self._kind = kind
+
+    def _run(self, what: str, name: str, call: Callable[[], None]) -> None:
+        try:
+            call()
+        except Exception:  # one object must never stop scheduling the others
+            log.exception("handling %s of %s %s failed", what, self._kind, name)
+        self._wake()
+
+
+class PodEvents(_Guarded[PodInfo]):
+    def __init__(self, scheduler: Scheduler, wake: Callable[[], None]) -> None:
+        super().__init__(wake, "Pod")
+        self._scheduler = scheduler
+
+    def on_add(self, obj: PodInfo, is_in_initial_list: bool) -> None:
+        self._run("add", obj.key, lambda: self._scheduler.on_pod_add(obj))
+
+    def on_update(self, old: PodInfo, new: PodInfo) -> None:
+        self._run("update", new.key, lambda: self._scheduler.on_pod_update(old, new))
+
+    def on_delete(self, obj: PodInfo | DeletedFinalStateUnknown[PodInfo]) -> None:
+        pod = _unwrap(obj)
+        self._run("delete", pod.key, lambda: self._scheduler.on_pod_delete(pod))
+
+
+class NodeEvents(_Guarded[Node]):
+    def __init__(self, scheduler: Scheduler, wake: Callable[[], None]) -> None:
+        super().__init__(wake, "Node")
+        self._scheduler = scheduler
+
+    def on_add(self, obj: Node, is_in_initial_list: bool) -> None:
+        self._run("add", obj.name, lambda: self._scheduler.on_node_add(obj))
+
+    def on_update(self, old: Node, new: Node) -> None:
+        self._run("update", new.name, lambda: self._scheduler.on_node_update(old, new))
+
+    def on_delete(self, obj: Node | DeletedFinalStateUnknown[Node]) -> None:
+        node = _unwrap(obj)
+        self._run("delete", node.name, lambda: self._scheduler.on_node_delete(node))
+
+
+class NamespaceEvents(_Guarded[NamespaceInfo]):
+    def __init__(self, scheduler: Scheduler, wake: Callable[[], None]) -> None:
+        super().__init__(wake, "Namespace")
+        self._scheduler = scheduler
+
+    def on_add(self, obj: NamespaceInfo, is_in_initial_list: bool) -> None:
+        self._run("add", obj.name, lambda: self._scheduler.on_namespace(obj.name, obj.labels))
+
+    def on_update(self, old: NamespaceInfo, new: NamespaceInfo) -> None:
+        if old.labels != new.labels:
+            self._run("update", new.name, lambda: self._scheduler.on_namespace(new.name, new.labels))
+
+    def on_delete(self, obj: NamespaceInfo | DeletedFinalStateUnknown[NamespaceInfo]) -> None:
+        ns = _unwrap(obj)
+        self._run("delete", ns.name, lambda: self._scheduler.on_namespace(ns.name, None))
+
+
+class ObjectEvents(_Guarded[JSONObject]):
+    """Objects the scheduler does not model (Services, ReplicaSets, PodGroups, ...) into their
+    store, whose changes raise the cluster events the plugins registered for."""
+
+    def __init__(self, store: ObjectStore, wake: Callable[[], None]) -> None:
+        super().__init__(wake, store.kind)
+        self._store = store
+
+    @staticmethod
+    def _name(obj: JSONObject) -> str:
+        meta = obj.get("metadata")
+        if isinstance(meta, dict):
+            return f"{meta.get('namespace') or ''}/{meta.get('name') or ''}".lstrip("/")
+        return "?"
+
+    def on_add(self, obj: JSONObject, is_in_initial_list: bool) -> None:
+        self._run("add", self._name(obj), lambda: self._store.upsert(obj))
+
+    def on_update(self, old: JSONObject, new: JSONObject) -> None:
+        self._run("update", self._name(new), lambda: self._store.upsert(new))
+
+    def on_delete(self, obj: JSONObject | DeletedFinalStateUnknown[JSONObject]) -> None:
+        raw = _unwrap(obj)
+        self._run("delete", self._name(raw), lambda: self._store.delete(raw))
