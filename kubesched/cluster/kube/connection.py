@@ -93,6 +93,8 @@ def _from_kubeconfig(path: str, context: str | None, master: str | None, qps: fl
         kube_config.load_kube_config(config_file=path, context=context, client_configuration=cfg,
                                      persist_config=False)
     except ConfigException as exc:
+        if context is not None and f"name {context} in" in str(exc):
+            raise ConfigurationError(f"kubeconfig {path}: context {context!r} not found") from None
         raise ConfigurationError(f"kubeconfig {path}: {_one_line(exc)}") from None
     except Exception as exc:  # YAML syntax errors, unreadable files, malformed entries
         raise ConfigurationError(f"kubeconfig {path}: {type(exc).__name__}: {_one_line(exc)}") from None

@@ -1,0 +1,312 @@
+"""ApiClient: standard requests, client-go's Retry-After retries, Status errors, throttling and
+watch stream decoding, against minimal aiohttp handlers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+
+import pytest
+from aiohttp import web
+
+from kubesched.cluster.kube.client import MAX_RETRIES, ApiClient
+from kubesched.cluster.kube.connection import Connection
+from kubesched.cluster.kube.errors import ApiError
+from kubesched.cluster.kube.ratelimit import TokenBucket
+from kubesched.cluster.kube.watch import WatchEvent, iter_lines
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def _token() -> str:
+    return "tok-1"
+
+
+@asynccontextmanager
+async def serve(routes: dict[tuple[str, str], Handler], **conn: object) -> AsyncIterator[ApiClient]:
+    app = web.Application()
+    for (method, path), handler in routes.items():
+        app.router.add_route(method, path, handler)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    client = ApiClient(Connection(server=f"http://127.0.0.1:{port}", ssl=None, token=_token, basic_auth=None,
+                                  **conn))  # type: ignore[arg-type]
+    try:
+        yield client
+    finally:
+        await client.close()
+        await runner.cleanup()
+
+
+def status(code: int, reason: str, message: str = "", **headers: str) -> web.Response:
+    body = {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": code, "reason": reason,
+            "message": message}
+    return web.json_response(body, status=code, headers=headers)
+
+
+def run(coro: Awaitable[object]) -> object:
+    return asyncio.run(asyncio.wait_for(coro, 20))  # type: ignore[arg-type]
+
+
+def test_request_sends_standard_headers_and_decodes_json() -> None:
+    seen: dict[str, str] = {}
+
+    async def handler(request: web.Request) -> web.Response:
+        seen.update(request.headers)
+        seen["query"] = request.query_string
+        return web.json_response({"kind": "PodList", "items": [{"metadata": {"name": "a"}}]})
+
+    async def scenario() -> dict[str, object]:
+        async with serve({("GET", "/api/v1/pods"): handler}, user_agent="kubesched/test") as client:
+            return await client.request("GET", "/api/v1/pods", params={"limit": "5"})
+
+    answer = run(scenario())
+    assert answer == {"kind": "PodList", "items": [{"metadata": {"name": "a"}}]}
+    assert seen["Authorization"] == "Bearer tok-1"
+    assert seen["Accept"] == "application/json"
+    assert seen["User-Agent"] == "kubesched/test"
+    assert seen["query"] == "limit=5"
+
+
+def test_request_body_is_json_with_its_content_type() -> None:
+    received: list[tuple[str, object]] = []
+
+    async def handler(request: web.Request) -> web.Response:
+        received.append((request.content_type, json.loads(await request.read())))
+        return web.json_response({"kind": "Binding"}, status=201)
+
+    async def patch(request: web.Request) -> web.Response:
+        received.append((request.content_type, json.loads(await request.read())))
+        return web.json_response({})
+
+    async def both() -> None:
+        async with serve({("POST", "/api/v1/namespaces/ns/pods/p/binding"): handler,
+                          ("PATCH", "/api/v1/namespaces/ns/pods/p/binding"): patch}) as client:
+            await client.request("POST", "/api/v1/namespaces/ns/pods/p/binding", body={"target": {"name": "n1"}})
+            await client.request("PATCH", "/api/v1/namespaces/ns/pods/p/binding", body=b'{"a":1}',
+                                 content_type="application/merge-patch+json")
+
+    run(both())
+    assert received == [("application/json", {"target": {"name": "n1"}}),
+                        ("application/merge-patch+json", {"a": 1})]
+
+
+def test_status_failure_becomes_api_error_with_reason() -> None:
+    async def handler(request: web.Request) -> web.Response:
+        return status(404, "NotFound", 'pods "p" not found')
+
+    async def scenario() -> ApiError:
+        async with serve({("GET", "/api/v1/namespaces/ns/pods/p"): handler}) as client:
+            with pytest.raises(ApiError) as info:
+                await client.request("GET", "/api/v1/namespaces/ns/pods/p")
+            return info.value
+
+    error = run(scenario())
+    assert isinstance(error, ApiError)
+    assert (error.status, error.reason, error.message) == (404, "NotFound", 'pods "p" not found')
+    assert error.is_not_found() and not error.is_conflict()
+
+
+def test_too_many_requests_with_retry_after_is_retried_until_success() -> None:
+    calls = []
+
+    async def handler(request: web.Request) -> web.Response:
+        calls.append(1)
+        if len(calls) < 3:
+            return status(429, "TooManyRequests", "slow down", **{"Retry-After": "0"})
+        return web.json_response({"kind": "Pod"})
+
+    async def scenario() -> dict[str, object]:
+        async with serve({("GET", "/api/v1/pods"): handler}) as client:
+            return await client.request("GET", "/api/v1/pods")
+
+    assert run(scenario()) == {"kind": "Pod"}
+    assert len(calls) == 3
+
+
+def test_server_error_with_retry_after_gives_up_after_max_retries() -> None:
+    calls = []
+
+    async def handler(request: web.Request) -> web.Response:
+        calls.append(1)
+        return status(503, "ServiceUnavailable", "down", **{"Retry-After": "0"})
+
+    async def scenario() -> ApiError:
+        async with serve({("POST", "/api/v1/namespaces/ns/events"): handler}) as client:
+            with pytest.raises(ApiError) as info:
+                await client.request("POST", "/api/v1/namespaces/ns/events", body={})
+            return info.value
+
+    error = run(scenario())
+    assert isinstance(error, ApiError) and error.status == 503 and error.retry_after == 0.0
+    assert len(calls) == MAX_RETRIES + 1
+
+
+def test_server_error_without_retry_after_raises_at_once() -> None:
+    calls = []
+
+    async def handler(request: web.Request) -> web.Response:
+        calls.append(1)
+        return status(500, "InternalError", "boom")
+
+    async def scenario() -> None:
+        async with serve({("GET", "/api/v1/pods"): handler}) as client:
+            with pytest.raises(ApiError, match="boom"):
+                await client.request("GET", "/api/v1/pods")
+
+    run(scenario())
+    assert len(calls) == 1
+
+
+def test_conflict_is_not_retried() -> None:
+    calls = []
+
+    async def handler(request: web.Request) -> web.Response:
+        calls.append(1)
+        return status(409, "Conflict", "the object has been modified", **{"Retry-After": "0"})
+
+    async def scenario() -> None:
+        async with serve({("PUT", "/api/v1/nodes/n"): handler}) as client:
+            with pytest.raises(ApiError) as info:
+                await client.request("PUT", "/api/v1/nodes/n", body={})
+            assert info.value.is_conflict()
+
+    run(scenario())
+    assert len(calls) == 1
+
+
+def test_non_status_error_body_is_classified_by_code() -> None:
+    async def handler(request: web.Request) -> web.Response:
+        return web.Response(status=403, text="no way")
+
+    async def scenario() -> None:
+        async with serve({("GET", "/api/v1/pods"): handler}) as client:
+            with pytest.raises(ApiError) as info:
+                await client.request("GET", "/api/v1/pods")
+            assert info.value.is_forbidden() and info.value.message == "no way"
+
+    run(scenario())
+
+
+def test_refused_connection_is_a_transport_error() -> None:
+    async def scenario() -> None:
+        async with serve({}) as client:
+            pass
+        # The server is gone: its port refuses connections.
+        client = ApiClient(Connection(server=client.conn.server, ssl=None, token=_token, basic_auth=None))
+        try:
+            with pytest.raises(ApiError) as info:
+                await client.request("GET", "/api/v1/pods")
+            assert info.value.status == 0 and info.value.is_connection_refused()
+        finally:
+            await client.close()
+
+    run(scenario())
+
+
+def test_watch_streams_one_event_per_line_with_the_watch_parameters() -> None:
+    big = "x" * 300_000  # larger than aiohttp's readline buffer
+    events = [
+        {"type": "ADDED", "object": {"metadata": {"name": "a", "resourceVersion": "2"}}},
+        {"type": "MODIFIED", "object": {"metadata": {"name": "b", "resourceVersion": "3"}, "data": big}},
+        {"type": "BOOKMARK", "object": {"metadata": {"resourceVersion": "4"}}},
+    ]
+    queries: list[dict[str, str]] = []
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        queries.append(dict(request.query))
+        response = web.StreamResponse()
+        response.content_type = "application/json"
+        await response.prepare(request)
+        encoded = b"".join(json.dumps(e).encode() + b"\n" for e in events)
+        for start in range(0, len(encoded), 7001):  # chunks that cut lines anywhere
+            await response.write(encoded[start:start + 7001])
+        await response.write_eof()
+        return response
+
+    async def scenario() -> list[WatchEvent]:
+        async with serve({("GET", "/api/v1/pods"): handler}) as client:
+            return [e async for e in client.watch("/api/v1/pods", {"resourceVersion": "1", "timeoutSeconds": "9"})]
+
+    received = run(scenario())
+    assert isinstance(received, list)
+    assert [(e.type, e.object) for e in received] == [(e["type"], e["object"]) for e in events]
+    assert received[1].raw_size > 300_000
+    assert queries == [{"resourceVersion": "1", "timeoutSeconds": "9", "watch": "true"}]
+
+
+def test_watch_refusal_is_raised_as_api_error() -> None:
+    async def handler(request: web.Request) -> web.Response:
+        return status(410, "Expired", "too old resource version: 1 (5)")
+
+    async def scenario() -> None:
+        async with serve({("GET", "/api/v1/pods"): handler}) as client:
+            with pytest.raises(ApiError) as info:
+                async for _ in client.watch("/api/v1/pods", {"resourceVersion": "1"}):
+                    pass
+            assert info.value.is_gone()
+
+    run(scenario())
+
+
+def test_iter_lines_splits_across_chunks_and_keeps_a_final_unterminated_line() -> None:
+    async def chunks() -> AsyncIterator[bytes]:
+        for piece in (b'{"a"', b':1}\n{"b":2}\n\n{"c"', b"", b":3}"):
+            yield piece
+
+    async def collect() -> list[bytes]:
+        return [line async for line in iter_lines(chunks())]
+
+    assert asyncio.run(collect()) == [b'{"a":1}', b'{"b":2}', b'{"c":3}']
+
+
+# --- throttling --------------------------------------------------------------------------------
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_token_bucket_allows_a_burst_then_spaces_requests_at_qps() -> None:
+    clock = FakeClock()
+    bucket = TokenBucket(qps=10.0, burst=3, now=clock)
+    assert [bucket.reserve() for _ in range(3)] == [0.0, 0.0, 0.0]
+    assert bucket.reserve() == pytest.approx(0.1)
+    assert bucket.reserve() == pytest.approx(0.2)  # queued behind the previous reservation
+
+
+def test_token_bucket_refills_over_time_up_to_burst() -> None:
+    clock = FakeClock()
+    bucket = TokenBucket(qps=2.0, burst=2, now=clock)
+    bucket.reserve()
+    bucket.reserve()
+    clock.now = 100.0  # long idle: the bucket holds at most ``burst`` tokens
+    assert [bucket.reserve() for _ in range(2)] == [0.0, 0.0]
+    assert bucket.reserve() == pytest.approx(0.5)
+
+
+def test_token_bucket_with_zero_qps_does_not_throttle() -> None:
+    bucket = TokenBucket(qps=0.0, burst=1, now=FakeClock())
+    assert {bucket.reserve() for _ in range(100)} == {0.0}
+
+
+def test_client_requests_take_tokens_from_the_bucket() -> None:
+    async def handler(request: web.Request) -> web.Response:
+        return web.json_response({})
+
+    async def scenario() -> float:
+        async with serve({("GET", "/api/v1/pods"): handler}, qps=1.0, burst=2) as client:
+            await client.request("GET", "/api/v1/pods")
+            await client.request("GET", "/api/v1/pods")
+            return client._bucket.reserve()  # the third request would wait for a refill
+
+    assert run(scenario()) > 0.5
