@@ -1,0 +1,363 @@
+"""The ``events.k8s.io/v1`` event broadcaster kube-scheduler reports through
+(client-go tools/events: event_recorder.go, event_broadcaster.go).
+
+``record`` is called from the scheduling loop and never waits: it builds the Event and
+puts it in a bounded queue, dropping it (and counting the drop) when the queue is full,
+as the broadcaster's watch channel does (``maxQueuedEvents`` = 1000). ``run`` drains the
+queue and writes to the API server:
+
+* An event *isomorphic* to a cached one (same type, action, reason, reporting
+  controller and instance, regarding and related) does not make a new object. The
+  second occurrence turns the cached event into a series (count 2) and patches it;
+  later ones only bump the cached count and last-observed time. Every 6 minutes series
+  idle for 6 minutes get their final count written and leave the cache, as do single
+  events older than that; every 30 minutes every live series is written (its TTL
+  refresh). So 10,000 identical failures cost a handful of requests.
+* Writes go through a token bucket (kube-scheduler's event client has its own:
+  clientConnection qps 50, burst 100) and at most ``max_in_flight`` at once; when the
+  API server is slow the queue fills and new events are dropped rather than piling up.
+* A write failing for a transport reason (status 0, or 429) is retried up to 12 times,
+  10 s apart (+25 % jitter); a rejection by the server is dropped with a log line, as
+  upstream's sink does (client-go's REST client retries 429 itself before the sink
+  sees it; our client may not, so the sink retries it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import socket
+import time
+from collections import deque
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+
+from .leader import ApiRequester, micro_time, status_of
+
+__all__ = [
+    "ACTION_BINDING",
+    "ACTION_PREEMPTING",
+    "ACTION_SCHEDULING",
+    "EventBroadcaster",
+    "NOTE_LENGTH_LIMIT",
+    "ObjectRef",
+    "truncate_note",
+]
+
+log = logging.getLogger(__name__)
+
+#: Upstream's actions for kube-scheduler's events: FailedScheduling is "Scheduling",
+#: Scheduled is "Binding", a victim's Preempted is "Preempting".
+ACTION_SCHEDULING = "Scheduling"
+ACTION_BINDING = "Binding"
+ACTION_PREEMPTING = "Preempting"
+
+#: Events' note limit in bytes (NoteLengthLimit, pkg/apis/core/validation/events.go).
+NOTE_LENGTH_LIMIT = 1024
+_TRUNCATED = " ..."
+
+MAX_QUEUED_EVENTS = 1000
+MAX_TRIES_PER_EVENT = 12
+RETRY_SLEEP = 10.0
+FINISH_TIME = 6 * 60.0
+REFRESH_TIME = 30 * 60.0
+
+_EVENT_TYPES = ("Normal", "Warning")
+_PATCH = "application/strategic-merge-patch+json"
+
+
+def truncate_note(note: str) -> str:
+    """Cut a note to the API's limit the way kube-scheduler's truncateMessage does:
+    keep the first bytes and end with `` ...`` (never splitting a UTF-8 character)."""
+    raw = note.encode()
+    if len(raw) <= NOTE_LENGTH_LIMIT:
+        return note
+    head = raw[: NOTE_LENGTH_LIMIT - len(_TRUNCATED)].decode(errors="ignore")
+    return head + _TRUNCATED
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectRef:
+    """A core/v1 ObjectReference to the object an event is about."""
+
+    kind: str
+    namespace: str
+    name: str
+    uid: str = ""
+    api_version: str = "v1"
+    resource_version: str = ""
+    field_path: str = ""
+
+    def to_json(self) -> dict[str, str]:
+        pairs = (("kind", self.kind), ("namespace", self.namespace), ("name", self.name), ("uid", self.uid),
+                 ("apiVersion", self.api_version), ("resourceVersion", self.resource_version),
+                 ("fieldPath", self.field_path))
+        return {key: value for key, value in pairs if value}  # omitempty
+
+
+@dataclass(frozen=True, slots=True)
+class _Key:
+    """What makes two events isomorphic (client-go's eventKey)."""
+
+    event_type: str
+    action: str
+    reason: str
+    reporting_controller: str
+    reporting_instance: str
+    regarding: ObjectRef
+    related: ObjectRef | None
+
+
+@dataclass(slots=True)
+class _Event:
+    key: _Key
+    name: str
+    namespace: str
+    event_time: float  # wall seconds
+    note: str
+    series_count: int = 0  # 0: no series yet
+    last_observed: float = 0.0
+
+    def body(self) -> dict[str, object]:
+        key = self.key
+        body: dict[str, object] = {
+            "apiVersion": "events.k8s.io/v1",
+            "kind": "Event",
+            "metadata": {"name": self.name, "namespace": self.namespace},
+            "eventTime": micro_time(self.event_time),
+            "reportingController": key.reporting_controller,
+            "reportingInstance": key.reporting_instance,
+            "action": key.action,
+            "reason": key.reason,
+            "regarding": key.regarding.to_json(),
+            "note": self.note,
+            "type": key.event_type,
+        }
+        if key.related is not None:
+            body["related"] = key.related.to_json()
+        if self.series_count:
+            body["series"] = self.series()
+        return body
+
+    def series(self) -> dict[str, object]:
+        return {"count": self.series_count, "lastObservedTime": micro_time(self.last_observed)}
+
+    def snapshot(self) -> _Event:
+        return _Event(self.key, self.name, self.namespace, self.event_time, self.note, self.series_count,
+                      self.last_observed)
+
+
+class _TokenBucket:
+    """client-go's token-bucket rate limiter: ``burst`` tokens, refilled at ``qps``."""
+
+    def __init__(self, qps: float, burst: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self._qps = qps
+        self._burst = float(max(1, burst))
+        self._tokens = self._burst
+        self._clock = clock
+        self._last = clock()
+
+    async def take(self) -> None:
+        if self._qps <= 0:
+            return
+        while True:
+            now = self._clock()
+            self._tokens = min(self._burst, self._tokens + (now - self._last) * self._qps)
+            self._last = now
+            if self._tokens >= 1:
+                self._tokens -= 1
+                return
+            await asyncio.sleep((1 - self._tokens) / self._qps)
+
+
+@dataclass(slots=True)
+class BroadcasterStats:
+    """What happened to recorded events (for logs, tests and a future metric)."""
+
+    recorded: int = 0
+    dropped: int = 0  # queue full
+    aggregated: int = 0  # folded into a series without a request
+    written: int = 0  # successful creates and patches
+    abandoned: int = 0  # rejected, or out of retries
+
+
+class EventBroadcaster:
+    """Queues events from the scheduler and writes them, aggregated and rate limited."""
+
+    def __init__(self, requester: ApiRequester, *, reporting_controller: str = "default-scheduler",
+                 reporting_instance: str | None = None, clock: Callable[[], float] = time.time,
+                 queue_size: int = MAX_QUEUED_EVENTS, qps: float = 50.0, burst: int = 100,
+                 max_in_flight: int = 16, max_tries: int = MAX_TRIES_PER_EVENT, retry_sleep: float = RETRY_SLEEP,
+                 rng: Callable[[], float] = random.random) -> None:
+        self._requester = requester
+        self.reporting_controller = reporting_controller
+        self._hostname = socket.gethostname()
+        self._instance = reporting_instance
+        self.reporting_instance = self._instance_for(reporting_controller)
+        self._clock = clock
+        self._queue: deque[_Event] = deque()
+        self._queue_size = queue_size
+        self._wakeup = asyncio.Event()
+        self._bucket = _TokenBucket(qps, burst)
+        self._slots = asyncio.Semaphore(max_in_flight)
+        self._max_tries = max_tries
+        self._retry_sleep = retry_sleep
+        self._rng = rng
+        self._cache: dict[_Key, _Event] = {}
+        self._writers: set[asyncio.Task[None]] = set()
+        self.stats = BroadcasterStats()
+
+    def _instance_for(self, controller: str) -> str:
+        # NewRecorder: reportingInstance = reportingController + "-" + hostname.
+        return self._instance or f"{controller}-{self._hostname}"
+
+    @property
+    def dropped(self) -> int:
+        return self.stats.dropped
+
+    def record(self, regarding: ObjectRef, related: ObjectRef | None, event_type: str, reason: str, action: str,
+               note: str, *, reporting_controller: str | None = None) -> None:
+        """Queue one event; never blocks (call it from the event loop's thread).
+        ``reporting_controller`` overrides the broadcaster's for a profile with
+        another scheduler name, as kube-scheduler has one recorder per profile."""
+        if event_type not in _EVENT_TYPES:
+            log.error("Unsupported event type: %r", event_type)
+            return
+        if len(self._queue) >= self._queue_size:
+            self.stats.dropped += 1
+            if self.stats.dropped == 1 or self.stats.dropped % 1000 == 0:
+                log.error("Unable to record event: too many queued events, dropped %d so far", self.stats.dropped)
+            return
+        now = self._clock()
+        controller = reporting_controller or self.reporting_controller
+        key = _Key(event_type, action, reason, controller, self._instance_for(controller), regarding, related)
+        name = f"{regarding.name}.{int(now * 1e9):x}"
+        self._queue.append(_Event(key, name, regarding.namespace or "default", now, truncate_note(note)))
+        self.stats.recorded += 1
+        self._wakeup.set()
+
+    # -- the writer ----------------------------------------------------------------
+    async def run(self) -> None:
+        """Write queued events until cancelled, with upstream's series heartbeats."""
+        heartbeats = [asyncio.create_task(self._every(FINISH_TIME, self.finish_series)),
+                      asyncio.create_task(self._every(REFRESH_TIME, self.refresh_series))]
+        try:
+            while True:
+                # A writer slot first: while every slot is busy, events wait in the
+                # bounded queue (and overflow is dropped) instead of in our hands.
+                await self._slots.acquire()
+                while not self._queue:
+                    self._wakeup.clear()
+                    await self._wakeup.wait()
+                to_write = self._aggregate(self._queue.popleft())
+                if to_write is None:
+                    self._slots.release()
+                else:
+                    self._spawn(self._write(to_write))
+        finally:
+            for task in [*heartbeats, *self._writers]:
+                task.cancel()
+            await asyncio.gather(*heartbeats, *self._writers, return_exceptions=True)
+
+    async def drain(self) -> None:
+        """Wait until the queue is empty and no write is in flight (tests, shutdown)."""
+        while self._queue or self._writers:
+            await asyncio.sleep(0.005)
+
+    async def _every(self, period: float, job: Callable[[], object]) -> None:
+        while True:
+            await asyncio.sleep(period)
+            result = job()
+            if asyncio.iscoroutine(result):
+                await result
+
+    def _spawn(self, coro: Coroutine[object, object, None]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._writers.add(task)
+        task.add_done_callback(self._writer_done)
+
+    def _writer_done(self, task: asyncio.Task[None]) -> None:
+        self._writers.discard(task)
+        self._slots.release()
+
+    def _aggregate(self, event: _Event) -> _Event | None:
+        """recordToSink's cache step: the event to write now, or None when it only
+        bumped a running series."""
+        cached = self._cache.get(event.key)
+        if cached is None:
+            self._cache[event.key] = event
+            return event.snapshot()
+        cached.last_observed = event.event_time
+        if cached.series_count:
+            cached.series_count += 1
+            self.stats.aggregated += 1
+            return None
+        cached.series_count = 2
+        return cached.snapshot()
+
+    async def _write(self, event: _Event) -> None:
+        """attemptRecording: retry transport failures a bounded number of times."""
+        tries = 0
+        while True:
+            _, retry = await self._record(event)
+            if not retry:
+                return
+            tries += 1
+            if tries >= self._max_tries:
+                self.stats.abandoned += 1
+                log.error("Unable to write event %s/%s (retry limit exceeded!)", event.namespace, event.name)
+                return
+            await asyncio.sleep(self._retry_sleep * (1 + self._rng() * 0.25))
+
+    async def _record(self, event: _Event) -> tuple[dict[str, object] | None, bool]:
+        """recordEvent: patch a series (create it if the event is gone), create a single
+        event; returns (the server's event, whether to retry)."""
+        base = f"/apis/events.k8s.io/v1/namespaces/{event.namespace}/events"
+        try:
+            await self._bucket.take()
+            if event.series_count:
+                try:
+                    written = await self._requester.request(
+                        "PATCH", f"{base}/{event.name}", body={"series": event.series()}, content_type=_PATCH)
+                except Exception as error:  # noqa: BLE001
+                    if status_of(error) != 404:
+                        raise
+                    await self._bucket.take()
+                    written = await self._requester.request("POST", base, body=event.body())
+            else:
+                written = await self._requester.request("POST", base, body=event.body())
+        except Exception as error:  # noqa: BLE001 - sorted below as upstream does
+            status = status_of(error)
+            if status in (None, 0, 429):
+                log.error("Unable to write event %s/%s (may retry after sleeping): %s", event.namespace,
+                          event.name, error)
+                return None, True
+            if status == 409 and event.series_count:
+                return None, True  # created concurrently: patch it on the next try
+            if status != 409:
+                log.error("Server rejected event %s/%s (will not retry!): %s", event.namespace, event.name, error)
+            self.stats.abandoned += 1
+            return None, False
+        self.stats.written += 1
+        return written, False
+
+    # -- heartbeats ----------------------------------------------------------------
+    async def finish_series(self) -> None:
+        """Write the final count of series idle for FINISH_TIME and forget them; forget
+        single events older than that."""
+        horizon = self._clock() - FINISH_TIME
+        for key, event in list(self._cache.items()):
+            if event.series_count:
+                if event.last_observed < horizon:
+                    _, retry = await self._record(event.snapshot())
+                    if not retry:
+                        self._cache.pop(key, None)
+            elif event.event_time < horizon:
+                self._cache.pop(key, None)
+
+    async def refresh_series(self) -> None:
+        """Write every live series again so the API server's TTL does not expire it."""
+        for event in list(self._cache.values()):
+            if event.series_count:
+                await self._record(event.snapshot())
