@@ -1,0 +1,163 @@
+"""Create, update, patch and delete with the generic registry's rules.
+
+Shared by the HTTP handlers and the Python test API. The rules are
+genericregistry.Store's and the strategies': PUT with a stale
+resourceVersion is a Conflict with the optimistic-lock message; without one it
+is unconditional unless the strategy forbids it (Lease); a main-resource write
+keeps the stored status and a ``/status`` write keeps the stored spec.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from tests.apiserver import errors
+from tests.apiserver.admission import admit_pod, is_pod
+from tests.apiserver.patching import apply_patch
+from tests.apiserver.resources import Resource, object_key
+from tests.apiserver.storage import JSONDict, Preconditions, Store, clone, meta
+
+
+def _strip(obj: JSONDict) -> JSONDict:
+    """Objects are stored without kind/apiVersion (lists carry none per item)."""
+    obj.pop("kind", None)
+    obj.pop("apiVersion", None)
+    return obj
+
+
+def with_kind(resource: Resource, obj: Mapping[str, object]) -> JSONDict:
+    return {"kind": resource.kind, "apiVersion": resource.api_version, **obj}
+
+
+def _place(resource: Resource, obj: JSONDict, namespace: str | None) -> None:
+    md = meta(obj)
+    if resource.namespaced:
+        given = md.get("namespace")
+        if namespace is not None:
+            if given not in (None, "", namespace):
+                raise errors.bad_request("the namespace of the provided object does not match the namespace "
+                                         "sent on the request")
+            md["namespace"] = namespace
+        elif not given:
+            md["namespace"] = "default"
+    else:
+        md.pop("namespace", None)
+
+
+def create(store: Store, resource: Resource, obj: JSONDict, namespace: str | None, *, keep_status: bool) -> JSONDict:
+    """POST: admission (pods), then store; ``obj`` becomes the store's."""
+    _strip(obj)
+    _place(resource, obj, namespace)
+    md = meta(obj)
+    for server_set in ("resourceVersion", "uid", "creationTimestamp", "generation", "deletionTimestamp"):
+        if not keep_status:
+            md.pop(server_set, None)
+    md.pop("resourceVersion", None)
+    with store.lock:
+        if is_pod(resource):
+            admit_pod(store, obj, keep_status)
+        return store.create(resource, obj)
+
+
+def _merge(resource: Resource, current: JSONDict, incoming: JSONDict, subresource: str | None) -> JSONDict:
+    """The object to store: the incoming one with the parts this endpoint may not change kept."""
+    if subresource == "status":
+        out = clone(current)
+        if "status" in incoming:
+            out["status"] = incoming["status"]
+        else:
+            out.pop("status", None)
+        new_md = meta(incoming)
+        old_md = meta(out)
+        for key in ("labels", "annotations"):
+            if key in new_md:
+                old_md[key] = new_md[key]
+            else:
+                old_md.pop(key, None)
+        return out
+    if subresource is None and resource.has_status and "status" in current:
+        incoming["status"] = current["status"]
+    elif subresource is None and resource.has_status:
+        incoming.pop("status", None)
+    if is_pod(resource):
+        # The pod strategy keeps what only the binding or graceful deletion may set.
+        spec = incoming.get("spec")
+        old_spec = current.get("spec")
+        if isinstance(spec, dict) and isinstance(old_spec, dict) and old_spec.get("nodeName"):
+            spec["nodeName"] = old_spec["nodeName"]
+    return incoming
+
+
+def update(store: Store, resource: Resource, namespace: str | None, name: str, obj: JSONDict,
+           subresource: str | None = None, *, raw: bool = False) -> tuple[JSONDict, bool]:
+    """PUT: returns the stored object and whether it was created. ``raw`` skips the strategy (test API)."""
+    _strip(obj)
+    _place(resource, obj, namespace)
+    md = meta(obj)
+    if md.get("name") not in (None, "", name):
+        raise errors.bad_request(f"the name of the object ({md.get('name')}) does not match the name on the URL ({name})")
+    md["name"] = name
+    key = object_key(resource, str(md.get("namespace") or "") or None, name)
+    rv = str(md.get("resourceVersion") or "")
+    with store.lock:
+        current = store.get(resource, key)
+        if current is None:
+            if subresource is not None or raw or not resource.create_on_update:
+                raise errors.not_found(resource, name)
+            return create(store, resource, obj, namespace, keep_status=raw), True
+        if not rv and not resource.unconditional_update and not raw:
+            raise errors.invalid(resource.group, resource.plural, name, [
+                ("FieldValueInvalid", "metadata.resourceVersion", "Invalid value: 0x0: must be specified for an update")])
+        if rv and rv != meta(current).get("resourceVersion"):
+            raise errors.conflict(resource, name, errors.OPTIMISTIC_LOCK)
+        uid = md.get("uid")
+        pre = Preconditions(uid=str(uid)) if uid else None
+        incoming = obj if raw else _merge(resource, current, obj, subresource)
+        return store.mutate(resource, key, name, lambda _cur: incoming, pre), False
+
+
+def patch(store: Store, resource: Resource, namespace: str | None, name: str, content_type: str,
+          body: object, subresource: str | None = None) -> JSONDict:
+    """PATCH: apply to the stored object, then update with this endpoint's rules.
+
+    A resourceVersion in the patch is a precondition (Conflict when stale), as
+    patch.go's patcher turns it into one.
+    """
+    key = object_key(resource, namespace if resource.namespaced else None, name)
+    with store.lock:
+        current = store.get(resource, key)
+        if current is None:
+            raise errors.not_found(resource, name)
+        patched = apply_patch(content_type, with_kind(resource, clone(current)), body)
+        _strip(patched)
+        md = meta(patched)
+        rv = str(md.get("resourceVersion") or "")
+        if rv and rv != meta(current).get("resourceVersion"):
+            raise errors.conflict(resource, name, errors.OPTIMISTIC_LOCK)
+        md["resourceVersion"] = meta(current).get("resourceVersion")
+        if md.get("name") != name:
+            raise errors.bad_request("metadata.name: Invalid value: the name of the object does not match")
+        incoming = _merge(resource, current, patched, subresource)
+        return store.mutate(resource, key, name, lambda _cur: incoming)
+
+
+def delete(store: Store, resource: Resource, namespace: str | None, name: str,
+           options: Mapping[str, object] | None = None) -> JSONDict:
+    """DELETE: immediate (no graceful deletion or finalizers), honouring body preconditions."""
+    pre = None
+    pre_body = (options or {}).get("preconditions")
+    if isinstance(pre_body, Mapping):
+        uid, rv = pre_body.get("uid"), pre_body.get("resourceVersion")
+        pre = Preconditions(str(uid) if uid else None, str(rv) if rv else None)
+    key = object_key(resource, namespace if resource.namespaced else None, name)
+    return store.delete(resource, key, name, pre)
+
+
+def delete_response(resource: Resource, deleted: JSONDict) -> JSONDict:
+    """Pods return the deleted object (ReturnDeletedObject); other registries a Success Status."""
+    if is_pod(resource):
+        return with_kind(resource, deleted)
+    details: JSONDict = {"name": meta(deleted).get("name"), "kind": resource.plural, "uid": meta(deleted).get("uid")}
+    if resource.group:
+        details["group"] = resource.group
+    return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}
