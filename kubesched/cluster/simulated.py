@@ -19,7 +19,6 @@ from ..framework.config import SchedulerConfig
 from ..framework.events import ClusterEvent
 from ..framework.registry import Registry
 from ..objects.pod import PodInfo
-from ..queue.scheduling_queue import BACKOFF
 from ..scheduler.factory import new_scheduler
 from ..scheduler.fit_error import FitError
 from ..scheduler.scheduler import Attempt, Scheduler
@@ -129,9 +128,14 @@ class Simulation:
         self._changes = 0  # bumps on every binding: a retry can only differ after one
         self._scheduled = 0  # outcomes with a node, for progress reports
         self._failed_at: dict[str, int] = {}
+        # The backing-off pods that failed since the last change (``_fresh_epoch`` is the
+        # ``_changes`` they belong to; a change empties the set by moving past it).
+        self._fresh: set[str] = set()
+        self._fresh_epoch = 0
         self.attempts = 0
         self.ignored: list[str] = []
         self.scheduler.hub.object_stores.set_sink(self._object_changed)
+        self.scheduler.queue.watch_backoff(self._backoff_changed)
         self._load()
 
     def _load(self) -> None:
@@ -174,7 +178,7 @@ class Simulation:
         outcome.attempts = attempt.attempt
         if attempt.result is None:
             outcome.message = str(attempt.error) if attempt.error is not None else ""
-            self._failed_at[attempt.pod.uid] = self._changes
+            self._mark_failed(attempt.pod.uid)
         if self._user_on_attempt is not None:
             self._user_on_attempt(attempt)
 
@@ -187,7 +191,7 @@ class Simulation:
         """Any failed attempt (filtering, Reserve, Permit, binding): retrying it is pointless
         until the cluster changes. The failure's message is the pod's outcome until it binds
         (a pod rejected while it waited at Permit has no attempt record saying why)."""
-        self._failed_at[pod.uid] = self._changes
+        self._mark_failed(pod.uid)
         outcome = self.outcomes.get(pod.key)
         if outcome is not None and not outcome.node:
             outcome.message = message
@@ -204,13 +208,32 @@ class Simulation:
                 outcome.scheduled_at = self.clock.now()
             self.scheduler.on_pod_update(None, bound)
 
+    def _mark_failed(self, uid: str) -> None:
+        """The pod failed on today's cluster (it is returned to the queue before its failure
+        is reported, so it may be backing off already)."""
+        self._failed_at[uid] = self._changes
+        if self.scheduler.queue.in_backoff(uid):
+            self._fresh_set().add(uid)
+
+    def _fresh_set(self) -> set[str]:
+        if self._fresh_epoch != self._changes:
+            self._fresh.clear()
+            self._fresh_epoch = self._changes
+        return self._fresh
+
+    def _backoff_changed(self, uid: str, entered: bool) -> None:
+        """The queue's backoffQ gained or lost a pod: keep the fresh set a subset of it."""
+        if entered:
+            if self._failed_at.get(uid, -1) == self._changes:
+                self._fresh_set().add(uid)
+        elif self._fresh_epoch == self._changes:
+            self._fresh.discard(uid)
+
     def _settled(self) -> bool:
-        """No pod is ready, and every backing-off pod already failed on today's cluster."""
-        queue = self.scheduler.queue
-        if queue.counts()[BACKOFF] == 0:
-            return True
-        backing_off = queue.pending_pods()[BACKOFF]
-        return all(self._failed_at.get(i.uid, -1) >= self._changes for i in backing_off)
+        """No pod is ready, and every backing-off pod already failed on today's cluster
+        (O(1): the backing-off pods that did are counted as they come and go)."""
+        backing_off = self.scheduler.queue.backoff_count()
+        return backing_off == 0 or len(self._fresh_set()) == backing_off
 
     def run(self, progress: Callable[[int, int], None] | None = None, max_attempts: int | None = None) -> SimulationResult:
         # The loaded cluster (nodes, bound pods, indexes) lives as long as the run: keep

@@ -22,7 +22,6 @@ backoffs and flushes exactly as the wall clock does live.
 from __future__ import annotations
 
 import functools
-import heapq
 import itertools
 import math
 import threading
@@ -43,12 +42,31 @@ from ..framework.events import (
 )
 from ..framework.interfaces import QueueSortKey, QueueSortPlugin
 from ..framework.queued_pod import QueuedPodInfo
+from .heaps import BackoffQueue, MembershipObserver, PodHeap
+from .labels import (
+    ACTIVE_Q,
+    BACKOFF_COMPLETE,
+    BACKOFF_Q,
+    POP_FROM_BACKOFF_Q,
+    SCHEDULE_ATTEMPT_FAILURE,
+    UNSCHEDULABLE_Q,
+    UNSCHEDULED_POD_ADD,
+    UNSCHEDULED_POD_UPDATE,
+    event_label,
+    pod_update_label,
+)
+from .labels import FORCE_ACTIVATE as FORCE_ACTIVATE_LABEL
+from .labels import UNSCHEDULABLE_TIMEOUT as UNSCHEDULABLE_TIMEOUT_LABEL
 from .unschedulable import UnschedulablePods
 
-__all__ = ["SchedulingQueue", "QueueConfig", "HintRegistration", "ACTIVE", "BACKOFF", "UNSCHEDULABLE"]
+__all__ = ["SchedulingQueue", "QueueConfig", "HintRegistration", "IncomingObserver", "ACTIVE", "BACKOFF", "UNSCHEDULABLE"]
 
 HintRegistration = tuple[ClusterEvent, str, QueueingHintFn | None]
 """(event of interest, plugin name, the plugin's hint or None for always-queue)."""
+
+IncomingObserver = Callable[[str, str], None]
+"""``on_incoming(queue, event)``: a pod entered ``queue`` (``active``, ``backoff``,
+``unschedulable``) because of ``event``, as upstream labels ``scheduler_queue_incoming_pods_total``."""
 
 ACTIVE = "activeQ"
 BACKOFF = "backoffQ"
@@ -66,96 +84,6 @@ class QueueConfig:
     pod_max_backoff: float = 10.0
     pod_max_in_unschedulable: float = 300.0
     pop_from_backoff_q: bool = True
-
-
-class _Heap:
-    """A heap with lazy deletion, keyed by pod uid."""
-
-    def __init__(self, key: Callable[[QueuedPodInfo], Any]) -> None:
-        self._key = key
-        self._heap: list[list] = []
-        self._entries: dict[str, list] = {}
-
-    def push(self, info: QueuedPodInfo) -> None:
-        self.remove(info.uid)
-        entry = [self._key(info), info.seq, info, True]
-        self._entries[info.uid] = entry
-        heapq.heappush(self._heap, entry)
-
-    def remove(self, uid: str) -> QueuedPodInfo | None:
-        entry = self._entries.pop(uid, None)
-        if entry is None:
-            return None
-        entry[3] = False
-        return entry[2]
-
-    def peek(self) -> QueuedPodInfo | None:
-        heap = self._heap
-        while heap and not heap[0][3]:
-            heapq.heappop(heap)
-        return heap[0][2] if heap else None
-
-    def pop(self) -> QueuedPodInfo | None:
-        heap = self._heap
-        while heap:
-            entry = heapq.heappop(heap)
-            if entry[3]:
-                del self._entries[entry[2].uid]
-                return entry[2]
-        return None
-
-    def get(self, uid: str) -> QueuedPodInfo | None:
-        entry = self._entries.get(uid)
-        return entry[2] if entry else None
-
-    def __contains__(self, uid: str) -> bool:
-        return uid in self._entries
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def items(self) -> list[QueuedPodInfo]:
-        return [e[2] for e in self._entries.values()]
-
-
-class _BackoffQueue:
-    """backoffQ as upstream keeps it: pods rejected by plugins (``podBackoffQ``) and pods
-    that failed with an error (``podErrorBackoffQ``) in two heaps ordered by backoff
-    expiry (then as activeQ); only the first may be popped before its backoff ends."""
-
-    def __init__(self, key: Callable[[QueuedPodInfo], Any]) -> None:
-        self.unschedulable = _Heap(key)
-        self.errors = _Heap(key)
-
-    def push(self, info: QueuedPodInfo) -> None:
-        if info.consecutive_errors_count > 0:
-            self.unschedulable.remove(info.uid)
-            self.errors.push(info)
-        else:
-            self.errors.remove(info.uid)
-            self.unschedulable.push(info)
-
-    def remove(self, uid: str) -> QueuedPodInfo | None:
-        return self.unschedulable.remove(uid) or self.errors.remove(uid)
-
-    def get(self, uid: str) -> QueuedPodInfo | None:
-        return self.unschedulable.get(uid) or self.errors.get(uid)
-
-    def peek(self) -> QueuedPodInfo | None:
-        """The pod whose backoff ends first, of either heap."""
-        a, b = self.unschedulable.peek(), self.errors.peek()
-        if a is None or b is None:
-            return a or b
-        return a if a.backoff_expiry <= b.backoff_expiry else b
-
-    def __contains__(self, uid: str) -> bool:
-        return uid in self.unschedulable or uid in self.errors
-
-    def __len__(self) -> int:
-        return len(self.unschedulable) + len(self.errors)
-
-    def items(self) -> list[QueuedPodInfo]:
-        return self.unschedulable.items() + self.errors.items()
 
 
 class SchedulingQueue:
@@ -176,8 +104,8 @@ class SchedulingQueue:
         self._pre_enqueue = pre_enqueue
         self._hints = hints or {}
         key = self._sort_key(less)
-        self._active = _Heap(key)
-        self._backoff = _BackoffQueue(lambda qp: (qp.backoff_expiry, key(qp)))
+        self._active = PodHeap(key)
+        self._backoff = BackoffQueue(lambda qp: (qp.backoff_expiry, key(qp)))
         self._unschedulable = UnschedulablePods(self._hints)
         self._interest: dict[tuple[str, ActionType], list[tuple[str, str]]] = {}  # event -> (profile, plugin)
         self._in_flight: dict[str, int] = {}  # uid -> index in _events when popped
@@ -192,6 +120,8 @@ class SchedulingQueue:
         self._last_backoff_flush = clock.now()
         self._last_unschedulable_flush = clock.now()
         self._start = float(math.floor(clock.now()))  # flush ticks fall on whole seconds, as the windows do
+        self.on_incoming: IncomingObserver | None = None
+        """Called as each pod enters a sub-queue (the incoming-pods metric); None costs nothing."""
 
     @staticmethod
     def _sort_key(less: QueueSortPlugin | None) -> Callable[[QueuedPodInfo], Any]:
@@ -206,10 +136,13 @@ class SchedulingQueue:
     def add(self, pod: PodInfo) -> str:
         """A new pending pod. Returns the queue it went to."""
         with self._lock:
-            info = QueuedPodInfo(pod=pod, timestamp=self.clock.now(), seq=next(self._seq))
-            where = self._move_to_active(info)
-            self._cond.notify()
-            return where
+            return self._add(pod, UNSCHEDULED_POD_ADD)
+
+    def _add(self, pod: PodInfo, event: str) -> str:
+        info = QueuedPodInfo(pod=pod, timestamp=self.clock.now(), seq=next(self._seq))
+        where = self._move_to_active(info, event)
+        self._cond.notify()
+        return where
 
     def _run_pre_enqueue(self, info: QueuedPodInfo) -> bool:
         if self._pre_enqueue is None:
@@ -222,15 +155,24 @@ class SchedulingQueue:
         info.gating_plugin = status.plugin or "PreEnqueue"
         return False
 
-    def _move_to_active(self, info: QueuedPodInfo) -> str:
+    def _move_to_active(self, info: QueuedPodInfo, event: str) -> str:
+        """To activeQ, or among the unschedulable pods if a PreEnqueue plugin gates it."""
         if not self._run_pre_enqueue(info):
-            self._unschedulable[info.uid] = info
             self._backoff.remove(info.uid)
+            self._file_unschedulable(info, event)
             return UNSCHEDULABLE
         self._unschedulable.pop(info.uid, None)
         self._backoff.remove(info.uid)
         self._active.push(info)
+        if self.on_incoming is not None:
+            self.on_incoming(ACTIVE_Q, event)
         return ACTIVE
+
+    def _file_unschedulable(self, info: QueuedPodInfo, event: str) -> None:
+        """File the pod among the unschedulable ones (anew if it is there: its gate or
+        rejectors may have changed); counted as incoming only if it was not there."""
+        if self._unschedulable.put(info.uid, info) and self.on_incoming is not None:
+            self.on_incoming(UNSCHEDULABLE_Q, event)
 
     def _backoff_duration(self, info: QueuedPodInfo) -> float:
         count = info.consecutive_errors_count or info.unschedulable_count or info.attempts
@@ -277,20 +219,22 @@ class SchedulingQueue:
             expiry = info.timestamp + self._backoff_duration(info)
             info.backoff_expiry = float(math.floor(expiry)) if self.config.pop_from_backoff_q else expiry
             strategy = self._hint_for_in_flight(info)
-            where = self._requeue(info, strategy)
+            where = self._requeue(info, strategy, SCHEDULE_ATTEMPT_FAILURE)
             self._done_locked(uid)
             self._cond.notify()
             return where
 
-    def _requeue(self, info: QueuedPodInfo, strategy: int) -> str:
+    def _requeue(self, info: QueuedPodInfo, strategy: int, event: str) -> str:
         if strategy == _SKIP:
-            self._unschedulable[info.uid] = info
+            self._file_unschedulable(info, event)
             return UNSCHEDULABLE
         if strategy == _AFTER_BACKOFF and self._is_backing_off(info):
             self._unschedulable.pop(info.uid, None)
             self._backoff.push(info)
+            if self.on_incoming is not None:
+                self.on_incoming(BACKOFF_Q, event)
             return BACKOFF
-        return self._move_to_active(info)
+        return self._move_to_active(info, event)
 
     # -- events -------------------------------------------------------------
     def _worth_requeuing(self, info: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any) -> int:
@@ -343,6 +287,7 @@ class SchedulingQueue:
         """A cluster event: wake the unschedulable pods it may help. Returns how many moved."""
         with self._lock:
             moved = 0
+            label = event_label(event) if self.on_incoming is not None else ""
             if event.resource == EventResource.WILDCARD:
                 waiting = self._unschedulable.values()
             else:  # only the pods whose rejecting plugins registered this event (or nothing)
@@ -354,9 +299,14 @@ class SchedulingQueue:
                 if strategy == _SKIP:
                     continue
                 if info.gated and self._run_pre_enqueue(info) is False:
+                    # Still gated, perhaps by another plugin now: filed anew. Upstream takes
+                    # it out and puts it back, so it counts as incoming again.
+                    self._unschedulable[info.uid] = info
+                    if self.on_incoming is not None:
+                        self.on_incoming(UNSCHEDULABLE_Q, label)
                     continue
                 del self._unschedulable[info.uid]
-                where = self._requeue(info, strategy)
+                where = self._requeue(info, strategy, label)
                 moved += where != UNSCHEDULABLE
             if self._in_flight:
                 self._events.append((event, old, new))
@@ -381,7 +331,7 @@ class SchedulingQueue:
             for pod in pods:
                 info = self._unschedulable.pop(pod.uid, None) or self._backoff.remove(pod.uid)
                 if info is not None:
-                    self._move_to_active(info)
+                    self._move_to_active(info, FORCE_ACTIVATE_LABEL)
             self._cond.notify()
 
     # -- popping ------------------------------------------------------------
@@ -401,7 +351,9 @@ class SchedulingQueue:
     def _pop_locked(self) -> QueuedPodInfo | None:
         info = self._active.pop()
         if info is None and self._backoff_poppable():
-            info = self._backoff.unschedulable.pop()
+            info = self._backoff.pop_unschedulable()
+            if info is not None and self.on_incoming is not None:
+                self.on_incoming(ACTIVE_Q, POP_FROM_BACKOFF_Q)
         if info is None:
             return None
         info.attempts += 1
@@ -453,23 +405,24 @@ class SchedulingQueue:
             if info is not None:
                 info.pod = new
                 event = ClusterEvent(EventResource.POD, ActionType.UPDATE, "UpdatePod")
+                label = pod_update_label(old, new) if self.on_incoming is not None else ""
                 if info.gated and self._run_pre_enqueue(info):
                     del self._unschedulable[uid]
-                    self._requeue(info, _IMMEDIATELY)
+                    self._requeue(info, _IMMEDIATELY, label)
                 elif info.gated:
                     self._unschedulable[uid] = info  # still gated, perhaps by another plugin: file it anew
                 else:
                     strategy = self._worth_requeuing(info, event, old, new)
                     if strategy != _SKIP:
                         del self._unschedulable[uid]
-                        self._requeue(info, strategy)
+                        self._requeue(info, strategy, label)
                 self._cond.notify()
                 return
             if uid in self._in_flight:
                 # Replayed if this attempt fails: the update may be what makes the pod schedulable.
                 self._events.append((ClusterEvent(EventResource.POD, ActionType.UPDATE, "UpdatePod"), old, new))
                 return
-            self.add(new)
+            self._add(new, UNSCHEDULED_POD_UPDATE)
 
     def delete(self, pod: PodInfo) -> None:
         with self._lock:
@@ -482,15 +435,10 @@ class SchedulingQueue:
         """Move pods whose backoff has expired to activeQ (runs every second)."""
         with self._lock:
             now = self.clock.now()
-            moved = 0
-            for heap in (self._backoff.unschedulable, self._backoff.errors):
-                while True:
-                    head = heap.peek()
-                    if head is None or self._is_backing_off(head, now):
-                        break
-                    heap.pop()
-                    self._move_to_active(head)
-                    moved += 1
+            completed = self._backoff.pop_completed(lambda info: self._is_backing_off(info, now))
+            for info in completed:
+                self._move_to_active(info, BACKOFF_COMPLETE)
+            moved = len(completed)
             self._last_backoff_flush = self._tick_at_or_before(now, BACKOFF_FLUSH_PERIOD)
             if moved:
                 self._cond.notify()
@@ -500,14 +448,11 @@ class SchedulingQueue:
         """Retry pods unschedulable for longer than podMaxInUnschedulablePodsDuration (runs every 30 s)."""
         with self._lock:
             now = self.clock.now()
-            stale = [
-                info
-                for info in self._unschedulable.values()
-                if not info.gated and now - info.timestamp > self.config.pod_max_in_unschedulable
-            ]
+            stale = self._unschedulable.timed_out(now, self.config.pod_max_in_unschedulable)
             for info in stale:
                 del self._unschedulable[info.uid]
-                self._requeue(info, self._worth_requeuing(info, UNSCHEDULABLE_TIMEOUT, None, None))
+                strategy = self._worth_requeuing(info, UNSCHEDULABLE_TIMEOUT, None, None)
+                self._requeue(info, strategy, UNSCHEDULABLE_TIMEOUT_LABEL)
             self._last_unschedulable_flush = self._tick_at_or_before(now, UNSCHEDULABLE_FLUSH_PERIOD)
             if stale:
                 self._cond.notify()
@@ -528,9 +473,9 @@ class SchedulingQueue:
             head = self._backoff.peek()
             if head is not None:
                 times.append(self._next_tick(max(self._backoff_done_at(head), self.clock.now()), BACKOFF_FLUSH_PERIOD))
-            waiting = [i.timestamp for i in self._unschedulable.values() if not i.gated]
-            if waiting:
-                due = min(waiting) + self.config.pod_max_in_unschedulable
+            earliest = self._unschedulable.earliest_timestamp()
+            if earliest is not None:
+                due = earliest + self.config.pod_max_in_unschedulable
                 times.append(self._next_tick(math.nextafter(due, math.inf), UNSCHEDULABLE_FLUSH_PERIOD))
             return min(times) if times else None
 
@@ -573,6 +518,25 @@ class SchedulingQueue:
                 UNSCHEDULABLE: len(self._unschedulable) - gated,
                 "gated": gated,
             }
+
+    def gated_count(self) -> int:
+        """Pods held back by a PreEnqueue plugin (``pending_pods{queue="gated"}``)."""
+        with self._lock:
+            return self._unschedulable.gated
+
+    def backoff_count(self) -> int:
+        """Pods in backoffQ (cheap, unlike ``counts``)."""
+        return len(self._backoff)
+
+    def in_backoff(self, uid: str) -> bool:
+        with self._lock:
+            return uid in self._backoff
+
+    def watch_backoff(self, observer: MembershipObserver | None) -> None:
+        """Report every pod entering or leaving backoffQ, as ``observer(uid, entered)``
+        (the simulator keeps its facts about backing-off pods this way, without listing them)."""
+        with self._lock:
+            self._backoff.observer = observer
 
     def num_active(self) -> int:
         """Pods in activeQ (cheap, unlike ``counts``)."""

@@ -5,10 +5,15 @@ event for (or a pod with no rejecting plugin, which any event wakes). Filing pod
 ``(scheduler name, plugin)`` lets an event look at those pods only, so its cost follows
 the pods it may wake, not every waiting pod: 10,000 pods gated by SchedulingGates are
 never looked at by a node event.
+
+The pods that are not gated are also kept in a heap by the time they last failed, so
+the queue finds the next ``podMaxInUnschedulablePodsDuration`` timeout, and the pods
+past it, without walking every waiting pod.
 """
 
 from __future__ import annotations
 
+import heapq
 from typing import Iterable, Iterator
 
 from ..framework.queued_pod import QueuedPodInfo
@@ -32,7 +37,7 @@ class UnschedulablePods:
     profile (or without a rejecting plugin) may be woken by every event.
     """
 
-    __slots__ = ("_pods", "_order", "_filed", "_by_rejector", "_anyone", "_indexed", "_next", "_gated")
+    __slots__ = ("_pods", "_order", "_filed", "_by_rejector", "_anyone", "_indexed", "_next", "_gated", "_stamps")
 
     def __init__(self, indexed: Iterable[str] = ()) -> None:
         self._pods: dict[str, QueuedPodInfo] = {}
@@ -43,17 +48,26 @@ class UnschedulablePods:
         self._indexed = frozenset(indexed)
         self._next = 0
         self._gated: set[str] = set()  # filed as gated (the flag of a pod can change in place)
+        # (timestamp, arrival, uid) of the pods filed as not gated; entries of pods since
+        # removed, gated or re-stamped stay until they reach the top (lazy deletion)
+        self._stamps: list[tuple[float, int, str]] = []
 
     # -- as a dict of pods by uid -------------------------------------------------
     def __setitem__(self, uid: str, info: QueuedPodInfo) -> None:
-        """Add the pod, or file it anew (its rejecting plugins or gate may have changed)."""
-        if uid in self._pods:
-            self._unfile(uid)
-        else:
+        self.put(uid, info)
+
+    def put(self, uid: str, info: QueuedPodInfo) -> bool:
+        """Add the pod, or file it anew (its rejecting plugins or gate may have changed).
+        Returns whether it is new here."""
+        new = uid not in self._pods
+        if new:
             self._order[uid] = self._next
             self._next += 1
+        else:
+            self._unfile(uid)
         self._pods[uid] = info
         self._file(uid, info)
+        return new
 
     def pop(self, uid: str, default: None = None) -> QueuedPodInfo | None:
         info = self._pods.pop(uid, None)
@@ -93,6 +107,28 @@ class UnschedulablePods:
         order = self._order
         return [self._pods[uid] for uid in sorted(uids, key=order.__getitem__)]
 
+    # -- timeouts ---------------------------------------------------------------
+    def _live(self, entry: tuple[float, int, str]) -> bool:
+        info = self._pods.get(entry[2])
+        return info is not None and not info.gated and info.timestamp == entry[0]
+
+    def earliest_timestamp(self) -> float | None:
+        """The oldest failure time of the pods that are not gated (None: there are none)."""
+        stamps = self._stamps
+        while stamps and not self._live(stamps[0]):
+            heapq.heappop(stamps)
+        return stamps[0][0] if stamps else None
+
+    def timed_out(self, now: float, limit: float) -> list[QueuedPodInfo]:
+        """The pods, not gated, with ``now - timestamp > limit``, in arrival order."""
+        stamps, found = self._stamps, {}
+        while stamps and now - stamps[0][0] > limit:
+            entry = heapq.heappop(stamps)
+            if self._live(entry):
+                found[entry[2]] = self._pods[entry[2]]
+        order = self._order
+        return [found[uid] for uid in sorted(found, key=order.__getitem__)]
+
     @property
     def gated(self) -> int:
         """How many of the pods wait for a PreEnqueue plugin (scheduling gates)."""
@@ -101,6 +137,11 @@ class UnschedulablePods:
     def _file(self, uid: str, info: QueuedPodInfo) -> None:
         if info.gated:
             self._gated.add(uid)
+        else:
+            heapq.heappush(self._stamps, (info.timestamp, self._order[uid], uid))
+            if len(self._stamps) > 2 * len(self._pods) + 64:
+                self._stamps = list({e[2]: e for e in self._stamps if self._live(e)}.values())
+                heapq.heapify(self._stamps)
         profile = info.pod.scheduler_name
         rejectors = rejectors_of(info)
         if not rejectors or profile not in self._indexed:
