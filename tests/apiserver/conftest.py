@@ -1,0 +1,46 @@
+"""Fixtures: a fresh server per test and an httpx client on it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import orjson
+import pytest
+
+from tests.apiserver.server import APIServer
+
+
+@pytest.fixture
+def server() -> Iterator[APIServer]:
+    api = APIServer(bookmark_interval=0.2, history=1000).start()
+    try:
+        yield api
+    finally:
+        api.stop()
+
+
+@pytest.fixture
+def client(server: APIServer) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=server.url, timeout=10.0) as http:
+        yield http
+
+
+def pod(name: str, namespace: str = "default", **spec: object) -> dict[str, object]:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": namespace, "labels": {"app": "a"}},
+            "spec": {"containers": [{"name": "c", "image": "img"}], **spec}}
+
+
+def watch_events(http: httpx.Client, path: str, params: dict[str, str], count: int,
+                 timeout: float = 10.0) -> list[dict[str, object]]:
+    """Read ``count`` events (fewer if the server ends the stream first)."""
+    events: list[dict[str, object]] = []
+    with http.stream("GET", path, params={"watch": "true", **params}, timeout=timeout) as response:
+        assert response.status_code == 200
+        for line in response.iter_lines():
+            if not line:
+                continue
+            events.append(orjson.loads(line))
+            if len(events) >= count:
+                break
+    return events
