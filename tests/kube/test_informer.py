@@ -135,6 +135,15 @@ class FakeAPIServer:
             self._drop()
         self._call(drop())
 
+    def expire_watches(self) -> None:
+        """Send every open watch an ERROR event with a 410 Expired Status, as a lagging watch cache does."""
+        async def expire() -> None:
+            frame = _frame("ERROR", {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 410,
+                                     "reason": "Expired", "message": "too old resource version"})
+            for queue in self._watchers:
+                queue.put_nowait(frame)
+        self._call(expire())
+
     def _drop(self) -> None:
         for queue in self._watchers:
             queue.put_nowait(None)
@@ -452,6 +461,7 @@ def test_relist_after_410_applies_missed_changes_with_tombstones(server: FakeAPI
     async def scenario(server: FakeAPIServer, informer: Informer, rec: Recorder) -> None:
         await rec.wait_for(3)
         gone = informer.get("ns/gone")
+        await asyncio.sleep(1.1)  # a watch that lived over a second is reopened where it stopped
         # The next watch is held while the cluster changes and its history is compacted.
         server.faults.add(method="GET", path=r"watch=true", status=None, delay=0.5, times=1)
         server.drop_watches()
@@ -470,6 +480,28 @@ def test_relist_after_410_applies_missed_changes_with_tombstones(server: FakeAPI
         assert sorted(i.key for i in informer.list()) == ["ns/keep", "ns/new", "ns/same"]
 
     run_informer(server, scenario)
+    watches = _watch_requests(server)
+    rewatch = [q for q in watches[1:] if "sendInitialEvents" not in q]
+    assert rewatch and rewatch[0]["resourceVersion"] == "4"  # answered 410: compacted
+    assert watches[-1]["sendInitialEvents"] == "true"  # hence a new snapshot
+
+
+def test_error_event_in_the_watch_leads_to_a_new_snapshot(server: FakeAPIServer) -> None:
+    server.create(pod("a"))
+
+    async def scenario(server: FakeAPIServer, informer: Informer, rec: Recorder) -> None:
+        await rec.wait_for(1)
+        server.expire_watches()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + DEADLINE
+        while len([q for q in _watch_requests(server) if q.get("sendInitialEvents")]) < 2:
+            assert loop.time() < deadline, "no new snapshot"
+            await asyncio.sleep(0.01)
+        server.create(pod("b"))
+        await rec.wait_for(2)
+
+    rec = run_informer(server, scenario)
+    assert [(c[0], c[1].key) for c in rec.calls] == [("add", "ns/a"), ("add", "ns/b")]  # "a" unchanged: no call
 
 
 def test_malformed_objects_are_skipped_and_logged_once(server: FakeAPIServer,
