@@ -23,9 +23,11 @@ async def get(endpoints: Endpoints, path: str) -> Probe:
 
 
 def serve(scenario: Callable[[Endpoints], Awaitable[None]], metrics: SchedulerMetrics | None = None,
-          checks: dict[str, Check] | None = None, readyz_checks: dict[str, Check] | None = None) -> None:
+          checks: dict[str, Check] | None = None, ready_checks: dict[str, Check] | None = None,
+          live_checks: dict[str, Check] | None = None) -> None:
     async def main() -> None:
-        endpoints = Endpoints(metrics or SchedulerMetrics(), checks=checks, readyz_checks=readyz_checks)
+        endpoints = Endpoints(metrics or SchedulerMetrics(), checks=checks, ready_checks=ready_checks,
+                              live_checks=live_checks)
         await endpoints.start("127.0.0.1", 0)
         try:
             await scenario(endpoints)
@@ -39,6 +41,14 @@ def leader_ok() -> bool | str:
     return True
 
 
+def test_live_checks_is_a_synonym_of_checks() -> None:
+    async def scenario(endpoints: Endpoints) -> None:
+        assert (await get(endpoints, "/healthz")).body.startswith("[-]leaderElection failed")
+        assert (await get(endpoints, "/readyz")).body.startswith("[-]leaderElection failed")
+
+    serve(scenario, live_checks={"leaderElection": lambda: False})
+
+
 def test_healthy_probes_answer_ok() -> None:
     async def scenario(endpoints: Endpoints) -> None:
         assert endpoints.port > 0
@@ -47,7 +57,7 @@ def test_healthy_probes_answer_ok() -> None:
             assert (probe.status, probe.body) == (200, "ok")
             assert probe.content_type == "text/plain; charset=utf-8"
 
-    serve(scenario, checks={"leaderElection": leader_ok}, readyz_checks={"sched-handler-sync": lambda: True})
+    serve(scenario, checks={"leaderElection": leader_ok}, ready_checks={"sched-handler-sync": lambda: True})
 
 
 def test_verbose_lists_every_check_in_kube_schedulers_order() -> None:
@@ -57,7 +67,7 @@ def test_verbose_lists_every_check_in_kube_schedulers_order() -> None:
                               "readyz check passed\n")
         assert (await get(endpoints, "/livez?verbose")).body == "[+]ping ok\nlivez check passed\n"
 
-    serve(scenario, checks={"leaderElection": leader_ok}, readyz_checks={"sched-handler-sync": lambda: True})
+    serve(scenario, checks={"leaderElection": leader_ok}, ready_checks={"sched-handler-sync": lambda: True})
 
 
 def test_a_failing_check_answers_500_with_the_reason_withheld() -> None:
@@ -70,7 +80,7 @@ def test_a_failing_check_answers_500_with_the_reason_withheld() -> None:
         assert (healthz.status, healthz.body) == (200, "ok")  # readiness-only checks stay out of healthz
 
     serve(scenario, checks={"leaderElection": leader_ok},
-          readyz_checks={"sched-handler-sync": lambda: "handlers are not fully synchronized"})
+          ready_checks={"sched-handler-sync": lambda: "handlers are not fully synchronized"})
 
 
 def test_a_failing_leader_election_fails_healthz_but_not_livez() -> None:

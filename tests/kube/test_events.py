@@ -297,7 +297,7 @@ def test_transport_failures_are_retried_a_bounded_number_of_times() -> None:
 def test_a_transport_failure_then_success_writes_the_event_once() -> None:
     async def scenario() -> None:
         api = FakeEventsApi()
-        api.failures = [0, 429]
+        api.failures = [0, 0]
         broadcaster = EventBroadcaster(api, retry_sleep=0.001)
         task = await running(broadcaster)
         failed(broadcaster)

@@ -59,11 +59,15 @@ class Endpoints:
     """The probe and metrics HTTP server."""
 
     def __init__(self, metrics: SchedulerMetrics, *, checks: Mapping[str, Check] | None = None,
-                 readyz_checks: Mapping[str, Check] | None = None) -> None:
+                 ready_checks: Mapping[str, Check] | None = None,
+                 live_checks: Mapping[str, Check] | None = None) -> None:
+        """``checks`` run in /healthz and /readyz (kube-scheduler: the leaderElection
+        watchdog); ``ready_checks`` only in /readyz (``sched-handler-sync``);
+        ``live_checks`` is a synonym of ``checks`` (the name the run app passes)."""
         self._metrics = metrics
         self._shutting_down = False
-        healthz = dict(checks or {})
-        readyz = {**healthz, SHUTDOWN_CHECK: self._shutdown_check, **(readyz_checks or {})}
+        healthz = {**(checks or {}), **(live_checks or {})}
+        readyz = {**healthz, SHUTDOWN_CHECK: self._shutdown_check, **(ready_checks or {})}
         self._endpoints: dict[str, dict[str, Check]] = {
             "healthz": healthz or {"ping": _ping},
             "livez": {"ping": _ping},

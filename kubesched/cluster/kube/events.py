@@ -16,10 +16,10 @@ queue and writes to the API server:
 * Writes go through a token bucket (kube-scheduler's event client has its own:
   clientConnection qps 50, burst 100) and at most ``max_in_flight`` at once; when the
   API server is slow the queue fills and new events are dropped rather than piling up.
-* A write failing for a transport reason (status 0, or 429) is retried up to 12 times,
-  10 s apart (+25 % jitter); a rejection by the server is dropped with a log line, as
-  upstream's sink does (client-go's REST client retries 429 itself before the sink
-  sees it; our client may not, so the sink retries it).
+* A write failing for a transport reason (status 0, or an error that is not an API
+  status) is retried up to 12 times, 10 s apart (+25 % jitter); a rejection by the
+  server is dropped with a log line, as upstream's sink does. (429s and 5xx with
+  Retry-After were already retried by the API client, as client-go's REST client does.)
 """
 
 from __future__ import annotations
@@ -329,7 +329,7 @@ class EventBroadcaster:
                 written = await self._requester.request("POST", base, body=event.body())
         except Exception as error:  # noqa: BLE001 - sorted below as upstream does
             status = status_of(error)
-            if status in (None, 0, 429):
+            if status is None or status == 0:
                 log.error("Unable to write event %s/%s (may retry after sleeping): %s", event.namespace,
                           event.name, error)
                 return None, True
