@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+import kubernetes.client
 import pytest
 import yaml
 
@@ -199,6 +200,39 @@ def test_every_manifest_is_a_known_kind_and_api_version(variant):
     assert manifests(variant)
     for doc in manifests(variant):
         assert (doc["apiVersion"], doc["kind"]) in KINDS, doc["metadata"]["name"]
+
+
+def unknown_fields(value: object, type_name: str, path: str) -> list[str]:
+    """Fields the Kubernetes API does not define (or of the wrong primitive type), found by
+    walking ``value`` along the official client's models (their attribute maps mirror the
+    API's OpenAPI schema)."""
+    if type_name.startswith("List["):
+        inner = type_name[len("List["):-1]
+        return [p for i, v in enumerate(value) for p in unknown_fields(v, inner, f"{path}[{i}]")]  # type: ignore[arg-type]
+    if type_name.startswith("Dict["):
+        inner = type_name[len("Dict["):-1].split(", ", 1)[1]
+        return [p for k, v in value.items() for p in unknown_fields(v, inner, f"{path}.{k}")]  # type: ignore[union-attr]
+    model = getattr(kubernetes.client, type_name, None)
+    if model is None:  # a primitive
+        expected = {"bool": (bool,), "int": (int,), "str": (str, int, float)}.get(type_name)
+        ok = expected is None or (isinstance(value, expected) and not (type_name == "int" and isinstance(value, bool)))
+        return [] if ok else [f"{path}: not a {type_name}"]
+    if not isinstance(value, dict):
+        return [f"{path}: not an object"]
+    by_json = {json_name: attr for attr, json_name in model.attribute_map.items()}
+    problems = []
+    for key, item in value.items():
+        if key not in by_json:
+            problems.append(f"{path}.{key}: unknown field")
+        else:
+            problems.extend(unknown_fields(item, model.openapi_types[by_json[key]], f"{path}.{key}"))
+    return problems
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_field_is_one_the_kubernetes_api_defines(variant):
+    for doc in manifests(variant):
+        assert unknown_fields(doc, f"V1{doc['kind']}", f"{doc['kind']}/{doc['metadata']['name']}") == []
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
