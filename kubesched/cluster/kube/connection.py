@@ -90,8 +90,8 @@ def load_connection(
 def _from_kubeconfig(path: str, context: str | None, master: str | None, qps: float, burst: int) -> Connection:
     cfg = type.__call__(Configuration)  # a fresh Configuration, not a copy of the process default
     try:
-        kube_config.load_kube_config(config_file=path, context=context, client_configuration=cfg,
-                                     persist_config=False)
+        kube_config.load_kube_config(  # type: ignore[no-untyped-call]
+            config_file=path, context=context, client_configuration=cfg, persist_config=False)
     except ConfigException as exc:
         if context is not None and f"name {context} in" in str(exc):
             raise ConfigurationError(f"kubeconfig {path}: context {context!r} not found") from None
@@ -105,14 +105,14 @@ def _from_kubeconfig(path: str, context: str | None, master: str | None, qps: fl
 
 def _in_cluster(qps: float, burst: int) -> Connection:
     # The module attributes are read at call time so tests can point them at temporary files.
-    loader = incluster_config.InClusterConfigLoader(
+    loader = incluster_config.InClusterConfigLoader(  # type: ignore[no-untyped-call]
         token_filename=incluster_config.SERVICE_TOKEN_FILENAME,
         cert_filename=incluster_config.SERVICE_CERT_FILENAME,
         try_refresh_token=True,
     )
     cfg = type.__call__(Configuration)
     try:
-        loader.load_and_set(cfg)
+        loader.load_and_set(cfg)  # type: ignore[no-untyped-call]
     except ConfigException as exc:
         raise ConfigurationError(f"in-cluster configuration: {_one_line(exc)}") from None
     except OSError as exc:

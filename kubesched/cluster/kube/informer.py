@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
@@ -120,7 +120,7 @@ class Informer(Generic[T]):
 
     # --- Sink: called by the reflector --------------------------------------------------------
 
-    def replace(self, items: list[dict[str, object]], resource_version: str) -> None:
+    def replace(self, items: Sequence[dict[str, object]], resource_version: str) -> None:
         """Reconcile the store with a complete snapshot (``DeltaFIFO.Replace``)."""
         initial = not self._synced
         store = self._items

@@ -30,7 +30,7 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import suppress
 from typing import Protocol
 
@@ -64,7 +64,7 @@ class ListOptions(Protocol):
 class Sink(Protocol):
     """Where the reflector delivers state: the informer's store."""
 
-    def replace(self, items: list[dict[str, object]], resource_version: str) -> None: ...
+    def replace(self, items: Sequence[dict[str, object]], resource_version: str) -> None: ...
     def apply(self, event_type: str, obj: dict[str, object]) -> None: ...
 
 
