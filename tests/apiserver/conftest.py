@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import httpx
 import orjson
@@ -32,8 +32,9 @@ def pod(name: str, namespace: str = "default", **spec: object) -> dict[str, obje
 
 
 def watch_events(http: httpx.Client, path: str, params: dict[str, str], count: int,
-                 timeout: float = 10.0) -> list[dict[str, object]]:
-    """Read ``count`` events (fewer if the server ends the stream first)."""
+                 timeout: float = 10.0,
+                 until: Callable[[dict[str, object]], bool] | None = None) -> list[dict[str, object]]:
+    """Read ``count`` events, or up to the one ``until`` accepts (fewer if the server ends the stream)."""
     events: list[dict[str, object]] = []
     with http.stream("GET", path, params={"watch": "true", **params}, timeout=timeout) as response:
         assert response.status_code == 200
@@ -41,6 +42,6 @@ def watch_events(http: httpx.Client, path: str, params: dict[str, str], count: i
             if not line:
                 continue
             events.append(orjson.loads(line))
-            if len(events) >= count:
+            if len(events) >= count or (until is not None and until(events[-1])):
                 break
     return events
