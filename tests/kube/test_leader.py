@@ -346,3 +346,28 @@ def test_micro_time_is_rfc3339_utc_with_microseconds() -> None:
 def test_lease_records_round_trip_through_the_spec() -> None:
     record = LeaseRecord("a", 15, "t0", "t1", 3)
     assert LeaseRecord.from_spec(record.to_spec()) == record
+
+
+def test_release_rereads_a_lease_whose_renewal_landed_unseen() -> None:
+    async def scenario() -> None:
+        api = FakeLeaseApi()
+        me = LeaderElector(api, identity="me", **FAST)  # type: ignore[arg-type]
+        assert await me.try_acquire_or_renew()
+        api.objects[LEASE] = api._stamp(api.objects[LEASE])  # a renewal applied, its answer lost
+        assert await me.release()
+        assert api.spec()["holderIdentity"] == ""
+
+    run(scenario())
+
+
+def test_release_leaves_a_lease_someone_else_took() -> None:
+    async def scenario() -> None:
+        api = FakeLeaseApi()
+        me = LeaderElector(api, identity="me", **FAST)  # type: ignore[arg-type]
+        assert await me.try_acquire_or_renew()
+        api.objects[LEASE]["spec"]["holderIdentity"] = "other"  # type: ignore[index]
+        api.objects[LEASE] = api._stamp(api.objects[LEASE])
+        assert await me.release()
+        assert api.spec()["holderIdentity"] == "other"
+
+    run(scenario())

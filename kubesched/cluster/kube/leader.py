@@ -277,7 +277,19 @@ class LeaderElector:
         stamp = micro_time(self._wall())
         record = LeaseRecord("", 1, stamp, stamp, self._observed.leader_transitions)
         try:
-            await self._update(record)
+            try:
+                await self._update(record)
+            except Exception as error:  # noqa: BLE001
+                # A renewal cancelled in flight may have been applied without us seeing
+                # its answer, leaving our resourceVersion stale. Unlike client-go (which
+                # then leaves the lease to expire), re-read it and release it if it is
+                # still ours.
+                if status_of(error) != 409:
+                    raise
+                current = await self._get()
+                if current.holder_identity != self.identity:
+                    return True
+                await self._update(replace(record, leader_transitions=current.leader_transitions))
         except Exception as error:  # noqa: BLE001
             log.error("Failed to release lock %s: %s", self.describe, error)
             return False
