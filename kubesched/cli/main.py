@@ -6,6 +6,7 @@ import click
 
 from .. import __version__
 from .config_cmd import config_group
+from .run import run
 from .simulate import simulate
 
 
@@ -21,6 +22,7 @@ def cli() -> None:
 
 cli.add_command(simulate)
 cli.add_command(config_group)
+cli.add_command(run)
 
 
 def main() -> None:

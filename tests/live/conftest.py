@@ -1,0 +1,44 @@
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from tests.apiserver import APIServer
+from tests.live.harness import Kubesched, invariants, write_kubeconfig
+
+
+@pytest.fixture
+def server() -> Iterator[APIServer]:
+    srv = APIServer(bookmark_interval=0.5).start()
+    srv.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}})
+    srv.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "kube-system"}})
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+@pytest.fixture
+def kubeconfig(server: APIServer, tmp_path: Path) -> Path:
+    return write_kubeconfig(tmp_path / "kubeconfig", server.url)
+
+
+@pytest.fixture
+def started() -> Iterator[list[Kubesched]]:
+    """Schedulers a test started, stopped after it whatever happened."""
+    running: list[Kubesched] = []
+    yield running
+    for sched in running:
+        if sched.running:
+            sched.stop()
+
+
+def assert_invariants(server: APIServer, sched: Kubesched | None, expect_condition: bool = True) -> None:
+    """Every pod bound once or pending with its condition, no node over allocatable, no pod lost."""
+    figures = invariants(server, sched, expect_condition=expect_condition)
+    assert figures.lost == 0, figures
+    assert figures.double_bound == 0, figures
+    assert figures.overcommitted == 0, figures
+    assert not figures.wrong_condition, figures
