@@ -10,6 +10,8 @@ from collections.abc import Awaitable, Callable, Mapping
 
 import pytest
 
+from kubesched.cluster.kube.client import ApiClient
+from kubesched.cluster.kube.connection import Connection
 from kubesched.cluster.kube.events import (
     ACTION_BINDING,
     ACTION_SCHEDULING,
@@ -20,6 +22,7 @@ from kubesched.cluster.kube.events import (
     truncate_note,
 )
 from kubesched.cluster.kube.leader import micro_time
+from tests.apiserver import APIServer
 
 EVENTS = "/apis/events.k8s.io/v1/namespaces/default/events"
 POD_A = ObjectRef("Pod", "default", "pod-a", uid="uid-a")
@@ -383,3 +386,30 @@ def test_a_profile_reports_under_its_own_scheduler_name() -> None:
         assert body["reportingInstance"] == f"my-scheduler-{socket.gethostname()}"
 
     run(scenario)
+
+
+async def over_http(server: APIServer, scenario: Callable[[ApiClient], Awaitable[None]]) -> None:
+    conn = Connection(server=server.url, ssl=None, token=lambda: "t", basic_auth=None, qps=0.0)
+    async with ApiClient(conn, timeout=5.0) as client:
+        await scenario(client)
+
+
+def test_over_http_events_and_their_series_reach_the_test_api_server() -> None:
+    async def scenario(client: ApiClient) -> None:
+        broadcaster = EventBroadcaster(client)
+        task = asyncio.create_task(broadcaster.run())
+        pod = ObjectRef("Pod", "default", "pod-a", uid="u1")
+        for _ in range(2):
+            broadcaster.record(pod, None, "Warning", "FailedScheduling", ACTION_SCHEDULING, "0/1 nodes are available")
+            await broadcaster.drain()
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        listed = await client.request("GET", "/apis/events.k8s.io/v1/namespaces/default/events")
+        events: list[dict[str, object]] = listed["items"]  # type: ignore[assignment]
+        assert len(events) == 1
+        assert events[0]["series"]["count"] == 2  # type: ignore[index]
+        assert events[0]["reason"] == "FailedScheduling"
+        assert broadcaster.stats.written == 2
+
+    with APIServer() as server:
+        run(lambda: over_http(server, scenario))

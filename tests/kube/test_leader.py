@@ -6,11 +6,14 @@ from __future__ import annotations
 import asyncio
 import copy
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 
 import pytest
 
+from kubesched.cluster.kube.client import ApiClient
+from kubesched.cluster.kube.connection import Connection
 from kubesched.cluster.kube.leader import LeaderElector, LeaseRecord, default_identity, micro_time
+from tests.apiserver import APIServer
 
 LEASES = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases"
 LEASE = f"{LEASES}/kube-scheduler"
@@ -371,3 +374,97 @@ def test_release_leaves_a_lease_someone_else_took() -> None:
         assert api.spec()["holderIdentity"] == "other"
 
     run(scenario())
+
+
+# -- over HTTP, against the test API server -------------------------------------------
+@pytest.fixture
+def server() -> Iterator[APIServer]:
+    with APIServer() as api_server:
+        yield api_server
+
+
+def lease_spec(server: APIServer) -> dict[str, object]:
+    lease = server.get("Lease", "kube-system", "kube-scheduler")
+    assert lease is not None
+    return lease["spec"]  # type: ignore[return-value]
+
+
+def run_http(server: APIServer, scenario: Callable[[ApiClient], Awaitable[None]]) -> None:
+    async def main() -> None:
+        conn = Connection(server=server.url, ssl=None, token=lambda: "t", basic_auth=None, qps=0.0)
+        async with ApiClient(conn, timeout=5.0) as client:
+            await scenario(client)
+
+    asyncio.run(asyncio.wait_for(main(), 15))
+
+
+class HttpCandidate:
+    def __init__(self, client: ApiClient, identity: str, **options: object) -> None:
+        self.elector = LeaderElector(client, identity=identity, **{**FAST, **options})  # type: ignore[arg-type]
+        self.started = asyncio.Event()
+        self.stopped = asyncio.Event()
+        self.task = asyncio.create_task(self.elector.run(self._lead, self.stopped.set))
+
+    async def _lead(self) -> None:
+        self.started.set()
+        await asyncio.Event().wait()
+
+    async def cancel(self) -> None:
+        self.task.cancel()
+        await asyncio.gather(self.task, return_exceptions=True)
+
+
+async def until_http(condition: Callable[[], bool]) -> None:
+    while not condition():
+        await asyncio.sleep(0.01)
+
+
+def test_over_http_two_electors_race_and_exactly_one_leads(server: APIServer) -> None:
+    async def scenario(client: ApiClient) -> None:
+        a, b = HttpCandidate(client, "a"), HttpCandidate(client, "b")
+        await until_http(lambda: a.started.is_set() or b.started.is_set())
+        await asyncio.sleep(0.5)
+        assert a.started.is_set() != b.started.is_set()
+        leader = "a" if a.started.is_set() else "b"
+        assert lease_spec(server)["holderIdentity"] == leader
+        await a.cancel()
+        await b.cancel()
+
+    run_http(server, scenario)
+
+
+def test_over_http_the_other_takes_over_after_the_lease_expires(server: APIServer) -> None:
+    async def scenario(client: ApiClient) -> None:
+        a = HttpCandidate(client, "a", release_on_cancel=False)
+        await a.started.wait()
+        b = HttpCandidate(client, "b")
+        await asyncio.sleep(0.2)
+        await a.cancel()
+        await b.started.wait()
+        spec = lease_spec(server)
+        assert (spec["holderIdentity"], spec["leaseTransitions"]) == ("b", 1)
+        await b.cancel()
+
+    run_http(server, scenario)
+
+
+def test_over_http_renewals_failing_past_the_deadline_stop_leading(server: APIServer) -> None:
+    async def scenario(client: ApiClient) -> None:
+        a = HttpCandidate(client, "a")
+        await a.started.wait()
+        server.faults.add(path="leases", status=500, times=None)
+        await a.stopped.wait()
+        await a.task
+
+    run_http(server, scenario)
+
+
+def test_over_http_release_on_cancel_frees_the_lease(server: APIServer) -> None:
+    async def scenario(client: ApiClient) -> None:
+        a = HttpCandidate(client, "a")
+        await a.started.wait()
+        await a.cancel()
+        spec = lease_spec(server)
+        assert (spec["holderIdentity"], spec["leaseDurationSeconds"]) == ("", 1)
+
+    run_http(server, scenario)
