@@ -20,12 +20,10 @@ The workloads, as upstream writes them:
   5,000 + 5,000 pods from ``pod-with-preferred-pod-affinity.yaml`` (``color: red``,
   preferred affinity, weight 1, to ``color: red`` over the hostname key in
   ``[sched-1, sched-0]``).
-* SchedulingPreferredPodAntiAffinity (5000Nodes_5000Pods, threshold 90): upstream's
-  config names ``pod-with-preferred-pod-affinity.yaml`` for this workload too (in every
-  version of the file in the search index), so it is that workload again, mirrored
-  verbatim. ``PreferredPodAntiAffinityTemplate`` (not an upstream workload) runs the same
-  shape with ``pod-with-preferred-pod-anti-affinity.yaml`` (``color: yellow``, preferred
-  anti-affinity, weight 1, over the hostname key), which is what the name suggests.
+* SchedulingPreferredPodAntiAffinity (5000Nodes_5000Pods, threshold 90): 5,000 nodes;
+  5,000 + 5,000 pods from ``pod-with-preferred-pod-anti-affinity.yaml`` (``color: yellow``,
+  preferred anti-affinity, weight 1, to ``color: yellow`` over the hostname key in
+  ``[sched-1, sched-0]``).
 * ManyAntiAffineWorkloads (not an upstream workload): 5,000 nodes in 3 zones, 50,000
   pods of 1,000 workloads already bound, 2,000 measured pods of the same workloads; every
   pod has a label unique to it (as StatefulSet pods do), a required anti-affinity to its
@@ -103,8 +101,7 @@ WORKLOADS = {
     "SchedulingPodAntiAffinity": ((5000, 1000, 2000), 60, 500, POD_WITH_POD_ANTI_AFFINITY, None),
     "SchedulingPodAffinity": ((5000, 5000, 5000), 35, 500, POD_WITH_POD_AFFINITY, ["zone1"]),
     "SchedulingPreferredPodAffinity": ((5000, 5000, 5000), 90, 500, POD_WITH_PREFERRED_POD_AFFINITY, None),
-    "SchedulingPreferredPodAntiAffinity": ((5000, 5000, 5000), 90, 500, POD_WITH_PREFERRED_POD_AFFINITY, None),
-    "PreferredPodAntiAffinityTemplate": ((5000, 5000, 5000), None, 500, POD_WITH_PREFERRED_POD_ANTI_AFFINITY, None),
+    "SchedulingPreferredPodAntiAffinity": ((5000, 5000, 5000), 90, 500, POD_WITH_PREFERRED_POD_ANTI_AFFINITY, None),
     "ManyAntiAffineWorkloads": ((5000, 50000, 2000), None, 500, None, ["zone-0", "zone-1", "zone-2"]),
 }
 WORKLOAD_COUNT = 1000
