@@ -18,6 +18,7 @@ from tests.apiserver import discovery, errors, writes
 from tests.apiserver.admission import bind, success_status
 from tests.apiserver.faults import Faults
 from tests.apiserver.listing import list_body
+from tests.apiserver.patching import JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH
 from tests.apiserver.options import parse_options, parse_revision
 from tests.apiserver.resources import BY_PATH, Resource, object_key
 from tests.apiserver.selectors import predicate_from_query
@@ -64,9 +65,10 @@ def parse_path(parts: list[str]) -> Target | JSONDict | None:
     if not rest:
         return discovery.resource_list(group, version)
     namespace = None
-    if rest[0] == "namespaces" and len(rest) >= 3 and (group, version, rest[2]) in BY_PATH:
+    nested = len(rest) >= 3 and ((group, version, rest[2]) in BY_PATH or (not group and rest[2] == "bindings"))
+    if rest[0] == "namespaces" and nested:
         namespace, rest = rest[1], rest[2:]
-    if namespace is not None and rest[0] == "bindings" and not group:
+    if namespace is not None and rest == ["bindings"] and not group:
         return Target(BY_PATH[("", "v1", "pods")], namespace, None, "bindings")
     resource = BY_PATH.get((group, version, rest[0]))
     if resource is None or len(rest) > 3:
@@ -200,6 +202,9 @@ class Api:
         return json_response(writes.with_kind(target.resource, stored), 201 if created else 200)
 
     async def patch(self, request: web.Request, target: Target) -> web.Response:
+        media = request.headers.get("Content-Type", "").split(";", 1)[0].strip()
+        if media not in (JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH):
+            raise errors.unsupported_media_type(media)
         body = await self.body(request)
         stored = writes.patch(self.store, target.resource, target.namespace, str(target.name),
                               request.headers.get("Content-Type", ""), body, target.subresource)

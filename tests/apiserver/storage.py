@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import secrets
 import threading
+import time
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -26,9 +27,17 @@ JSONDict = dict[str, object]
 Listener = Callable[["Event"], None]
 
 
+_stamp: list[tuple[int, str]] = [(0, "")]
+
+
 def now_rfc3339() -> str:
-    """Timestamps as kube-apiserver writes metav1.Time: second precision, UTC, ``Z``."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """Timestamps as kube-apiserver writes metav1.Time: second precision, UTC, ``Z`` (cached per second)."""
+    second = int(time.time())
+    cached = _stamp[0]
+    if cached[0] != second:
+        cached = (second, datetime.fromtimestamp(second, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+        _stamp[0] = cached
+    return cached[1]
 
 
 def meta(obj: JSONDict) -> JSONDict:

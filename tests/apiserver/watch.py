@@ -202,5 +202,8 @@ class Hub:
             raise
         finally:
             self.watchers.discard(watcher)
-        await response.write_eof()
+        try:
+            await response.write_eof()
+        except ConnectionResetError:
+            pass
         return response
