@@ -39,7 +39,7 @@ __all__ = [
 
 # The Go client exposes no ``_created`` samples; without this every counter and
 # histogram would grow one series per label set that upstream does not have.
-prometheus_client.disable_created_metrics()
+prometheus_client.disable_created_metrics()  # type: ignore[no-untyped-call]
 
 #: What upstream's /metrics answers with (text exposition format 0.0.4).
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -179,7 +179,8 @@ class _PulledGauge(Collector):
     def collect(self) -> Iterable[Metric]:
         family = GaugeMetricFamily(self._spec.name, self._spec.annotated_help, labels=list(self._spec.labels))
         if self.source is not None:
-            values = dict(self.source())
+            values: dict[str | tuple[str, str], int] = {}
+            values.update(self.source().items())
             for name in self._fixed:
                 values.setdefault(name, 0)
             for key, value in values.items():

@@ -84,6 +84,16 @@ def test_buckets_print_as_go_prints_them() -> None:
                    "1.024", "2.048", "4.096", "8.192", "16.384", "+Inf"]
 
 
+def test_plugin_buckets_print_the_floats_upstreams_exposition_prints() -> None:
+    m = SchedulerMetrics()
+    m.plugin("testPlugin", "Filter", "Success", 0.00001)
+    les = re.findall(r'^scheduler_plugin_execution_duration_seconds_bucket\{.*le="([^"]+)"', exposition(m), re.M)
+    # From upstream's metrics_test.go expected exposition.
+    assert les[:4] == ["1e-05", "1.5000000000000002e-05", "2.2500000000000005e-05", "3.375000000000001e-05"]
+    assert les[6] == "0.00011390625000000003"
+    assert les[-2:] == ["0.02216837820053101", "+Inf"]
+
+
 def test_exponential_buckets_multiply_step_by_step() -> None:
     assert exponential_buckets(1, 2, 7) == (1, 2, 4, 8, 16, 32, 64)
     plugin = exponential_buckets(0.00001, 1.5, 20)
