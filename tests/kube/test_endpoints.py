@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import datetime
+import ipaddress
+import ssl
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 import aiohttp
+import pytest
 
 from kubesched.cluster.kube.endpoints import Check, Endpoints
 from kubesched.scheduler.metrics import SchedulerMetrics
@@ -160,3 +165,38 @@ def test_other_paths_are_not_found() -> None:
             assert (probe.status, probe.body) == (404, "404 page not found\n")
 
     serve(scenario)
+
+
+def test_with_an_ssl_context_the_endpoints_serve_https(tmp_path: Path) -> None:
+    x509 = pytest.importorskip("cryptography.x509")
+    hashes = pytest.importorskip("cryptography.hazmat.primitives.hashes")
+    serialization = pytest.importorskip("cryptography.hazmat.primitives.serialization")
+    ec = pytest.importorskip("cryptography.hazmat.primitives.asymmetric.ec")
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(x509.oid.NameOID.COMMON_NAME, "localhost")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(1).not_valid_before(now - datetime.timedelta(minutes=1))
+            .not_valid_after(now + datetime.timedelta(hours=1))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                           critical=False)
+            .sign(key, hashes.SHA256()))
+    cert_file, key_file = tmp_path / "tls.crt", tmp_path / "tls.key"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    server_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server_context.load_cert_chain(cert_file, key_file)
+    client_context = ssl.create_default_context(cafile=str(cert_file))
+
+    async def main() -> None:
+        endpoints = Endpoints(SchedulerMetrics())
+        await endpoints.start("127.0.0.1", 0, ssl=server_context)
+        try:
+            async with aiohttp.ClientSession() as session:
+                async with session.get(f"https://127.0.0.1:{endpoints.port}/healthz", ssl=client_context) as response:
+                    assert (response.status, await response.text()) == (200, "ok")
+        finally:
+            await endpoints.stop()
+
+    asyncio.run(asyncio.wait_for(main(), 10))

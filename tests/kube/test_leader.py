@@ -376,6 +376,26 @@ def test_release_leaves_a_lease_someone_else_took() -> None:
     run(scenario())
 
 
+def test_lease_events_say_when_we_became_and_stopped_leading() -> None:
+    async def scenario() -> None:
+        api = FakeLeaseApi()
+        said: list[str] = []
+        elector = LeaderElector(api, identity="a", on_lease_event=said.append, **FAST)  # type: ignore[arg-type]
+        started = asyncio.Event()
+
+        async def lead() -> None:
+            started.set()
+            await asyncio.Event().wait()
+
+        task = asyncio.create_task(elector.run(lead, lambda: None))
+        await started.wait()
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        assert said == ["a became leader", "a stopped leading"]
+
+    run(scenario())
+
+
 # -- over HTTP, against the test API server -------------------------------------------
 @pytest.fixture
 def server() -> Iterator[APIServer]:
