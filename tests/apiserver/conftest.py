@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import httpx
 import orjson
@@ -26,16 +27,16 @@ def client(server: APIServer) -> Iterator[httpx.Client]:
         yield http
 
 
-def pod(name: str, namespace: str = "default", **spec: object) -> dict[str, object]:
+def pod(name: str, namespace: str = "default", **spec: object) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": namespace, "labels": {"app": "a"}},
             "spec": {"containers": [{"name": "c", "image": "img"}], **spec}}
 
 
 def watch_events(http: httpx.Client, path: str, params: dict[str, str], count: int,
                  timeout: float = 10.0,
-                 until: Callable[[dict[str, object]], bool] | None = None) -> list[dict[str, object]]:
+                 until: Callable[[dict[str, Any]], bool] | None = None) -> list[dict[str, Any]]:
     """Read ``count`` events, or up to the one ``until`` accepts (fewer if the server ends the stream)."""
-    events: list[dict[str, object]] = []
+    events: list[dict[str, Any]] = []
     with http.stream("GET", path, params={"watch": "true", **params}, timeout=timeout) as response:
         assert response.status_code == 200
         for line in response.iter_lines():

@@ -51,14 +51,19 @@ class Faults:
             self.rules.clear()
 
     def take(self, method: str, target: str) -> Fault | None:
-        """The rule this request triggers (its use is counted), if any."""
+        """The rule this request triggers (its use is counted), if any.
+
+        The pattern is searched in the path alone and in path?query, so
+        ``/binding$`` matches whatever query a client adds.
+        """
         with self.lock:
             for rule in self.rules:
                 if rule.times is not None and rule.times <= 0:
                     continue
                 if rule.method is not None and rule.method != method:
                     continue
-                if not rule.path.search(target):
+                path = target.split("?", 1)[0]
+                if not (rule.path.search(path) or rule.path.search(target)):
                     continue
                 rule.hits += 1
                 if rule.times is not None:

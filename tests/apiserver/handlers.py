@@ -104,6 +104,11 @@ class Api:
             return await handler(request)
         except errors.StatusError as err:
             return error_response(err)
+        except web.HTTPException:
+            raise
+        except Exception as exc:  # noqa: BLE001 - upstream answers any handler panic as InternalError
+            return error_response(errors.StatusError(500, "InternalError", f"Internal error occurred: {exc!r}",
+                                                     {"causes": [{"message": repr(exc)}]}))
 
     async def health(self, request: web.Request) -> web.Response:
         return web.Response(text="ok", content_type="text/plain")

@@ -9,8 +9,10 @@ hub, exactly as writes arriving over HTTP do.
 from __future__ import annotations
 
 import asyncio
+import builtins
 import threading
 from collections.abc import Coroutine
+from typing import Any
 
 from aiohttp import web
 
@@ -23,6 +25,9 @@ from tests.apiserver.storage import JSONDict, Store, clone, meta
 from tests.apiserver.watch import Hub
 
 _TIMEOUT = 30.0
+
+# What the Python API hands tests: decoded JSON, indexed freely (as the brief's ``dict``).
+Obj = dict[str, Any]
 
 
 class APIServer:
@@ -75,7 +80,7 @@ class APIServer:
         site = web.TCPSite(runner, "127.0.0.1", self.port, reuse_address=True)
         await site.start()
         server = site._server  # noqa: SLF001 - the bound port is only known from the socket
-        assert server is not None and server.sockets
+        assert isinstance(server, asyncio.Server) and server.sockets
         self.port = int(server.sockets[0].getsockname()[1])
         self.url = f"http://127.0.0.1:{self.port}"
         self._api.address = f"127.0.0.1:{self.port}"
@@ -129,14 +134,14 @@ class APIServer:
     def revision(self) -> int:
         return self.store.revision
 
-    def create(self, obj: JSONDict) -> JSONDict:
+    def create(self, obj: Obj) -> Obj:
         """Create as a client would (pods get defaults), keeping any status given."""
         resource = resource_for(str(obj.get("kind")), _api_version(obj))
         namespace = str(meta(obj).get("namespace") or "") or None
         stored = writes.create(self.store, resource, clone(obj), namespace, keep_status=True)
         return writes.with_kind(resource, clone(stored))
 
-    def update(self, obj: JSONDict) -> JSONDict:
+    def update(self, obj: Obj) -> Obj:
         """Replace the whole object (spec and status); Conflict if its resourceVersion is stale."""
         resource = resource_for(str(obj.get("kind")), _api_version(obj))
         md = meta(obj)
@@ -147,19 +152,19 @@ class APIServer:
     def delete(self, kind: str, namespace: str | None, name: str) -> None:
         writes.delete(self.store, resource_for(kind), namespace, name)
 
-    def get(self, kind: str, namespace: str | None, name: str) -> JSONDict | None:
+    def get(self, kind: str, namespace: str | None, name: str) -> Obj | None:
         resource = resource_for(kind)
         found = self.store.get(resource, object_key(resource, namespace, name))
         return None if found is None else writes.with_kind(resource, clone(found))
 
-    def list(self, kind: str, namespace: str | None = None) -> list[JSONDict]:
+    def list(self, kind: str, namespace: str | None = None) -> builtins.list[Obj]:
         resource = resource_for(kind)
         with self.store.lock:
             table = self.store.table(resource)
             keys = sorted(k for k in table if namespace is None or k.startswith(namespace + "/"))
             return [writes.with_kind(resource, clone(table[k])) for k in keys]
 
-    def load(self, objs: list[JSONDict]) -> None:
+    def load(self, objs: builtins.list[Obj]) -> None:
         """Bulk create (one lock hold, one ADDED event each)."""
         with self.store.lock:
             for obj in objs:

@@ -174,3 +174,11 @@ def test_unsupported_patch_type_is_rejected(client: httpx.Client) -> None:
     client.post(NS, json=pod("p"))
     response = client.patch(f"{NS}/p", headers={"Content-Type": "application/xml"}, content=b"<x/>")
     assert response.status_code == 415
+
+
+def test_status_patch_with_another_uid_is_conflict(client: httpx.Client) -> None:
+    client.post(NS, json=pod("p"))
+    response = client.patch(f"{NS}/p/status", headers=SMP, content=orjson.dumps({
+        "metadata": {"uid": "someone-else"}, "status": {"nominatedNodeName": "n1"}}))
+    assert response.status_code == 409
+    assert "Precondition failed: UID in precondition: someone-else" in response.json()["message"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-import time
+from collections.abc import Callable
 
 import httpx
 import orjson
@@ -14,12 +14,12 @@ from tests.apiserver.server import APIServer
 PODS = "/api/v1/pods"
 
 
-def later(action: object, delay: float = 0.2) -> threading.Thread:
+def later(action: Callable[[], object], delay: float = 0.2) -> threading.Timer:
     """Run ``action`` in the background shortly, while the test reads a stream."""
-    assert callable(action)
-    thread = threading.Thread(target=lambda: (time.sleep(delay), action()), daemon=True)
-    thread.start()
-    return thread
+    timer = threading.Timer(delay, action)
+    timer.daemon = True
+    timer.start()
+    return timer
 
 
 def test_watch_from_a_revision_replays_later_events_in_order(client: httpx.Client, server: APIServer) -> None:

@@ -137,8 +137,10 @@ def patch(store: Store, resource: Resource, namespace: str | None, name: str, co
         md["resourceVersion"] = meta(current).get("resourceVersion")
         if md.get("name") != name:
             raise errors.bad_request("metadata.name: Invalid value: the name of the object does not match")
+        uid = md.get("uid")
+        pre = Preconditions(uid=str(uid)) if uid else None
         incoming = _merge(resource, current, patched, subresource)
-        return store.mutate(resource, key, name, lambda _cur: incoming)
+        return store.mutate(resource, key, name, lambda _cur: incoming, pre)
 
 
 def delete(store: Store, resource: Resource, namespace: str | None, name: str,
