@@ -32,6 +32,7 @@ from datetime import datetime, timezone
 from typing import Protocol
 
 __all__ = [
+    "HEALTHZ_TIMEOUT",
     "JITTER_FACTOR",
     "ApiRequester",
     "LeaderElector",
