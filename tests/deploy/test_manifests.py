@@ -13,7 +13,10 @@ import itertools
 import json
 import re
 import shutil
+import socket
 import subprocess
+import sys
+import time
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -21,12 +24,15 @@ from pathlib import Path
 from typing import Any
 
 import click
+import httpx
 import kubernetes.client
 import pytest
 import yaml
 
 from kubesched.framework.config import SchedulerConfig, parse_config
 from kubesched.plugins.registry import in_tree_registry
+
+from ..apiserver.server import APIServer
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -463,6 +469,75 @@ def test_kustomize_renders_the_variant(variant):
     assert sorted((d["kind"], d["metadata"]["name"]) for d in rendered) == sorted(
         (d["kind"], d["metadata"]["name"]) for d in manifests(variant)
     )
+
+
+# -- running it ----------------------------------------------------------------------------------------
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def cluster_for(profiles: Iterable[str]) -> list[dict[str, Any]]:
+    """One node and one pending pod per scheduler name (``pod-<name>``)."""
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "labels": {"kubernetes.io/hostname": "n1"}},
+            "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"},
+                       "conditions": [{"type": "Ready", "status": "True"}]}}
+    pods = [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"pod-{name}", "namespace": "default"},
+             "spec": {"schedulerName": name, "containers": [{"name": "c", "image": "pause"}]}} for name in profiles]
+    namespaces = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n}} for n in ("default", "kube-system")]
+    return [*namespaces, node, *pods]
+
+
+def wait_for(condition: Any, what: str, timeout: float = 60.0) -> None:
+    """Poll until ``condition()`` is true; the timeout only guards against a hang."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"gave up waiting for {what}"
+        time.sleep(0.1)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_variant_schedules_its_pods_and_answers_its_probes(variant, tmp_path):
+    """``kubesched run`` with the Deployment's arguments and the ConfigMap's file (against
+    the test API server, `--master` standing in for in-cluster configuration) places the
+    pod of its profile, leaves kube-scheduler's, and answers both probes."""
+    mine = scheduler_config(variant).profiles[0].scheduler_name
+    names = [mine] if mine == UPSTREAM_SCHEDULER else [mine, UPSTREAM_SCHEDULER]
+    config_file = tmp_path / "config.yaml"
+    cm = the(variant, "ConfigMap")
+    config_file.write_text(next(iter(cm["data"].values())))
+    port = free_port()
+    args = [a for a in container(variant)["args"] if not a.startswith(("--config", "--port"))]
+    args += [f"--config={config_file}", f"--port={port}"]
+    server = APIServer().start()
+    proc = None
+    try:
+        server.load(cluster_for(names))
+        proc = subprocess.Popen([sys.executable, "-m", "kubesched.cli.main", *args, "--master", server.url],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        with httpx.Client(timeout=10.0) as http:
+            def node_of(name: str) -> str | None:
+                return http.get(f"{server.url}/api/v1/namespaces/default/pods/pod-{name}").json()["spec"].get("nodeName")
+
+            def answers(path: str) -> bool:
+                try:
+                    return http.get(f"http://127.0.0.1:{port}{path}").status_code == 200
+                except httpx.TransportError:
+                    return False
+
+            wait_for(lambda: proc.poll() is not None or node_of(mine) is not None, f"pod-{mine} to be bound")
+            assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+            assert node_of(mine) == "n1"
+            assert all(node_of(n) is None for n in names if n != mine)
+            for probe in ("livenessProbe", "readinessProbe"):
+                path = container(variant)[probe]["httpGet"]["path"]
+                wait_for(lambda: answers(path), f"{path} to answer 200")
+    finally:
+        if proc is not None:
+            proc.terminate()
+            proc.wait(timeout=30)
+        server.stop()
 
 
 # -- the image ------------------------------------------------------------------------------------------
