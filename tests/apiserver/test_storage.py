@@ -185,3 +185,17 @@ def test_protobuf_request_is_answered_in_json(client: httpx.Client) -> None:
         "Accept": "application/vnd.kubernetes.protobuf,application/json"})
     assert response.headers["Content-Type"].startswith("application/json")
     assert response.json()["kind"] == "PodList"
+
+
+def test_python_api_create_keeps_the_given_status(server: APIServer) -> None:
+    created = server.create({**pod("running"), "status": {"phase": "Running"}})
+    assert created["status"] == {"phase": "Running"}
+    assert created["spec"]["schedulerName"] == "default-scheduler"
+
+
+def test_bulk_load_gives_each_object_its_own_revision(client: httpx.Client, server: APIServer) -> None:
+    start = server.revision
+    server.load([pod(f"p{i}") for i in range(3)])
+    body = client.get("/api/v1/pods").json()
+    revs = sorted(int(i["metadata"]["resourceVersion"]) for i in body["items"])
+    assert revs == [start + 1, start + 2, start + 3] and server.revision == start + 3
