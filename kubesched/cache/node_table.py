@@ -37,6 +37,10 @@ _MISSING = object()
 _LABEL_DERIVED = ("label", "number", "req")  # _derived keys computed from node labels
 _ROW_LOG_LIMIT = 1 << 16  # account_pod calls remembered for row_cached()
 _ROW_CACHE_PATCH_LIMIT = 256  # more changed rows than this: recompute every row at once
+# More changed rows than this: patch them with one array computation, not row by row in
+# Python (a row costs several microseconds in Python; an array call a few, whatever its
+# length). A pod shape seen every few dozen pods finds dozens of rows changed.
+_ROW_CACHE_SCALAR_LIMIT = 8
 _ROW_CACHE_KEYS = 256  # row_cached() keys kept (each holds one value per row) ...
 _ROW_CACHE_VALUES = 1 << 20  # ... and fewer on big tables: about this many values (8 MiB) in all
 
@@ -510,11 +514,12 @@ class NodeTable:
                 changed = changed[: pod_generation - entry[1]]
             if changed is not None and len(changed) <= _ROW_CACHE_PATCH_LIMIT:
                 values = entry[2]
-                if compute_row is not None:
-                    for row in set(changed):
+                distinct = set(changed)
+                if compute_row is not None and len(distinct) <= _ROW_CACHE_SCALAR_LIMIT:
+                    for row in distinct:
                         values[row] = compute_row(row)
-                else:
-                    rows = np.fromiter(set(changed), dtype=np.int64)
+                elif distinct:
+                    rows = np.fromiter(distinct, dtype=np.int64, count=len(distinct))
                     values[rows] = compute(rows)
                 entry[1] = pod_generation
                 patched: np.ndarray = values
