@@ -44,12 +44,13 @@ KINDS = {
     ("v1", "ServiceAccount"),
     ("v1", "ConfigMap"),
     ("apps/v1", "Deployment"),
+    ("policy/v1", "PodDisruptionBudget"),
     (RBAC, "ClusterRoleBinding"),
     (RBAC, "RoleBinding"),
     (RBAC, "Role"),
     (RBAC, "ClusterRole"),
 }
-NAMESPACED = {"ServiceAccount", "ConfigMap", "Deployment", "RoleBinding", "Role"}
+NAMESPACED = {"ServiceAccount", "ConfigMap", "Deployment", "PodDisruptionBudget", "RoleBinding", "Role"}
 CLI_DEFAULTS = {"--port": "10251", "--bind-address": "0.0.0.0"}  # `kubesched run` defaults
 
 
@@ -448,6 +449,23 @@ def test_the_container_has_cpu_and_memory_requests_and_limits(variant):
 def test_several_replicas_only_with_leader_election(variant):
     replicas = the(variant, "Deployment")["spec"]["replicas"]
     assert replicas == 1 or scheduler_config(variant).leader_election.leader_elect
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_rollout_never_stops_a_replica_before_its_successor_runs(variant):
+    """The new pod needs a running scheduler to be placed (for the cluster scheduler, one of
+    the old replicas)."""
+    update = the(variant, "Deployment")["spec"]["strategy"]["rollingUpdate"]
+    assert update["maxUnavailable"] == 0 and update["maxSurge"] >= 1
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_disruption_budget_keeps_one_replica_through_drains(variant):
+    deployment = the(variant, "Deployment")["spec"]
+    spec = the(variant, "PodDisruptionBudget")["spec"]
+    labels = deployment["template"]["metadata"]["labels"]
+    assert spec["selector"]["matchLabels"].items() <= labels.items()
+    assert spec.get("maxUnavailable", deployment["replicas"]) < deployment["replicas"] or spec.get("minAvailable", 0) >= 1
 
 
 def test_the_cluster_scheduler_is_system_cluster_critical():
