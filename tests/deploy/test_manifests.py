@@ -299,6 +299,15 @@ def test_roles_of_our_own_grant_nothing_beyond_upstreams_scheduler_roles_and_the
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
+def test_lease_rights_of_our_own_are_a_role_in_the_lease_namespace(variant):
+    """Not a ClusterRole: the right to renew the Lease holds in its namespace only."""
+    lease = scheduler_config(variant).leader_election
+    for doc in of_kind(variant, "Role") + of_kind(variant, "ClusterRole"):
+        if any("leases" in r.resources for r in rules_of(doc)):
+            assert (doc["kind"], doc["metadata"].get("namespace")) == ("Role", lease.resource_namespace)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
 def test_the_service_account_may_take_and_renew_the_configured_lease(variant):
     lease = scheduler_config(variant).leader_election
     rules = granted(variant, lease.resource_namespace)
