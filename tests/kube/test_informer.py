@@ -11,6 +11,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
+from kubesched.cluster.kube.backoff import Backoff
 from kubesched.cluster.kube.client import ApiClient
 from kubesched.cluster.kube.connection import Connection
 from kubesched.cluster.kube.informer import DeletedFinalStateUnknown, Informer, Resource
@@ -368,3 +369,41 @@ def test_real_pod_parser_gets_objects_without_managed_fields(server: APIServer) 
     rec = run_informer(server, scenario, parse=lambda raw: parse_pod(raw, keep_raw=False))
     info = rec.calls[0][1]
     assert (info.namespace, info.name, info.node_name, info.uid) == ("ns", "a", "n1", "uid-a")
+
+
+# --- the reconnection backoff ---------------------------------------------------------------------
+
+
+class _Rng:
+    """random.Random stand-in returning a fixed draw."""
+
+    def __init__(self, value: float) -> None:
+        self.value = value
+
+    def random(self) -> float:
+        return self.value
+
+
+def test_backoff_starts_at_800ms_and_doubles_up_to_30s() -> None:
+    now = [0.0]
+    backoff = Backoff(rng=_Rng(0.0), now=lambda: now[0])  # type: ignore[arg-type]
+    delays = []
+    for _ in range(8):
+        delays.append(backoff.next())
+        now[0] += 1.0
+    assert delays == pytest.approx([0.8, 1.6, 3.2, 6.4, 12.8, 25.6, 30.0, 30.0])
+
+
+def test_backoff_jitter_adds_up_to_the_whole_delay() -> None:
+    backoff = Backoff(rng=_Rng(0.5), now=lambda: 0.0)  # type: ignore[arg-type]
+    assert backoff.next() == pytest.approx(1.2)  # 0.8 + 0.5 * 0.8
+    assert backoff.next() == pytest.approx(2.4)
+
+
+def test_backoff_resets_after_two_quiet_minutes() -> None:
+    now = [0.0]
+    backoff = Backoff(rng=_Rng(0.0), now=lambda: now[0])  # type: ignore[arg-type]
+    backoff.next()
+    backoff.next()
+    now[0] += 121.0
+    assert backoff.next() == pytest.approx(0.8)

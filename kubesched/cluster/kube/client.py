@@ -55,7 +55,7 @@ class ApiClient:
         self.conn = conn
         self.timeout = timeout
         self._bucket = TokenBucket(conn.qps, conn.burst)
-        connector = aiohttp.TCPConnector(limit=max_connections, ssl=conn.ssl if conn.ssl is not None else False)
+        connector = aiohttp.TCPConnector(limit=max_connections, ssl=conn.ssl if conn.ssl is not None else True)
         self._session = aiohttp.ClientSession(
             connector=connector,
             json_serialize=lambda obj: orjson.dumps(obj).decode(),

@@ -200,7 +200,7 @@ class Informer(Generic[T]):
 
 def _version(raw: Mapping[str, object]) -> str:
     meta = raw.get("metadata")
-    if isinstance(meta, Mapping):
+    if isinstance(meta, dict):
         rv = meta.get("resourceVersion")
         if isinstance(rv, str):
             return rv

@@ -75,7 +75,7 @@ class _InitialEventsMissing(Exception):
 def object_key(obj: Mapping[str, object]) -> str:
     """client-go's ``MetaNamespaceKeyFunc``: ``namespace/name``, or ``name`` when cluster-scoped."""
     meta = obj.get("metadata")
-    if not isinstance(meta, Mapping):
+    if not isinstance(meta, dict):  # decoded JSON: a dict (cheaper to test than Mapping)
         return ""
     name = meta.get("name") or ""
     namespace = meta.get("namespace")
@@ -84,7 +84,7 @@ def object_key(obj: Mapping[str, object]) -> str:
 
 def _resource_version(obj: Mapping[str, object]) -> str:
     meta = obj.get("metadata")
-    if isinstance(meta, Mapping):
+    if isinstance(meta, dict):
         rv = meta.get("resourceVersion")
         if isinstance(rv, str):
             return rv
