@@ -23,7 +23,7 @@ def server() -> Iterator[APIServer]:
 
 @pytest.fixture
 def client(server: APIServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=server.url, timeout=10.0) as http:
+    with httpx.Client(base_url=server.url, timeout=10.0, verify=False) as http:
         yield http
 
 

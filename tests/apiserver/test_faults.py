@@ -69,17 +69,17 @@ def test_standalone_server_prints_ready_and_serves() -> None:
         line = proc.stdout.readline().strip()
         assert line.startswith("READY http://127.0.0.1:")
         url = line.split(" ", 1)[1]
-        assert httpx.get(f"{url}/readyz", timeout=10).text == "ok"
+        assert httpx.get(f"{url}/readyz", timeout=10, verify=False).text == "ok"
     finally:
         proc.terminate()
         proc.wait(10)
 
 
 def test_many_pods_can_be_created_and_bound(client: httpx.Client, server: APIServer) -> None:
-    for i in range(300):
+    for i in range(100):
         client.post(NS, json=pod(f"p{i}"))
-    for i in range(300):
+    for i in range(100):
         client.post(f"{NS}/p{i}/binding", json={"metadata": {"name": f"p{i}"},
                                                  "target": {"kind": "Node", "name": "n"}})
     bound = client.get("/api/v1/pods", params={"fieldSelector": "spec.nodeName=n"}).json()["items"]
-    assert len(bound) == 300
+    assert len(bound) == 100
