@@ -179,10 +179,20 @@ class Api:
         query = request.query
         opts = parse_options(query)
         pred = predicate_from_query(query, target.resource, target.namespace)
-        if opts.resource_version not in ("", "0") and opts.match != "Exact" and not opts.continue_token:
-            await self.wait_for(parse_revision(opts.resource_version))
+        fresh = opts.resource_version not in ("", "0") and opts.match != "Exact" and not opts.continue_token
         if opts.watch:
+            # The cacher waits for a future revision only before replaying initial events, and
+            # reports its timeout through the error watcher; a plain watch just starts there.
+            if fresh:
+                wanted = parse_revision(opts.resource_version)
+                if opts.send_initial_events:
+                    try:
+                        await self.wait_for(wanted)
+                    except errors.StatusError as err:
+                        return await self.hub.serve_error(request, err)
             return await self.hub.serve(request, target.resource, pred, opts)
+        if fresh:
+            await self.wait_for(parse_revision(opts.resource_version))
         return web.Response(body=list_body(self.store, target.resource, pred, opts), content_type=JSON_TYPE)
 
     async def get(self, request: web.Request, target: Target) -> web.Response:

@@ -7,7 +7,9 @@ from collections.abc import Callable
 
 import httpx
 import orjson
+import pytest
 
+from tests.apiserver import handlers
 from tests.apiserver.conftest import pod, watch_events
 from tests.apiserver.server import APIServer
 
@@ -182,3 +184,18 @@ def test_watch_frames_are_one_json_object_per_line(client: httpx.Client, server:
     with client.stream("GET", PODS, params={"watch": "1", "resourceVersion": str(start)}) as response:
         line = next(response.iter_lines())
     assert orjson.loads(line)["type"] == "ADDED"
+
+
+def test_watch_from_a_future_revision_waits_for_it(client: httpx.Client, server: APIServer) -> None:
+    future = server.revision + 1
+    later(lambda: (server.create(pod("skipped")), server.create(pod("seen"))))
+    events = watch_events(client, PODS, {"resourceVersion": str(future)}, 1)
+    assert events[0]["object"]["metadata"]["name"] == "seen"
+
+
+def test_watch_list_from_a_future_revision_ends_with_a_timeout_error(
+        client: httpx.Client, server: APIServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(handlers, "TOO_LARGE_WAIT", 0.05)
+    events = watch_events(client, PODS, {"resourceVersion": str(server.revision + 5), "sendInitialEvents": "true",
+                                         "resourceVersionMatch": "NotOlderThan", "allowWatchBookmarks": "true"}, 5)
+    assert [(e["type"], e["object"]["code"]) for e in events] == [("ERROR", 504)]

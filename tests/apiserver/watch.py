@@ -163,6 +163,15 @@ class Hub:
             watcher.wake.set()
             return watcher
 
+    async def serve_error(self, request: web.Request, err: errors.StatusError) -> web.StreamResponse:
+        """The cacher's error watcher: HTTP 200, one ERROR event carrying the Status, end of stream."""
+        response = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})
+        response.enable_chunked_encoding()
+        await response.prepare(request)
+        await response.write(error_frame(err))
+        await response.write_eof()
+        return response
+
     async def serve(self, request: web.Request, resource: Resource, pred: Predicate,
                     opts: ListOptions) -> web.StreamResponse:
         """Stream one watch as newline-delimited JSON until timeout, drop, or client close."""
@@ -171,10 +180,7 @@ class Hub:
         try:
             watcher = self.open(resource, pred, opts)
         except errors.StatusError as err:
-            await response.prepare(request)
-            await response.write(error_frame(err))
-            await response.write_eof()
-            return response
+            return await self.serve_error(request, err)
         await response.prepare(request)
         deadline = None if opts.timeout_seconds is None else self.loop.time() + opts.timeout_seconds
         try:
