@@ -53,7 +53,7 @@ class Controls:
 
     async def drop_watches(self, request: web.Request) -> web.Response:
         count = len(self.hub.watchers)
-        self.hub.drop_all()
+        self.hub.drop_all(request.query.get("abort") in ("1", "true"))
         return json_response({"dropped": count})
 
     async def list_faults(self, request: web.Request) -> web.Response:

@@ -175,13 +175,18 @@ class APIServer:
     def compact(self) -> None:
         self.store.compact()
 
-    def drop_watches(self) -> None:
-        """End every open watch stream (clients see the stream close and must re-watch)."""
+    def drop_watches(self, *, abort: bool = False) -> None:
+        """End every open watch stream; clients must re-watch.
+
+        By default a stream ends cleanly, as a server-side timeout ends it; with
+        ``abort`` the connection is reset mid-stream, as a crashed server or a
+        broken network would leave it.
+        """
         hub = self._hub
         assert hub is not None and self._loop is not None
 
         async def drop() -> None:
-            hub.drop_all()
+            hub.drop_all(abort)
 
         self._call(drop())
 

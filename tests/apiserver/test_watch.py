@@ -199,3 +199,13 @@ def test_watch_list_from_a_future_revision_ends_with_a_timeout_error(
     events = watch_events(client, PODS, {"resourceVersion": str(server.revision + 5), "sendInitialEvents": "true",
                                          "resourceVersionMatch": "NotOlderThan", "allowWatchBookmarks": "true"}, 5)
     assert [(e["type"], e["object"]["code"]) for e in events] == [("ERROR", 504)]
+
+
+def test_aborted_watches_break_the_connection(client: httpx.Client, server: APIServer) -> None:
+    later(lambda: server.drop_watches(abort=True), 0.3)
+    try:
+        watch_events(client, PODS, {"resourceVersion": str(server.revision)}, 10)
+        broken = False
+    except httpx.HTTPError:
+        broken = True
+    assert broken

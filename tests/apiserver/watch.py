@@ -54,6 +54,7 @@ class Watcher:
     pending: list[bytes] = field(default_factory=list)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     closed: bool = False
+    abort: bool = False
 
     def push(self, data: bytes) -> None:
         self.pending.append(data)
@@ -79,8 +80,9 @@ class Watcher:
         elif before:
             self.push(ev.frame("DELETED", "obj" if ev.type == "DELETED" else "prev"))
 
-    def close(self) -> None:
+    def close(self, abort: bool = False) -> None:
         self.closed = True
+        self.abort = abort
         self.wake.set()
 
 
@@ -126,9 +128,10 @@ class Hub:
             await asyncio.sleep(self.bookmark_interval)
             self.bookmark_all()
 
-    def drop_all(self) -> None:
+    def drop_all(self, abort: bool = False) -> None:
+        """End every stream: cleanly (as a server-side timeout ends it) or by resetting the connection."""
         for watcher in list(self.watchers):
-            watcher.close()
+            watcher.close(abort)
 
     def open(self, resource: Resource, pred: Predicate, opts: ListOptions) -> Watcher:
         """Register a watcher and queue its backlog; raises StatusError for an expired start."""
@@ -191,6 +194,10 @@ class Hub:
                     await response.write(data)
                     continue
                 if watcher.closed:
+                    if watcher.abort and request.transport is not None:
+                        request.transport.abort()
+                        self.watchers.discard(watcher)
+                        return response
                     break
                 watcher.wake.clear()
                 remaining = None if deadline is None else deadline - self.loop.time()
