@@ -14,11 +14,11 @@ handlers: it hands complete snapshots to ``Sink.replace`` and single changes to
    ``relistResourceVersion``: "0" (any cached state) the first time, the last synced
    version afterwards, "" (a consistent read) after the server said that version is gone.
 2. Watch from the last resourceVersion with ``allowWatchBookmarks`` and a ``timeoutSeconds``
-   drawn from [5, 10) minutes. Bookmarks only advance the resourceVersion. A stream the
-   server ends is reopened at once from where it stopped; a refused connection, a 429, a
-   broken stream or an internal error reopens it after a backoff; a 410 (HTTP or ERROR
-   event), any other error, or a stream that ended within a second without events leads
-   to a new snapshot after a backoff.
+   drawn from [5, 10) minutes. Bookmarks only advance the resourceVersion. A stream that
+   ends (timeout, dropped connection) is reopened at once from where it stopped; a refused
+   connection or a 429 reopens it after a backoff; a 410 (HTTP or ERROR event), any other
+   error, or a stream that ended within a second without events leads to a new snapshot
+   after a backoff.
 
 Backoff (``backoff.Backoff``): 800 ms doubling to 30 s, jittered, reset after 2 min of calm;
 a ``Retry-After`` from the server lengthens a wait, never shortens it.
@@ -66,10 +66,6 @@ class Sink(Protocol):
 
     def replace(self, items: Sequence[dict[str, object]], resource_version: str) -> None: ...
     def apply(self, event_type: str, obj: dict[str, object]) -> None: ...
-
-
-class _InitialEventsMissing(Exception):
-    """The watch-list stream ended before the initial-events-end bookmark."""
 
 
 def object_key(obj: Mapping[str, object]) -> str:
@@ -149,41 +145,64 @@ class Reflector:
     # --- snapshot ------------------------------------------------------------------------
 
     async def _watch_list(self) -> AsyncIterator[WatchEvent] | None:
-        """The initial state through a watch; the open stream, or None to fall back to LIST."""
-        params = self._selectors()
-        params.update(sendInitialEvents="true", resourceVersionMatch="NotOlderThan",
-                      allowWatchBookmarks="true", timeoutSeconds=self._watch_timeout())
-        rv = "" if self._rv_unavailable else self.last_sync_resource_version
-        if rv:
-            params["resourceVersion"] = rv
-        stream = self.client.watch(self.resource.path, params)
-        try:
-            initial: dict[str, dict[str, object]] = {}
-            async for event in stream:
-                kind = event.type
-                if kind == ADDED or kind == MODIFIED:
-                    initial[object_key(event.object)] = event.object
-                elif kind == DELETED:
-                    initial.pop(object_key(event.object), None)
-                elif kind == BOOKMARK:
-                    if _initial_events_end(event.object):
-                        version = _resource_version(event.object)
-                        self.sink.replace(list(initial.values()), version)
-                        self.last_sync_resource_version = version
-                        self._rv_unavailable = False
-                        return stream
-                elif kind == ERROR:
-                    raise api_error_from_status(event.object)
-            raise _InitialEventsMissing("the stream ended before the initial-events-end bookmark")
-        except asyncio.CancelledError:
+        """The initial state through a watch; the open stream, or None to fall back to LIST.
+
+        As upstream's ``watchList``: a refused connection or a 429 backs off and tries
+        again, an expired or too-new resourceVersion retries at once from "" (the latest
+        state), any other error falls back to LIST. Unlike upstream, which retries, a
+        stream that ends before the initial-events-end bookmark also falls back: a server
+        that ignores ``sendInitialEvents`` would otherwise never let the informer sync.
+        """
+        while True:
+            params = self._selectors()
+            params.update(sendInitialEvents="true", resourceVersionMatch="NotOlderThan",
+                          allowWatchBookmarks="true", timeoutSeconds=self._watch_timeout())
+            rv = "" if self._rv_unavailable else self.last_sync_resource_version
+            if rv:
+                params["resourceVersion"] = rv
+            stream = self.client.watch(self.resource.path, params)
+            try:
+                if await self._initial_events(stream):
+                    return stream
+                reason = "the stream ended before the initial-events-end bookmark"
+            except asyncio.CancelledError:
+                await _close(stream)
+                raise
+            except ApiError as exc:
+                if exc.is_connection_refused() or exc.is_too_many_requests():
+                    await _close(stream)
+                    log.info("%s: watch-list of %s failed (%s); backing off", self.name, self.resource.path, exc)
+                    await self._sleep_backoff(exc.retry_after)
+                    continue
+                if exc.is_gone() or exc.is_too_large_resource_version():
+                    await _close(stream)
+                    self._rv_unavailable = True
+                    continue
+                reason = str(exc)
             await _close(stream)
-            raise
-        except (ApiError, _InitialEventsMissing) as exc:
-            await _close(stream)
-            if isinstance(exc, ApiError) and (exc.is_gone() or exc.is_too_large_resource_version()):
-                self._rv_unavailable = True
-            log.info("%s: watch-list of %s refused (%s); falling back to LIST", self.name, self.resource.path, exc)
+            log.warning("%s: watch-list of %s ended with an error (%s); falling back to LIST",
+                        self.name, self.resource.path, reason)
             return None
+
+    async def _initial_events(self, stream: AsyncIterator[WatchEvent]) -> bool:
+        """Collect the initial events and replace the store at their end; False if they never end."""
+        initial: dict[str, dict[str, object]] = {}
+        async for event in stream:
+            kind = event.type
+            if kind == ADDED or kind == MODIFIED:
+                initial[object_key(event.object)] = event.object
+            elif kind == DELETED:
+                initial.pop(object_key(event.object), None)
+            elif kind == BOOKMARK:
+                if _initial_events_end(event.object):
+                    version = _resource_version(event.object)
+                    self._rv_unavailable = False
+                    self.sink.replace(list(initial.values()), version)
+                    self.last_sync_resource_version = version
+                    return True
+            elif kind == ERROR:
+                raise api_error_from_status(event.object)
+        return False
 
     async def _list(self) -> None:
         rv = self._relist_resource_version()
@@ -235,7 +254,16 @@ class Reflector:
     # --- watch ---------------------------------------------------------------------------
 
     async def _watch(self, stream: AsyncIterator[WatchEvent] | None) -> None:
-        """Watch until a new snapshot is needed (return or raise)."""
+        """Watch until a new snapshot is needed (return or raise), as upstream's ``watch``.
+
+        A stream that ends -- the server's timeout, a dropped or reset connection, which
+        client-go's stream decoder also treats as a normal end -- is reopened at once from
+        the last resourceVersion. A refused connection or a 429 is retried after a backoff.
+        A 410 returns for a new snapshot; any other error (including ``InternalError``:
+        kube-scheduler sets no ``MaxInternalErrorRetryDuration``) raises, and the caller
+        takes a new snapshot after a backoff. So does a watch that ended within a second
+        without any event (upstream's ``VeryShortWatchError``).
+        """
         while True:
             if stream is None:
                 params = self._selectors()
@@ -250,16 +278,18 @@ class Reflector:
                 if exc.is_gone():
                     log.info("%s: watch of %s expired (%s); relisting", self.name, self.resource.path, exc.message)
                     return
-                if exc.is_transport() or exc.is_too_many_requests() or exc.is_internal_error():
-                    log.info("%s: watch of %s interrupted (%s); rewatching", self.name, self.resource.path, exc)
+                if counter[0] == 0 and (exc.is_connection_refused() or exc.is_too_many_requests()):
+                    log.info("%s: watch of %s failed (%s); backing off", self.name, self.resource.path, exc)
                     await self._sleep_backoff(exc.retry_after)
                     continue
-                raise
+                if not exc.is_transport():
+                    raise
+                log.info("%s: watch of %s broke (%s); rewatching", self.name, self.resource.path, exc)
             finally:
                 await _close(stream)
                 stream = None
             if counter[0] == 0 and time.monotonic() - started < SHORT_WATCH:
-                raise ApiError(0, "ShortWatch", "the watch closed within a second without events")
+                raise ApiError(0, "VeryShortWatch", "the watch closed within a second without events")
 
     async def _consume(self, stream: AsyncIterator[WatchEvent], counter: list[int]) -> None:
         apply = self.sink.apply
