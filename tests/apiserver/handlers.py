@@ -38,6 +38,10 @@ def error_response(err: errors.StatusError) -> web.Response:
     return json_response(err.status(), err.code, err.headers or None)
 
 
+def _no_route() -> errors.StatusError:
+    return errors.StatusError(404, "NotFound", "the server could not find the requested resource", {})
+
+
 @dataclass(frozen=True, slots=True)
 class Target:
     """What a resource path names."""
@@ -123,8 +127,7 @@ class Api:
         parts = [p for p in request.path.split("/") if p]
         found = parse_path(parts)
         if found is None:
-            return error_response(errors.StatusError(404, "NotFound", "the server could not find the requested resource",
-                                                     {}))
+            return error_response(_no_route())
         if not isinstance(found, Target):
             if request.method != "GET":
                 raise errors.method_not_allowed(request.method)
@@ -135,9 +138,14 @@ class Api:
                 raise errors.method_not_allowed(method)
             return await self.binding(request, found)
         if found.subresource not in (None, "status"):
-            return error_response(errors.StatusError(404, "NotFound", "the server could not find the requested resource", {}))
+            return error_response(_no_route())
         if found.subresource == "status" and not found.resource.has_status:
-            return error_response(errors.StatusError(404, "NotFound", "the server could not find the requested resource", {}))
+            return error_response(_no_route())
+        if found.resource.namespaced and found.namespace is None and (found.name is not None or method != "GET"):
+            # Cluster-wide paths of namespaced resources only serve list and watch.
+            if found.name is None:
+                raise errors.method_not_allowed(method)
+            return error_response(_no_route())
         if found.name is None:
             if method == "GET":
                 return await self.collection(request, found)

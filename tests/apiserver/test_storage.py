@@ -199,3 +199,9 @@ def test_bulk_load_gives_each_object_its_own_revision(client: httpx.Client, serv
     body = client.get("/api/v1/pods").json()
     revs = sorted(int(i["metadata"]["resourceVersion"]) for i in body["items"])
     assert revs == [start + 1, start + 2, start + 3] and server.revision == start + 3
+
+
+def test_namespaced_objects_are_not_reachable_without_their_namespace(client: httpx.Client) -> None:
+    assert client.post("/api/v1/pods", json=pod("p")).status_code == 405
+    assert client.get("/api/v1/pods/p").status_code == 404
+    assert client.get("/api/v1/pods").status_code == 200
