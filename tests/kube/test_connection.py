@@ -159,6 +159,23 @@ def test_in_cluster_configuration_when_no_kubeconfig_is_given(service_account: P
     assert isinstance(conn.ssl, ssl.SSLContext) and conn.ssl.verify_mode == ssl.CERT_REQUIRED
 
 
+def test_in_cluster_token_is_reread_after_rotation(service_account: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    conn = load_connection()
+    assert conn.token() == "sa-token"
+    (service_account / "token").write_text("rotated-token")
+
+    class _Later:  # the loader's clock, two minutes on: past its one-minute refresh period
+        timedelta = datetime.timedelta
+
+        class datetime:  # noqa: N801 - stands in for datetime.datetime
+            @staticmethod
+            def now() -> datetime.datetime:
+                return datetime.datetime.now() + datetime.timedelta(minutes=2)
+
+    monkeypatch.setattr(incluster_config, "datetime", _Later)
+    assert conn.token() == "rotated-token"
+
+
 def test_explicit_kubeconfig_wins_over_in_cluster(service_account: Path) -> None:
     path = _kubeconfig(service_account, [{"name": "u", "user": {"token": "explicit"}}])
     conn = load_connection(str(path))

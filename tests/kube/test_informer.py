@@ -12,7 +12,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 
 from kubesched.cluster.kube.backoff import Backoff
-from kubesched.cluster.kube.client import ApiClient
+from kubesched.cluster.kube.client import MAX_RETRIES, ApiClient
 from kubesched.cluster.kube.connection import Connection
 from kubesched.cluster.kube.informer import DeletedFinalStateUnknown, Informer, Resource
 from kubesched.objects.pod import parse_pod
@@ -208,6 +208,19 @@ def test_refused_watch_list_falls_back_to_a_paginated_list(server: APIServer) ->
     assert "sendInitialEvents" not in watch
     assert watch["resourceVersion"] == listed_at and watch["allowWatchBookmarks"] == "true"
     assert 300 <= int(watch["timeoutSeconds"]) < 600
+
+
+def test_throttled_watch_list_is_retried_rather_than_abandoned(server: APIServer) -> None:
+    server.create(pod("a"))
+    # More 429s than the client's own Retry-After retries: the reflector backs off and retries.
+    server.faults.add(method="GET", path=r"sendInitialEvents=true", status=429, retry_after=0, times=MAX_RETRIES + 2)
+
+    async def scenario(server: APIServer, informer: Informer, rec: Recorder) -> None:
+        assert informer.list() == [Item("ns/a", informer.last_sync_resource_version, {})]
+
+    run_informer(server, scenario)
+    assert not _list_requests(server)
+    assert len([q for q in _watch_requests(server) if q.get("sendInitialEvents")]) == MAX_RETRIES + 3
 
 
 def test_list_mode_without_watch_list(server: APIServer) -> None:
