@@ -151,7 +151,7 @@ def bind(store: Store, namespace: str, name: str, binding: Mapping[str, object])
         update_condition(status, {"type": "PodScheduled", "status": "True"})
         return pod
 
-    store.mutate(PODS, f"{namespace}/{name}", name, assign, pre)
+    store.mutate(PODS, f"{namespace}/{name}", name, assign, pre, strategy=False)
 
 
 def success_status() -> JSONDict:

@@ -39,6 +39,8 @@ def parse_options(query: Mapping[str, str]) -> ListOptions:
     try:
         limit = int(query.get("limit") or 0)
         timeout = float(query["timeoutSeconds"]) if query.get("timeoutSeconds") else None
+        if timeout is not None and timeout <= 0:
+            timeout = None
     except ValueError as exc:
         raise errors.bad_request(str(exc)) from exc
     send = query.get("sendInitialEvents")

@@ -201,11 +201,12 @@ class Store:
 
     def mutate(self, resource: Resource, key: str, name: str,
                change: Callable[[JSONDict], JSONDict],
-               pre: Preconditions | None = None) -> JSONDict:
+               pre: Preconditions | None = None, *, strategy: bool = True) -> JSONDict:
         """GuaranteedUpdate: ``change`` gets a private copy of the current object and returns the new one.
 
         A change that alters nothing writes nothing (no new revision, no event),
-        as etcd3's store skips identical bytes.
+        as etcd3's store skips identical bytes. ``strategy=False`` is a raw
+        storage write, as BindingREST does: generation is left alone.
         """
         with self.lock:
             table = self.table(resource)
@@ -222,7 +223,7 @@ class Store:
             md["resourceVersion"] = old_md.get("resourceVersion")
             if resource.tracks_generation:
                 generation = old_md.get("generation", 1)
-                if updated.get("spec") != current.get("spec"):
+                if strategy and updated.get("spec") != current.get("spec"):
                     generation = int(str(generation)) + 1
                 md["generation"] = generation
             if updated == current:

@@ -182,3 +182,9 @@ def test_status_patch_with_another_uid_is_conflict(client: httpx.Client) -> None
         "metadata": {"uid": "someone-else"}, "status": {"nominatedNodeName": "n1"}}))
     assert response.status_code == 409
     assert "Precondition failed: UID in precondition: someone-else" in response.json()["message"]
+
+
+def test_binding_does_not_bump_the_generation(client: httpx.Client) -> None:
+    client.post(NS, json=pod("p"))
+    client.post(f"{NS}/p/binding", json=binding("p", "n1"))
+    assert client.get(f"{NS}/p").json()["metadata"]["generation"] == 1
