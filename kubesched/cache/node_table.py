@@ -2,8 +2,9 @@
 
 Batch plugins read whole columns and answer for every node at once; the cache
 keeps the columns current, row by row, as pods and nodes come and go. Columns that
-depend only on node objects (label values, taint sets, images) are built on first
-use and dropped whenever a node changes, which is rare next to pod churn.
+depend only on node objects (label values, taint sets, images, the zone order) are
+built on first use and then patched at the one row a node add, update or removal
+touches, so that node churn costs what it changes, not a rebuild over every node.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ _INT_COLUMNS = (
 )
 
 _MISSING = object()
+_NO_LABELS: dict[str, str] = {}
+_NO_IMAGES: dict[str, int] = {}
+_NO_IMAGE_ROWS = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
 _LABEL_DERIVED = ("label", "number", "req")  # _derived keys computed from node labels
 _ROW_LOG_LIMIT = 1 << 16  # account_pod calls remembered for row_cached()
 _ROW_CACHE_PATCH_LIMIT = 256  # more changed rows than this: recompute every row at once
@@ -137,20 +141,27 @@ class NodeTable:
         for arr in self.scalar_req.values():
             arr[row] = 0
         self._zones.setdefault(zone_key(node.labels), []).append(row)
-        self._set_node_columns(row, node)
+        self.names[row] = node.name
+        self.nodes[row] = node
+        self._write_columns(row, node)
+        self._node_changed(row, None, node, order="added")
         return row
 
     def update_node(self, row: int, node: Node) -> bool:
         """A new version of the node at ``row``; False when nothing the scheduler reads changed.
 
         Such an update (a heartbeat, a condition, an annotation) costs O(1). Otherwise only
-        what depends on the changed parts is dropped: label columns and selector masks on
-        a label change, the zone order only when the zone moved, taint sets on a taint
-        change, the image index on an image change; allocatable is written in place.
+        what depends on the changed parts is patched at this row: label columns and
+        selector masks on a label change, the zone order only when the zone moved, taint
+        sets on a taint change, the image index on an image change; allocatable is
+        written in place.
         """
         old = self.nodes[row]
         if old is None:
-            self._set_node_columns(row, node)
+            self.names[row] = node.name
+            self.nodes[row] = node
+            self._write_columns(row, node)
+            self._node_changed(row, None, node, order="rebuild")
             return True
         labels = old.labels != node.labels
         taints = old.taints != node.taints
@@ -165,7 +176,7 @@ class NodeTable:
             self._zones.setdefault(zone_key(node.labels), []).append(row)
         if columns:
             self._write_columns(row, node)
-        self._invalidate(order=moved, labels=labels, taints=taints, images=images)
+        self._node_changed(row, old, node, order="rebuild" if moved else "")
         return True
 
     def remove_node(self, row: int) -> None:
@@ -181,7 +192,7 @@ class NodeTable:
         self.names[row] = ""
         self.nodes[row] = None
         self._free.append(row)
-        self._changed()
+        self._node_changed(row, node, None, order="removed")
 
     def _remove_from_zone(self, row: int, node: Node) -> None:
         key = zone_key(node.labels)
@@ -190,12 +201,6 @@ class NodeTable:
             rows.remove(row)
             if not rows:
                 del self._zones[key]
-
-    def _set_node_columns(self, row: int, node: Node) -> None:
-        self.names[row] = node.name
-        self.nodes[row] = node
-        self._write_columns(row, node)
-        self._changed()
 
     def _write_columns(self, row: int, node: Node) -> None:
         alloc = node.allocatable
@@ -209,32 +214,126 @@ class NodeTable:
         for name, amount in alloc.scalar.items():
             self._scalar(name)[0][row] = amount
 
-    def _changed(self) -> None:
-        """A node came or went: every derived column and the order are stale."""
-        self._order = None
-        self._derived.clear()
-        self._node_cache.clear()
-        self.node_generation += 1
+    def _node_changed(self, row: int, old: Node | None, new: Node | None, order: str) -> None:
+        """One row's node came (``old`` None), went (``new`` None) or changed: patch what
+        is derived from node objects at that row, as a fresh build would have it.
 
-    def _invalidate(self, order: bool, labels: bool, taints: bool, images: bool) -> None:
-        """A node changed in place: drop only what depends on the parts that changed.
-
-        ``node_generation`` still moves, since plugins key their own node-derived caches
-        (``node_derived``, layouts) on it without saying which parts they read.
+        ``order`` says what happened to the zone order: "added" (the row joined the end of
+        its zone), "removed", "rebuild" (it moved between zones) or "" (unchanged).
+        ``node_generation`` moves, since plugins key their own node-derived caches
+        (``node_derived``, layouts) on it without saying which parts they read. Derived
+        arrays are replaced, never written in place, so a reader holding one from before
+        still has a consistent (old) view.
         """
         derived = self._derived
+        old_labels = old.labels if old is not None else _NO_LABELS
+        new_labels = new.labels if new is not None else _NO_LABELS
         if order:
-            self._order = None
+            self._patch_order(row, order)
             derived.pop("order_is_identity", None)
-        if labels:
+        joined = old is None or new is None  # a row came or went: arrays may need to grow
+        if joined:
+            derived.pop("frozen_names", None)
+            names = derived.get("names")
+            if names is not None:
+                if old is not None:
+                    names.pop(old.name, None)
+                if new is not None:
+                    names[new.name] = row
+        if joined or old_labels != new_labels:
             for key in [k for k in derived if isinstance(k, tuple) and k[0] in _LABEL_DERIVED]:
-                del derived[key]
-        if taints:
-            derived.pop("taints", None)
-        if images:
-            derived.pop("images", None)
+                self._patch_label_derived(key, row, new_labels)
+        new_taints = new.taints if new is not None else ()
+        if joined or (old is not None and old.taints != new_taints):
+            self._patch_taints(row, new_taints)
+        old_images = old.images if old is not None else _NO_IMAGES
+        new_images = new.images if new is not None else _NO_IMAGES
+        if old_images != new_images:  # the image index holds only rows that have images
+            self._patch_images(row, old_images, new_images)
         self._node_cache.clear()
         self.node_generation += 1
+
+    def _live_rows(self) -> int:
+        return self.size - len(self._free)
+
+    def _grown(self, arr: np.ndarray, fill: Any) -> np.ndarray:
+        """A copy of a per-row array, extended to ``size`` rows with ``fill``."""
+        if len(arr) >= self.size:
+            return arr.copy()
+        return np.concatenate([arr, np.full(self.size - len(arr), fill, dtype=arr.dtype)])
+
+    def _patch_order(self, row: int, change: str) -> None:
+        order = self._order
+        if order is None:
+            return
+        if change == "added" and len(self._zones) == 1:  # one zone: the row simply comes last
+            self._order = np.append(order, np.int64(row))
+        elif change == "removed" and len(self._zones) <= 1:
+            self._order = order[order != row]
+        else:  # several zones interleave: rebuilt (with array operations) on next use
+            self._order = None
+
+    def _patch_label_derived(self, key: tuple[Any, ...], row: int, labels: dict[str, str]) -> None:
+        derived = self._derived
+        kind = key[0]
+        if kind == "label":
+            ids, vocab = derived[key]
+            value = labels.get(key[1])
+            if value is not None and value not in vocab:
+                if len(vocab) > 2 * self._live_rows() + 64:  # values of nodes long gone: rebuild on next use
+                    del derived[key]
+                    return
+                vocab = {**vocab, value: len(vocab)}
+            ids = self._grown(ids, -1)
+            ids[row] = -1 if value is None else vocab[value]
+            derived[key] = (ids, vocab)
+        elif kind == "number":
+            numbers, valid = derived[key]
+            numbers, valid = self._grown(numbers, 0), self._grown(valid, False)
+            parsed = _parse_int(labels[key[1]]) if key[1] in labels else None
+            numbers[row] = 0 if parsed is None else parsed
+            valid[row] = parsed is not None
+            derived[key] = (numbers, valid)
+        else:  # ("req", requirement): a row without a node reads as one without labels
+            requirement: Requirement = key[1]
+            mask = self._grown(derived[key], requirement.matches(_NO_LABELS))
+            mask[row] = requirement.matches(labels)
+            derived[key] = mask
+
+    def _patch_taints(self, row: int, taints: tuple[Taint, ...]) -> None:
+        found = self._derived.get("taints")
+        if found is None:
+            return
+        ids, sets = found
+        index: dict[tuple[Taint, ...], int] = self._derived["taint_index"]
+        if len(sets) > 2 * self._live_rows() + 64:  # lists of nodes long gone: rebuild on next use
+            del self._derived["taints"]
+            return
+        for wanted in ((), taints):  # rows without a node read as untainted
+            if wanted not in index:
+                index[wanted] = len(sets)
+                sets = [*sets, wanted]
+        ids = self._grown(ids, index[()])
+        ids[row] = index[taints]
+        self._derived["taints"] = (ids, sets)
+
+    def _patch_images(self, row: int, old: dict[str, int], new: dict[str, int]) -> None:
+        index: dict[str, tuple[np.ndarray, np.ndarray]] | None = self._derived.get("images")
+        if index is None:
+            return
+        for name in old.keys() | new.keys():
+            if old.get(name) == new.get(name):
+                continue
+            rows, sizes = index.get(name, _NO_IMAGE_ROWS)
+            keep = rows != row
+            rows, sizes = rows[keep], sizes[keep]
+            if name in new:
+                at = int(np.searchsorted(rows, row))
+                rows, sizes = np.insert(rows, at, row), np.insert(sizes, at, new[name])
+            if len(rows):
+                index[name] = (rows, sizes)
+            else:
+                index.pop(name, None)
 
     def _scalar(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         if name not in self.scalar_alloc:
@@ -306,14 +405,13 @@ class NodeTable:
     def order(self) -> np.ndarray:
         """Live rows in upstream's snapshot order: zones interleaved round-robin (``nodeTree``)."""
         if self._order is None:
-            zones = list(self._zones.values())
-            out: list[int] = []
-            depth = max((len(z) for z in zones), default=0)
-            for i in range(depth):
-                for rows in zones:
-                    if i < len(rows):
-                        out.append(rows[i])
-            self._order = np.asarray(out, dtype=np.int64)
+            zones = [np.asarray(rows, dtype=np.int64) for rows in self._zones.values()]
+            if len(zones) <= 1:
+                self._order = zones[0] if zones else np.zeros(0, dtype=np.int64)
+            else:  # the i-th row of every zone, zone by zone, then the (i+1)-th ...
+                depth = np.concatenate([np.arange(len(z)) for z in zones])
+                zone = np.concatenate([np.full(len(z), k) for k, z in enumerate(zones)])
+                self._order = np.concatenate(zones)[np.lexsort((zone, depth))]
         return self._order
 
     @property
@@ -440,6 +538,7 @@ class NodeTable:
                 ids[row] = sets.setdefault(taints, len(sets))
             found = (ids, list(sets))
             self._derived["taints"] = found
+            self._derived["taint_index"] = sets
         return found
 
     def image_rows(self, image: str) -> tuple[np.ndarray, np.ndarray]:

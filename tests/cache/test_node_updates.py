@@ -112,3 +112,73 @@ def test_a_zone_change_moves_the_node_to_its_new_zone_in_the_order():
     assert [cache.table.names[r] for r in cache.table.order] == ["n0", "n2", "n1"]
     cache.update_node(_node("n0", "b", {}, [], 2, []))
     assert [cache.table.names[r] for r in cache.table.order] == ["n1", "n2", "n0"]
+
+
+def _round_robin(table: NodeTable) -> list[int]:
+    """The definition of the zone order: the i-th row of every zone, zone by zone."""
+    zones = list(table._zones.values())
+    out = []
+    for i in range(max((len(z) for z in zones), default=0)):
+        out.extend(rows[i] for rows in zones if i < len(rows))
+    return out
+
+
+operations = st.lists(
+    st.tuples(st.sampled_from(("add", "update", "remove")), st.integers(0, 7), node_versions), max_size=16,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(node_versions, min_size=1, max_size=6), operations)
+def test_adds_removals_and_updates_leave_the_table_as_a_fresh_build(initial, ops):
+    cache = Cache()
+    current = {}
+    for i, version in enumerate(initial):
+        current[f"n{i}"] = version
+        cache.add_node(_node(f"n{i}", *version))
+    _view(cache.table)  # build the derived columns, so every change must keep them right
+    for op, index, version in ops:
+        name = f"n{index}"
+        if op == "remove":
+            current.pop(name, None)
+            cache.remove_node(name)
+        else:
+            current[name] = version
+            cache.add_node(_node(name, *version)) if op == "add" else cache.update_node(_node(name, *version))
+        assert cache.table.order.tolist() == _round_robin(cache.table)
+        _view(cache.table)
+    fresh = Cache()
+    for name, version in current.items():
+        fresh.add_node(_node(name, *version))
+    got, want = _view(cache.table), _view(fresh.table)
+    assert sorted(got.pop("order")) == sorted(want.pop("order"))
+    assert got == want
+
+
+def test_adding_a_node_patches_the_derived_columns_instead_of_rebuilding_them():
+    cache = Cache()
+    for i in range(3):
+        cache.add_node(_node(f"n{i}", "a", {"tier": "x"}, [], 2, ["img1"]))
+    table = cache.table
+    _view(table)
+    cache.add_node(_node("n3", "a", {"tier": "y"}, ["t1"], 2, ["img2"]))
+    assert ("label", "tier") in table._derived and "taints" in table._derived and "images" in table._derived
+    assert table.order.tolist() == [0, 1, 2, 3]
+    ids, vocab = table.label_column("tier")
+    assert ids[3] == vocab["y"]
+    assert table.image_rows("img2")[0].tolist() == [3]
+
+
+def test_removing_a_node_clears_its_row_everywhere():
+    cache = Cache()
+    for i in range(3):
+        cache.add_node(_node(f"n{i}", "a", {"tier": "x"}, ["t1"], 2, ["img1"]))
+    table = cache.table
+    _view(table)
+    cache.remove_node("n1")
+    ids, vocab = table.label_column("tier")
+    set_ids, sets = table.taint_sets()
+    assert table.order.tolist() == [0, 2]
+    assert ids[1] == -1 and sets[set_ids[1]] == ()
+    assert table.image_rows("img1")[0].tolist() == [0, 2]
+    assert "n1" not in table.name_rows()
