@@ -16,6 +16,7 @@ import pytest
 from aiohttp import web
 from kubernetes.config import incluster_config
 
+from kubesched.cluster.kube import connection
 from kubesched.cluster.kube.client import ApiClient
 from kubesched.cluster.kube.connection import ConfigurationError, load_connection
 
@@ -160,6 +161,7 @@ def test_in_cluster_configuration_when_no_kubeconfig_is_given(service_account: P
 
 
 def test_in_cluster_token_is_reread_after_rotation(service_account: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(connection, "REFRESH_INTERVAL", 0.0)  # no one-second token cache
     conn = load_connection()
     assert conn.token() == "sa-token"
     (service_account / "token").write_text("rotated-token")
@@ -174,6 +176,26 @@ def test_in_cluster_token_is_reread_after_rotation(service_account: Path, monkey
 
     monkeypatch.setattr(incluster_config, "datetime", _Later)
     assert conn.token() == "rotated-token"
+
+
+def test_expired_exec_credentials_are_refreshed_at_most_once_a_second(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    script = tmp_path / "plugin.py"
+    script.write_text(
+        "import json, pathlib\n"
+        f"runs = pathlib.Path({str(runs)!r})\n"
+        "runs.write_text(runs.read_text() + 'x' if runs.exists() else 'x')\n"
+        "print(json.dumps({'apiVersion': 'client.authentication.k8s.io/v1beta1', 'kind': 'ExecCredential',"
+        " 'status': {'token': 'run-' + str(len(runs.read_text())),"
+        " 'expirationTimestamp': '2000-01-01T00:00:00Z'}}))\n"
+    )
+    user = {"exec": {"apiVersion": "client.authentication.k8s.io/v1beta1", "command": sys.executable,
+                     "args": [str(script)], "interactiveMode": "Never"}}
+    conn = load_connection(str(_kubeconfig(tmp_path, [{"name": "u", "user": user}])))
+    first = conn.token()  # the credential is already expired: the plugin runs again
+    assert first == "run-2"
+    assert [conn.token() for _ in range(5)] == [first] * 5  # within the second: no further runs
+    assert runs.read_text() == "xx"
 
 
 def test_explicit_kubeconfig_wins_over_in_cluster(service_account: Path) -> None:

@@ -22,8 +22,10 @@ import binascii
 import logging
 import os
 import ssl
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 from kubernetes.client import Configuration
 from kubernetes.config import incluster_config, kube_config
@@ -37,6 +39,7 @@ log = logging.getLogger(__name__)
 
 DEFAULT_USER_AGENT = f"kubesched/{__version__}"
 _TOKEN_KEY = "BearerToken"
+REFRESH_INTERVAL = 1.0  # seconds between calls of the credential refresh hook
 
 
 class ConfigurationError(Exception):
@@ -158,24 +161,37 @@ def _ssl_context(cfg: Configuration, source: str) -> ssl.SSLContext:
 
 
 def _token_source(cfg: Configuration) -> Callable[[], str | None]:
-    """The bearer token, refreshed through the loader's hook (cheap unless the credential expired)."""
+    """The bearer token, refreshed through the loader's hook at most once a second.
+
+    The hook re-runs an expired exec plugin or re-reads the service account token; it
+    costs tens of microseconds even when nothing expired, too much to pay on every request.
+    """
     hook = cfg.refresh_api_key_hook
+    state: list[object] = [None, -REFRESH_INTERVAL]  # token, monotonic time of the last refresh
 
     def token() -> str | None:
+        now = time.monotonic()
+        if now - cast(float, state[1]) < REFRESH_INTERVAL:
+            return cast("str | None", state[0])
         if hook is not None:
             try:
                 hook(cfg)
             except Exception as exc:  # a failing exec plugin: keep using the last token
                 log.warning("refreshing the API credential failed: %s", _one_line(exc))
-        value = cfg.api_key.get(_TOKEN_KEY)
-        if not value:
-            return None
-        value = str(value).strip()
-        if value[:7].lower() == "bearer ":
-            value = value[7:].strip()
-        return value or None
+        state[0] = _bearer(cfg.api_key.get(_TOKEN_KEY))
+        state[1] = now
+        return cast("str | None", state[0])
 
     return token
+
+
+def _bearer(value: object) -> str | None:
+    if not value:
+        return None
+    text = str(value).strip()
+    if text[:7].lower() == "bearer ":
+        text = text[7:].strip()
+    return text or None
 
 
 def _decode_basic(encoded: str, source: str) -> tuple[str, str]:
