@@ -65,7 +65,8 @@ class Controls:
             raise errors.bad_request("expected a fault object")
         rule = self.faults.add(method=spec.get("method"), path=str(spec.get("path", "")),
                                status=spec.get("status", 500), retry_after=spec.get("retry_after"),
-                               times=spec.get("times", 1), delay=float(spec.get("delay", 0.0)))
+                               times=spec.get("times", 1), delay=float(spec.get("delay", 0.0)),
+                               reason=spec.get("reason"), message=spec.get("message"))
         return json_response(rule.describe(), 201)
 
     async def clear_faults(self, request: web.Request) -> web.Response:

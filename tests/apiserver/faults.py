@@ -25,11 +25,14 @@ class Fault:
     retry_after: int | None
     times: int | None
     delay: float
+    reason: str | None = None
+    message: str | None = None
     hits: int = 0
 
     def describe(self) -> dict[str, object]:
         return {"method": self.method, "path": self.path.pattern, "status": self.status,
-                "retry_after": self.retry_after, "times": self.times, "delay": self.delay, "hits": self.hits}
+                "retry_after": self.retry_after, "times": self.times, "delay": self.delay,
+                "reason": self.reason, "message": self.message, "hits": self.hits}
 
 
 @dataclass(slots=True)
@@ -40,8 +43,11 @@ class Faults:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def add(self, *, method: str | None = None, path: str = "", status: int | None = 500,
-            retry_after: int | None = None, times: int | None = 1, delay: float = 0.0) -> Fault:
-        rule = Fault(method.upper() if method else None, re.compile(path), status, retry_after, times, delay)
+            retry_after: int | None = None, times: int | None = 1, delay: float = 0.0,
+            reason: str | None = None, message: str | None = None) -> Fault:
+        """Add a rule; ``reason``/``message`` override the Status upstream would give for ``status``."""
+        rule = Fault(method.upper() if method else None, re.compile(path), status, retry_after, times, delay,
+                     reason, message)
         with self.lock:
             self.rules.append(rule)
         return rule

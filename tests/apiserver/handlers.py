@@ -103,7 +103,10 @@ class Api:
                     await asyncio.sleep(rule.delay)
                 if rule.status is not None:
                     message = "injected fault" if rule.status != 429 else "Too many requests, please try again later."
-                    return error_response(errors.for_code(rule.status, message, rule.retry_after))
+                    err = errors.for_code(rule.status, rule.message or message, rule.retry_after)
+                    if rule.reason:
+                        err.reason = rule.reason
+                    return error_response(err)
         try:
             return await handler(request)
         except errors.StatusError as err:

@@ -83,3 +83,9 @@ def test_many_pods_can_be_created_and_bound(client: httpx.Client, server: APISer
                                                  "target": {"kind": "Node", "name": "n"}})
     bound = client.get("/api/v1/pods", params={"fieldSelector": "spec.nodeName=n"}).json()["items"]
     assert len(bound) == 100
+
+
+def test_fault_can_carry_upstreams_reason_and_message(client: httpx.Client, server: APIServer) -> None:
+    server.faults.add(method="GET", path=r"continue=", status=410, reason="Expired", message="too old")
+    body = client.get("/api/v1/pods", params={"continue": "x"}).json()
+    assert (body["code"], body["reason"], body["message"]) == (410, "Expired", "too old")
