@@ -127,7 +127,7 @@ class ApiClient:
                 status = resp.status
                 retry_after = _retry_after(resp.headers.get("Retry-After"))
         except aiohttp.ClientConnectorError as exc:
-            raise transport_error(exc, refused=True) from None
+            raise transport_error(exc, refused=_is_refused(exc)) from None
         except asyncio.TimeoutError as exc:
             raise transport_error(exc, timeout=True) from None
         except aiohttp.ClientError as exc:
@@ -189,7 +189,7 @@ class ApiClient:
                 timeout=client_timeout, server_hostname=self.conn.tls_server_name,
             )
         except aiohttp.ClientConnectorError as exc:
-            raise transport_error(exc, refused=True) from None
+            raise transport_error(exc, refused=_is_refused(exc)) from None
         except asyncio.TimeoutError as exc:
             raise transport_error(exc, timeout=True) from None
         except aiohttp.ClientError as exc:
@@ -218,6 +218,11 @@ def _retry_after(header: str | None) -> float | None:
         return float(int(header.strip()))
     except ValueError:
         return None
+
+
+def _is_refused(exc: aiohttp.ClientConnectorError) -> bool:
+    """No connection could be made (the server is down or restarting), as opposed to a TLS failure."""
+    return not isinstance(exc, aiohttp.ClientSSLError)
 
 
 def _is_reset(exc: aiohttp.ClientError) -> bool:
