@@ -39,7 +39,7 @@ from .client import ApiClient
 from .errors import ApiError, api_error_from_status
 from .watch import ADDED, BOOKMARK, DELETED, ERROR, MODIFIED, WatchEvent
 
-__all__ = ["Reflector", "Sink", "ListOptions", "INITIAL_EVENTS_END_ANNOTATION", "object_key"]
+__all__ = ["Reflector", "Sink", "WatchedResource", "INITIAL_EVENTS_END_ANNOTATION", "object_key"]
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +48,7 @@ MIN_WATCH_TIMEOUT = 300  # seconds; the reflector's minWatchTimeout
 SHORT_WATCH = 1.0  # a watch closed this fast without events is suspicious (upstream: relist)
 
 
-class ListOptions(Protocol):
+class WatchedResource(Protocol):
     """What the reflector reads of ``informer.Resource``."""
 
     @property
@@ -90,7 +90,7 @@ def _resource_version(obj: Mapping[str, object]) -> str:
 class Reflector:
     """Runs list/watch for one resource until cancelled, feeding ``sink``."""
 
-    def __init__(self, client: ApiClient, resource: ListOptions, sink: Sink, *, page_size: int = 500,
+    def __init__(self, client: ApiClient, resource: WatchedResource, sink: Sink, *, page_size: int = 500,
                  watch_list: bool = True, backoff: Backoff | None = None, name: str | None = None,
                  rng: random.Random | None = None) -> None:
         self.client = client
