@@ -41,6 +41,14 @@ def _seconds(ctx: click.Context, param: click.Parameter, value: str | None) -> f
     return seconds
 
 
+def _level(ctx: click.Context, param: click.Parameter, value: str) -> int:
+    """klog's -v: ``-v 2``, ``-v2``, ``--v=2`` and the ``-v=2`` of kube-scheduler's manifests."""
+    try:
+        return int(str(value).lstrip("="))
+    except ValueError:
+        raise click.BadParameter(f"want a number, got {value!r}") from None
+
+
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="A KubeSchedulerConfiguration (v1) file.")
 @click.option("--kubeconfig", type=click.Path(dir_okay=False), default=None,
@@ -63,7 +71,9 @@ def _seconds(ctx: click.Context, param: click.Parameter, value: str | None) -> f
 @click.option("--tls-private-key-file", type=click.Path(dir_okay=False), default=None)
 @click.option("--kube-api-qps", type=float, default=None, help="Client QPS; overrides clientConnection.qps (default 50).")
 @click.option("--kube-api-burst", type=int, default=None, help="Client burst; overrides clientConnection.burst (default 100).")
-@click.option("-v", "--v", "verbosity", type=int, default=0, show_default=True,
+@click.option("--startup-timeout", callback=_seconds, default="30s", show_default=True, metavar="DURATION",
+              help="How long to wait for an API server that can't be reached yet before giving up.")
+@click.option("-v", "--v", "verbosity", callback=_level, default="0", show_default=True, metavar="N",
               help="Log verbosity: 2 logs every scheduling decision, 4 debug.")
 @plugin_option
 def run(config_file: str | None, kubeconfig: str | None, master: str | None, leader_elect: str | None,
@@ -71,7 +81,7 @@ def run(config_file: str | None, kubeconfig: str | None, master: str | None, lea
         leader_elect_retry_period: float | None, leader_elect_resource_name: str | None,
         leader_elect_resource_namespace: str | None, bind_address: str, port: int, secure_port: int,
         tls_cert_file: str | None, tls_private_key_file: str | None, kube_api_qps: float | None,
-        kube_api_burst: int | None, verbosity: int, plugins: tuple[str, ...]) -> None:
+        kube_api_burst: int | None, startup_timeout: float, verbosity: int, plugins: tuple[str, ...]) -> None:
     """Schedule the pending pods of a cluster through its API server.
 
     Serves every pod whose spec.schedulerName is one of the config's profiles
@@ -112,7 +122,8 @@ def run(config_file: str | None, kubeconfig: str | None, master: str | None, lea
             click.echo(f"error: cannot load the serving certificate: {err}", err=True)
             sys.exit(EXIT_STARTUP)
         serve_port = secure_port
-    settings = RunSettings(config, connection, reg, bind_address=bind_address, port=serve_port, tls=tls)
+    settings = RunSettings(config, connection, reg, bind_address=bind_address, port=serve_port, tls=tls,
+                           startup_timeout=startup_timeout)
     try:
         code = asyncio.run(run_scheduler(settings))
     except StartupError as err:

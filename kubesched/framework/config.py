@@ -347,10 +347,17 @@ def parse_config(raw: Any, registry: Registry, upstream_only: frozenset[str] | N
         problems.add("leaderElection.leaseDuration", "must be greater than renewDeadline")
     client = problems.fields(raw.get("clientConnection"), _CLIENT_FIELDS, "clientConnection")
     config.kubeconfig = str(client.get("kubeconfig") or "")
-    if "qps" in client:
-        config.qps = float(client["qps"])
-    if "burst" in client:
-        config.burst = int(client["burst"])
+    qps, burst = client.get("qps"), client.get("burst")
+    if qps is not None:
+        if isinstance(qps, bool) or not isinstance(qps, (int, float)):
+            problems.add("clientConnection.qps", f"must be a number, got {qps!r}")
+        else:
+            config.qps = float(qps)
+    if burst is not None:
+        if isinstance(burst, bool) or not isinstance(burst, int):
+            problems.add("clientConnection.burst", f"must be an integer, got {burst!r}")
+        else:
+            config.burst = burst
     profiles = raw.get("profiles")
     if profiles is None or profiles == []:
         profiles = [{}]

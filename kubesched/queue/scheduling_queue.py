@@ -129,8 +129,10 @@ class SchedulingQueue:
             return lambda qp: (-qp.pod.priority, qp.timestamp)
         if isinstance(less, QueueSortKey):
             return less.sort_key
-        compare = functools.cmp_to_key(lambda a, b: -1 if less.less(a, b) else (1 if less.less(b, a) else 0))
-        return compare
+        def compare(a: QueuedPodInfo, b: QueuedPodInfo) -> int:
+            return -1 if less.less(a, b) else (1 if less.less(b, a) else 0)
+
+        return functools.cmp_to_key(compare)
 
     # -- adding ---------------------------------------------------------------
     def add(self, pod: PodInfo) -> str:

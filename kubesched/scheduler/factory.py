@@ -16,7 +16,7 @@ from ..framework.runtime import Framework
 from ..framework.status import Status
 from ..objects.pod import PodInfo
 from ..plugins.registry import in_tree_registry
-from ..queue.scheduling_queue import HintRegistration, QueueConfig, SchedulingQueue
+from ..queue.scheduling_queue import ACTIVE, BACKOFF, UNSCHEDULABLE, HintRegistration, QueueConfig, SchedulingQueue
 from .algorithm import Algorithm
 from .extender import EXTENDER_NAME, build_extenders
 from .handle import HandleHub
@@ -93,5 +93,11 @@ def new_scheduler(
     algorithm = Algorithm(config.percentage_of_nodes_to_score, tie_break, seed, extenders)
     if metrics is not None:
         queue.on_incoming = metrics.incoming
-        metrics.set_pending_source(queue.counts)
+
+        def pending() -> dict[str, int]:  # upstream's pending_pods labels
+            counts = queue.counts()
+            return {"active": counts[ACTIVE], "backoff": counts[BACKOFF], "unschedulable": counts[UNSCHEDULABLE],
+                    "gated": counts["gated"]}
+
+        metrics.set_pending_source(pending)
     return Scheduler(profiles, cache, queue, algorithm, client, clock, on_attempt, run_binding, hub, metrics)

@@ -61,6 +61,8 @@ def run_inline(work: BindingWork, done: BindingDone) -> None:
     done(work())
 
 log = logging.getLogger(__name__)
+# One line per decision, as upstream logs them at V(2); off unless configured (``run -v 2``).
+decisions = logging.getLogger("kubesched.decisions")
 
 
 @dataclass(slots=True)
@@ -201,7 +203,6 @@ class Scheduler:
             self._handle_failure(fwk, queued, Status(Code.UNSCHEDULABLE, str(err)), err, None)
             return True
         except Exception as err:  # FrameworkError, or a plugin that raised: the pod must not be lost
-            log.warning("scheduling %s failed: %s", pod.key, err)
             self._notify(queued, fwk, None, err, snapshot, started)
             self._handle_failure(fwk, queued, Status(Code.ERROR, str(err)), err, None)
             return True
@@ -246,7 +247,8 @@ class Scheduler:
         def decided(status: Status | None) -> None:
             self.waiting_pods.remove(assumed.uid)
             if self.metrics is not None:
-                self.metrics.permit_wait("allowed" if status is None else "rejected", self.clock.now() - now)
+                code = Code.SUCCESS if status is None else status.code  # upstream labels by the status code
+                self.metrics.permit_wait(code.label, self.clock.now() - now)
             if status is None:
                 self._start_binding(fwk, state, queued, assumed, host, attempt)
                 return
@@ -311,6 +313,8 @@ class Scheduler:
             self.metrics.pod_scheduled(queued.attempts, now - first if first is not None else None)
         if attempt is not None:
             attempt.bound = True
+        if decisions.isEnabledFor(logging.INFO):
+            decisions.info("Successfully bound pod to node", extra={"pod": assumed.key, "node": host})
         self.client.record_event(
             assumed, "Normal", "Scheduled", f"Successfully assigned {assumed.key} to {host}"
         )
@@ -383,6 +387,10 @@ class Scheduler:
         message = str(err) if err is not None else status.message
         if binding and status.code == Code.ERROR:
             message = f"binding rejected: {message}"
+        if reason == "SchedulerError":
+            log.warning("Error scheduling pod; retrying", extra={"pod": pod.key, "err": message})
+        elif decisions.isEnabledFor(logging.INFO):
+            decisions.info("Unable to schedule pod; no fit; waiting", extra={"pod": pod.key, "err": message})
         if pod.uid in self.pods:  # still pending and ours: back to the queue, as the informer last saw it
             queued.pod = self.pods[pod.uid]
             self.queue.add_unschedulable_if_not_present(queued, Code.ERROR if reason == "SchedulerError" else status.code)

@@ -107,9 +107,12 @@ async def run_scheduler(settings: RunSettings, *, stop: asyncio.Event | None = N
     config = settings.config
     identity = settings.identity or default_identity()
     metrics = SchedulerMetrics()
-    async with ApiClient(settings.connection) as api:
+    # Three clients, as kube-scheduler has: the scheduler's (informers, binds, status), the
+    # events' and the Lease's, each with its own QPS budget so neither starves the others.
+    async with ApiClient(settings.connection) as api, ApiClient(settings.connection) as events_api, \
+            ApiClient(settings.connection) as lease_api:
         await check_access(api, settings.connection.server, settings.startup_timeout)
-        broadcaster = EventBroadcaster(api, reporting_instance=identity)
+        broadcaster = EventBroadcaster(events_api, qps=0)  # the events client does the throttling
         live = LiveScheduler(config, api, _PodEvents(broadcaster), registry=settings.registry,
                              options=settings.options, metrics=metrics)
         live.build()
@@ -118,10 +121,10 @@ async def run_scheduler(settings: RunSettings, *, stop: asyncio.Event | None = N
         le = config.leader_election
         elector = None
         if le.leader_elect:
-            elector = LeaderElector(api, namespace=le.resource_namespace, name=le.resource_name, identity=identity,
+            elector = LeaderElector(lease_api, namespace=le.resource_namespace, name=le.resource_name, identity=identity,
                                     lease_duration=le.lease_duration, renew_deadline=le.renew_deadline,
                                     retry_period=le.retry_period)
-        endpoints = Endpoints(metrics, live_checks=_live_checks(elector, le.lease_duration),
+        endpoints = Endpoints(metrics, live_checks=_live_checks(elector),
                               ready_checks={"sched-handler-sync": live.synced})
         try:
             await endpoints.start(settings.bind_address, settings.port, settings.tls)
@@ -183,7 +186,7 @@ async def _until(stop: asyncio.Event, work: "asyncio.Future[object] | object") -
         raise task.exception()  # type: ignore[misc]
 
 
-def _live_checks(elector: LeaderElector | None, lease_duration: float) -> dict[str, object]:
+def _live_checks(elector: LeaderElector | None) -> dict[str, Callable[[], bool | str]]:
     if elector is None:
         return {}
-    return {"leaderElection": lambda: elector.leader_healthy(timeout=20.0)}
+    return {"leaderElection": elector.healthz_check(timeout=20.0)}
