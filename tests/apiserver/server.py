@@ -75,7 +75,9 @@ class APIServer:
         assert self._api is not None and self._hub is not None
         controls = Controls(self.store, self._hub, self.faults, self.requests, self.load)
         app = build_app(self._api, controls.install)
-        runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=1.0, access_log=None)
+        # handler_cancellation: a watch whose client went away is cancelled at once (not at its next write).
+        runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=1.0, access_log=None,
+                               handler_cancellation=True)
         await runner.setup()
         site = web.TCPSite(runner, "127.0.0.1", self.port, reuse_address=True)
         await site.start()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 
 import httpx
@@ -209,3 +210,20 @@ def test_aborted_watches_break_the_connection(client: httpx.Client, server: APIS
     except httpx.HTTPError:
         broken = True
     assert broken
+
+
+def test_a_watch_closed_by_its_client_is_forgotten(server: APIServer) -> None:
+    with httpx.Client(base_url=server.url, timeout=10, verify=False) as http:
+        with http.stream("GET", PODS, params={"watch": "1", "resourceVersion": str(server.revision)}):
+            assert wait_for(lambda: server.watch_count == 1)
+    assert wait_for(lambda: server.watch_count == 0)
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
+    """Poll ``condition`` (generous timeout only to avoid hanging)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
