@@ -129,8 +129,20 @@ class Kubesched:
             self._loop.call_soon_threadsafe(self._stop.set)
         self._thread.join(timeout)
         if self._thread.is_alive():
-            raise AssertionError("kubesched did not stop")
+            raise AssertionError(f"kubesched did not stop; tasks left: {self._tasks_left()}")
         return self.exit_code
+
+    def _tasks_left(self) -> list[str]:
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return []
+        found: concurrent.futures.Future[list[str]] = concurrent.futures.Future()
+        loop.call_soon_threadsafe(lambda: found.set_result(
+            [f"{t.get_name()}: {t.get_coro()!r} at {t.get_stack(limit=3)}" for t in asyncio.all_tasks(loop)]))
+        try:
+            return found.result(2)
+        except concurrent.futures.TimeoutError:
+            return ["(the loop does not answer)"]
 
     @property
     def running(self) -> bool:

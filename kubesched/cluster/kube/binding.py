@@ -61,7 +61,8 @@ class BindingPool:
     async def drain(self, timeout: float) -> bool:
         """Wait for bindings in flight (on shutdown); False if some were still running."""
         try:
-            await asyncio.wait_for(self._idle.wait(), timeout)
+            async with asyncio.timeout(timeout):  # not wait_for, which can swallow a cancellation in 3.11
+                await self._idle.wait()
             return True
         except TimeoutError:
             return False

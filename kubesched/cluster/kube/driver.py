@@ -156,8 +156,9 @@ class LiveScheduler:
             if queue.has_ready():
                 continue
             wake.clear()
-            try:
-                await asyncio.wait_for(wake.wait(), self._idle_timeout(s))
+            try:  # asyncio.timeout, not wait_for: 3.11's wait_for can swallow a cancellation
+                async with asyncio.timeout(self._idle_timeout(s)):
+                    await wake.wait()
             except TimeoutError:
                 pass
 
