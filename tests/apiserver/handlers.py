@@ -94,6 +94,19 @@ class Api:
 
     @web.middleware
     async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        """Log, inject faults, map errors to Status.
+
+        A client that disconnects cancels only a watch (so it is forgotten at
+        once); any other request runs to completion regardless, as a write the
+        real server started is not undone because its client gave up.
+        """
+        if request.query.get("watch") in ("true", "1", "True", "TRUE", "t", "T"):
+            return await self._serve(request, handler)
+        return await asyncio.shield(self._serve(request, handler))
+
+    async def _serve(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        if request.can_read_body:
+            await request.read()  # cached: the request stays whole even if its client leaves
         target = request.path_qs
         if not request.path.startswith("/_test/"):
             self.requests.append((request.method, target))

@@ -89,3 +89,17 @@ def test_fault_can_carry_upstreams_reason_and_message(client: httpx.Client, serv
     server.faults.add(method="GET", path=r"continue=", status=410, reason="Expired", message="too old")
     body = client.get("/api/v1/pods", params={"continue": "x"}).json()
     assert (body["code"], body["reason"], body["message"]) == (410, "Expired", "too old")
+
+
+def test_a_delayed_write_completes_after_its_client_gave_up(server: APIServer) -> None:
+    server.create(pod("p"))
+    server.faults.add(method="POST", path=r"/binding$", status=None, delay=0.3)
+    with httpx.Client(base_url=server.url, timeout=0.05, verify=False) as http:
+        try:
+            http.post(f"{NS}/p/binding", json={"metadata": {"name": "p"}, "target": {"kind": "Node", "name": "n"}})
+        except httpx.TimeoutException:
+            pass
+    deadline = time.monotonic() + 5
+    while (server.get("Pod", "default", "p") or {}).get("spec", {}).get("nodeName") is None:
+        assert time.monotonic() < deadline, "the binding was abandoned with its client"
+        time.sleep(0.02)
