@@ -238,6 +238,12 @@ def _client_share(profile_file: Path) -> tuple[float, dict[str, float]]:
                 totals[group] += tottime
                 break
     shares = {g: t / overall for g, t in totals.items()} if overall else {}
+    if overall:
+        shares["other"] = max(0.0, 1.0 - sum(shares.values()))
+        top = sorted(stats.stats.items(), key=lambda kv: -kv[1][2])[:12]  # type: ignore[attr-defined]
+        print("    top functions by own time (cProfile):")
+        for (file, line, func), (_, calls, tottime, _, _) in top:
+            print(f"      {tottime / overall:5.1%} {calls:8d} calls  {func} ({Path(file).name}:{line})")
     return shares.get("API client + JSON", 0.0), shares
 
 

@@ -91,6 +91,7 @@ class Algorithm:
         if self.extenders:
             prioritize_with_extenders(self.extenders, pod, snapshot, feasible, scores)
         total = scores.total
+        assert total is not None
         best = feasible[total == total.max()]
         host_row = self._select(best, names)
         return ScheduleResult(names[host_row], evaluated, len(feasible), feasible, scores, best, diagnosis)
@@ -99,7 +100,7 @@ class Algorithm:
         if len(best) == 1:
             return int(best[0])
         if self.tie_break == "name":
-            return min(best.tolist(), key=names.__getitem__)
+            return int(min(best.tolist(), key=names.__getitem__))
         return int(best[self.rng.randrange(len(best))])
 
     def find_nodes_that_fit(
@@ -117,7 +118,7 @@ class Algorithm:
         table = snapshot.table
         order = table.order
         allowed = None
-        if not pre_result.all_nodes():
+        if pre_result.node_names is not None:
             allowed = np.zeros(table.size, dtype=bool)
             allowed[table.rows_of(pre_result.node_names)] = True
             order = order[allowed[order]]

@@ -54,11 +54,12 @@ def attempt_record(attempt: Attempt, live_rows: list[int]) -> dict[str, Any]:
         allowed = set(diagnosis.candidates.tolist())
         absent_rows = [r for r in live_rows if r not in allowed]
     scores: dict[str, Any] = {}
-    if result.scores is not None:
+    if result.scores is not None and result.scores.total is not None:
         rows = result.scores.rows.tolist()
+        total = result.scores.total
         for i, row in enumerate(rows):
             entry = {plugin: int(values[i]) for plugin, values in result.scores.by_plugin.items()}
-            entry["total"] = int(result.scores.total[i])
+            entry["total"] = int(total[i])
             scores[names[row]] = entry
     record.update(
         feasible=sorted(names[r] for r in result.feasible_rows.tolist()),

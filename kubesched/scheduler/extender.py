@@ -81,7 +81,7 @@ def build_extenders(config: SchedulerConfig) -> tuple[list[HTTPExtender], Schedu
         if not isinstance(args, FitArgs):
             raise ConfigError([(f"profiles[{i}].pluginConfig",
                                 f"want args to be of type NodeResourcesFitArgs, got {type(args).__name__}")])
-        plugin_config = {**profile.plugin_config, FIT_NAME: replace(args, ignored_resources=frozenset(ignored))}
+        plugin_config = {**profile.plugin_config, FIT_NAME: replace(args, ignored_resources=tuple(sorted(ignored)))}
         profiles.append(replace(profile, plugin_config=plugin_config))
     return ordered, replace(config, profiles=profiles)
 

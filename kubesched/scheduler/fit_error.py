@@ -54,7 +54,8 @@ class Diagnosis:
         """Evaluated rows that some filter rejected, in visit order."""
         if self.outcome is None or not len(self.evaluated):
             return np.zeros(0, dtype=np.int64)
-        return self.evaluated[self.outcome.status_index[self.evaluated] >= 0]
+        rows: np.ndarray = self.evaluated[self.outcome.status_index[self.evaluated] >= 0]
+        return rows
 
     def node_statuses(self, names: list[str]) -> dict[str, Status]:
         """Per node name, the status that rejected it (absent nodes not included)."""
@@ -83,8 +84,8 @@ class Diagnosis:
             else:
                 self.unschedulable_plugins.add(status.plugin)
 
-    def reason_histogram(self, num_all_nodes: int) -> Counter:
-        reasons: Counter = Counter()
+    def reason_histogram(self, num_all_nodes: int) -> Counter[str]:
+        reasons: Counter[str] = Counter()
         failed = self._plugin_failed_rows()
         if self.outcome is not None and len(failed):
             idx, counts = np.unique(self.outcome.status_index[failed], return_counts=True)

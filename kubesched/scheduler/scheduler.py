@@ -407,7 +407,7 @@ class Scheduler:
             self.metrics.attempt(result, fwk.profile_name, now - started)
 
 
-def _guarded(run: Callable[..., Status | None], *args) -> Status | None:
+def _guarded(run: Callable[..., Status | None], *args: object) -> Status | None:
     """Run an extension point; a plugin that raises fails it with an error status."""
     try:
         return run(*args)

@@ -17,7 +17,7 @@ import socket
 import ssl
 import uuid
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Coroutine
 
 from ...framework.config import SchedulerConfig
 from ...framework.registry import Registry
@@ -171,9 +171,9 @@ async def run_scheduler(settings: RunSettings, *, stop: asyncio.Event | None = N
             await endpoints.stop()
 
 
-async def _until(stop: asyncio.Event, work: "asyncio.Future[object] | object") -> None:
+async def _until(stop: asyncio.Event, work: Coroutine[object, object, object]) -> None:
     """Run ``work`` until it ends or ``stop`` is set (then cancel it and wait for it to unwind)."""
-    task = asyncio.ensure_future(work)  # type: ignore[arg-type]
+    task = asyncio.ensure_future(work)
     stopper = asyncio.create_task(stop.wait())
     try:
         await asyncio.wait({task, stopper}, return_when=asyncio.FIRST_COMPLETED)
@@ -182,8 +182,10 @@ async def _until(stop: asyncio.Event, work: "asyncio.Future[object] | object") -
             if not t.done():
                 t.cancel()
         await asyncio.gather(task, stopper, return_exceptions=True)
-    if task.done() and not task.cancelled() and task.exception() is not None:
-        raise task.exception()  # type: ignore[misc]
+    if task.done() and not task.cancelled():
+        error = task.exception()
+        if error is not None:
+            raise error
 
 
 def _live_checks(elector: LeaderElector | None) -> dict[str, Callable[[], bool | str]]:

@@ -37,7 +37,7 @@ _STATUS_WORKERS = 16
 class Requester(Protocol):
     async def request(self, method: str, path: str, *, params: dict[str, str] | None = None,
                       body: object | bytes | None = None, content_type: str = "application/json",
-                      timeout: float | None = None) -> dict: ...
+                      timeout: float | None = None) -> dict[str, object]: ...
 
 
 class PodEventSink(Protocol):
@@ -74,7 +74,7 @@ def scheduled_condition_unchanged(pod: PodInfo, reason: str, message: str) -> bo
     return False
 
 
-def _status_patch(pod: PodInfo, reason: str, message: str, nominated: str | None, now: float) -> dict:
+def _status_patch(pod: PodInfo, reason: str, message: str, nominated: str | None, now: float) -> dict[str, object]:
     condition = {"type": "PodScheduled", "status": "False", "reason": reason, "message": message,
                  "lastProbeTime": None, "lastTransitionTime": _rfc3339(now)}
     raw = pod.raw

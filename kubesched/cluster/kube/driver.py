@@ -21,7 +21,8 @@ from typing import Callable
 from ...clock import RealClock
 from ...framework.config import SchedulerConfig
 from ...framework.registry import Registry
-from ...objects.node import parse_node
+from ...framework.handle import JSONObject
+from ...objects.node import Node, parse_node
 from ...objects.pod import PodInfo, parse_pod
 from ...scheduler.factory import new_scheduler
 from ...scheduler.handle import HandleHub
@@ -31,7 +32,7 @@ from ...cache.cache import Cache
 from .binding import BindingPool
 from .client import ApiClient
 from .cluster_client import KubeClusterClient, PodEventSink
-from .handlers import NamespaceEvents, NodeEvents, ObjectEvents, PodEvents, parse_namespace
+from .handlers import NamespaceInfo, NamespaceEvents, NodeEvents, ObjectEvents, PodEvents, parse_namespace
 from .informer import Informer, Resource
 
 __all__ = ["LiveScheduler", "LiveOptions", "collection_path", "POD_FIELD_SELECTOR"]
@@ -62,7 +63,7 @@ def collection_path(api_version: str, plural: str) -> str:
     return f"/api/{api_version}/{plural}"
 
 
-def _parse_pod(raw: dict) -> PodInfo:
+def _parse_pod(raw: dict[str, object]) -> PodInfo:
     # Pending pods keep their document (their PodScheduled condition decides whether a
     # status patch is needed); the cache compacts bound ones.
     spec = raw.get("spec")
@@ -80,7 +81,8 @@ class LiveScheduler:
         self.registry = registry
         self.options = options or LiveOptions()
         self.metrics = metrics
-        self.informers: list[Informer] = []
+        self.informers: list[Informer[Node] | Informer[NamespaceInfo] | Informer[dict[str, object]]
+                             | Informer[JSONObject] | Informer[PodInfo]] = []
         self.scheduler: Scheduler | None = None
         self.client: KubeClusterClient | None = None
         self.bindings: BindingPool | None = None
@@ -186,6 +188,6 @@ class LiveScheduler:
             await self.client.stop()
 
 
-def _identity(raw: dict) -> dict:
+def _identity(raw: dict[str, object]) -> dict[str, object]:
     return raw
 

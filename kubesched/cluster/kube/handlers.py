@@ -34,8 +34,10 @@ class NamespaceInfo:
     labels: dict[str, str]
 
 
-def parse_namespace(raw: dict) -> NamespaceInfo:
-    meta = raw.get("metadata") or {}
+def parse_namespace(raw: dict[str, object]) -> NamespaceInfo:
+    meta = raw.get("metadata")
+    if not isinstance(meta, dict):
+        raise ValueError("namespace without metadata")
     name = meta.get("name")
     if not isinstance(name, str) or not name:
         raise ValueError("namespace without metadata.name")
