@@ -11,7 +11,8 @@ and its templates), at their performance sizes:
   a ``pod-high-priority-large-cpu`` pod (cpu 9 on 4-cpu nodes: never fits) is created
   every 200 ms (``churn``, mode ``create``).
 * **LargeBacklog** (ours, from the issue): Unschedulable with 2,000 such pods already
-  waiting when the measured pods arrive.
+  waiting when the measured pods arrive (tried once and filed as unschedulable before
+  the measurement starts).
 * **SchedulingWhileGated** (``1Node_10000GatedPods``, threshold 910): one
   ``node-with-name`` node, 10,000 ``gated-pod`` pods that stay gated, 20,000 ``light-pod``
   pods running and deleted at 50 per second (``deletePods``) while 20,000 ``light-pod``
@@ -120,6 +121,7 @@ CHURN_SERVICE: dict[str, Any] = {
 }
 
 MEASURED_NS = "measured"
+BACKLOG = 2000
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,7 @@ class QueueWorkload:
     target: int  # kubesched's, on the 2-core development machine
     build: Callable[[int, bool], Callable[[], ClusterSnapshot]]  # (measured pods, waiting) -> builder
     driver: Callable[[bool], Callable[[Simulation], Progress] | None]  # waiting -> driver factory
+    backlog: int = 0  # pending pods to try once, untimed, before measuring (they come first: priority 10)
 
 
 def _measured(pods: int, template: dict[str, Any] = POD_DEFAULT) -> list[dict[str, Any]]:
@@ -231,12 +234,19 @@ def _mixed_churn(waiting: bool) -> Callable[[Simulation], Progress] | None:
 
 WORKLOADS: dict[str, QueueWorkload] = {
     "Unschedulable": QueueWorkload(10000, 590, 1000, _build_unschedulable(0), _create_large_pods),
-    "LargeBacklog": QueueWorkload(10000, None, 1000, _build_unschedulable(2000), _create_large_pods),
+    "LargeBacklog": QueueWorkload(10000, None, 1000, _build_unschedulable(BACKLOG), _create_large_pods, BACKLOG),
     "SchedulingWhileGated": QueueWorkload(20000, 910, 1000, _build_while_gated, _delete_bound_pods),
     "SchedulingGatedPodsWithPodAffinityImpactForThroughput": QueueWorkload(
         20000, None, 1000, _build_gated_affinity, lambda waiting: None),
     "SchedulingWithMixedChurn": QueueWorkload(10000, 710, 1000, _build_mixed_churn, _mixed_churn),
 }
+
+
+def _try_backlog(sim: Simulation, count: int) -> None:
+    """Attempt the backlog pods once (they pop first), so they wait as unschedulable pods."""
+    sim.run(max_attempts=count)
+    waiting = sim.scheduler.queue.counts()
+    assert waiting["unschedulablePods"] >= count, waiting
 
 
 def run(name: str, pods: int, waiting: bool, args: Any, profiler: Any) -> WorkloadResult:
@@ -255,6 +265,7 @@ def run(name: str, pods: int, waiting: bool, args: Any, profiler: Any) -> Worklo
         name if waiting else f"{name} (nothing waiting)", spec.build(pods, waiting), tie_break=args.tie_break,
         seed=args.seed, profiler=profiler, driver=driver, measured=lambda key: key.startswith(MEASURED_NS + "/"),
         on_simulation=lambda sim, _: queue_at_end.update(sim.scheduler.queue.counts()),
+        prepare=(lambda sim: _try_backlog(sim, spec.backlog)) if waiting and spec.backlog else None,
     )
     done = getattr(drivers[0], "done", None) if drivers else None
     if done is not None:

@@ -458,6 +458,7 @@ def run_workload(
     profiler: Any = None,
     driver: Callable[[Simulation], Progress] | None = None,
     measured: Callable[[str], bool] | None = None,
+    prepare: Callable[[Simulation], None] | None = None,
 ) -> WorkloadResult:
     """The one measured run every benchmark script uses: build a snapshot, load it, and time
     ``Simulation.run`` alone (scheduler_perf measures the scheduling of the measured pods,
@@ -485,6 +486,9 @@ def run_workload(
     with Timer() as load_timer:
         sim = new_simulation(snapshot, config, tie_break, seed)
     del snapshot
+    if prepare is not None:
+        prepare(sim)
+    attempts_before = sim.attempts
     progress = driver(sim) if driver is not None else None
     gc.collect()
     rss_loaded = current_rss_mib()
@@ -506,7 +510,7 @@ def run_workload(
         measured_pods=len(measured_keys),
         scheduled=scheduled,
         unschedulable=len(measured_keys) - scheduled,
-        attempts=result.attempts,
+        attempts=result.attempts - attempts_before,
         build_seconds=build_timer.seconds,
         load_seconds=load_timer.seconds,
         run_seconds=run_timer.seconds,
