@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 from ...clock import RealClock
@@ -53,7 +53,6 @@ class LiveOptions:
     page_size: int = 500
     watch_list: bool = True
     on_attempt: Callable[[Attempt], None] | None = None
-    extra_resources: list[tuple[str, str]] = field(default_factory=list)  # (api_version, plural) also watched
 
 
 def collection_path(api_version: str, plural: str) -> str:
