@@ -247,6 +247,9 @@ class SchedulingQueue:
         if not rejectors:
             return _AFTER_BACKOFF
         if event.resource == EventResource.WILDCARD:
+            # A wildcard event carrying a pod (ForceActivate for one pod) is for that pod only.
+            if new is not None and (not isinstance(new, PodInfo) or new.uid != info.uid):
+                return _SKIP
             return _AFTER_BACKOFF
         registrations = self._hints.get(info.pod.scheduler_name)
         if registrations is None:
@@ -328,12 +331,19 @@ class SchedulingQueue:
         return found
 
     def activate(self, pods: Iterable[PodInfo]) -> None:
-        """Move these pods to activeQ now, wherever they wait (``podsToActivate``)."""
+        """Move these pods to activeQ now, wherever they wait (``podsToActivate``).
+
+        A pod being scheduled right now gets upstream's ForceActivate event instead,
+        aimed at it alone: if its attempt fails, it is requeued rather than left to wait
+        for a cluster event."""
         with self._lock:
             for pod in pods:
                 info = self._unschedulable.pop(pod.uid, None) or self._backoff.remove(pod.uid)
                 if info is not None:
                     self._move_to_active(info, FORCE_ACTIVATE_LABEL)
+                elif pod.uid in self._in_flight:
+                    self._events.append((FORCE_ACTIVATE, None, pod))
+                    self._move_request_cycle = self.scheduling_cycle
             self._cond.notify()
 
     # -- popping ------------------------------------------------------------
