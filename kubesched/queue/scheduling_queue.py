@@ -157,9 +157,13 @@ class SchedulingQueue:
         info.gating_plugin = status.plugin or "PreEnqueue"
         return False
 
-    def _move_to_active(self, info: QueuedPodInfo, event: str) -> str:
-        """To activeQ, or among the unschedulable pods if a PreEnqueue plugin gates it."""
-        if not self._run_pre_enqueue(info):
+    def _move_to_active(self, info: QueuedPodInfo, event: str, from_backoff: bool = False) -> str:
+        """To activeQ, or among the unschedulable pods if a PreEnqueue plugin gates it.
+
+        With ``SchedulerPopFromBackoffQ`` PreEnqueue ran when the pod entered backoffQ, so a
+        pod coming straight from there is not asked again (upstream's ``moveToActiveQ``)."""
+        skip = from_backoff and self.config.pop_from_backoff_q
+        if not skip and not self._run_pre_enqueue(info):
             self._backoff.remove(info.uid)
             self._file_unschedulable(info, event)
             return UNSCHEDULABLE
@@ -231,6 +235,11 @@ class SchedulingQueue:
             self._file_unschedulable(info, event)
             return UNSCHEDULABLE
         if strategy == _AFTER_BACKOFF and self._is_backing_off(info):
+            if self.config.pop_from_backoff_q and not self._run_pre_enqueue(info):
+                # Pop may take it from backoffQ without asking again: gated, it waits instead.
+                self._backoff.remove(info.uid)
+                self._file_unschedulable(info, event)
+                return UNSCHEDULABLE
             self._unschedulable.pop(info.uid, None)
             self._backoff.push(info)
             if self.on_incoming is not None:
@@ -338,9 +347,11 @@ class SchedulingQueue:
         for a cluster event."""
         with self._lock:
             for pod in pods:
-                info = self._unschedulable.pop(pod.uid, None) or self._backoff.remove(pod.uid)
+                info = self._unschedulable.pop(pod.uid, None)
                 if info is not None:
                     self._move_to_active(info, FORCE_ACTIVATE_LABEL)
+                elif (info := self._backoff.remove(pod.uid)) is not None:
+                    self._move_to_active(info, FORCE_ACTIVATE_LABEL, from_backoff=True)
                 elif pod.uid in self._in_flight:
                     self._events.append((FORCE_ACTIVATE, None, pod))
                     self._move_request_cycle = self.scheduling_cycle
@@ -449,7 +460,7 @@ class SchedulingQueue:
             now = self.clock.now()
             completed = self._backoff.pop_completed(lambda info: self._is_backing_off(info, now))
             for info in completed:
-                self._move_to_active(info, BACKOFF_COMPLETE)
+                self._move_to_active(info, BACKOFF_COMPLETE, from_backoff=True)
             moved = len(completed)
             self._last_backoff_flush = self._tick_at_or_before(now, BACKOFF_FLUSH_PERIOD)
             if moved:

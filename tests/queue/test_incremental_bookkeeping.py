@@ -1,8 +1,8 @@
 """The queue's bookkeeping without walks: the next timeout, the timed-out pods, the
 backoffQ membership the simulator follows, and counts, all kept as pods move.
 
-Each spec compares the incremental answer with what a walk over the queue gives (the
-definition), on sequences of failures, events, timeouts and deletions.
+The specs compare the incremental answer with what a walk over the queue
+gives (the definition), on sequences of failures, events, timeouts and deletions.
 """
 
 from __future__ import annotations
@@ -140,32 +140,3 @@ def test_the_timeout_heap_stays_bounded_when_pods_come_and_go():
         q.delete(pod)
     assert len(q._unschedulable._stamps) <= 2 * len(q) + 64 + 1
 
-
-# -- activating a pod that is being scheduled (upstream's Activate for in-flight pods) --------
-def test_activating_a_pod_in_flight_requeues_it_when_its_attempt_fails():
-    q = queue(hints=[(NODE_ADD, "P", None)])
-    p = make_pod("p")
-    q.add(p)
-    info = q.pop()
-    q.activate([p])  # while it is being scheduled
-    info.unschedulable_plugins = {"P"}
-    assert q.add_unschedulable_if_not_present(info) == BACKOFF  # not left waiting for a node
-
-
-def test_activating_another_in_flight_pod_does_not_requeue_this_one():
-    q = queue(hints=[(NODE_ADD, "P", None)])
-    a, b = make_pod("a"), make_pod("b")
-    q.add(a)
-    q.add(b)
-    first, second = q.pop(), q.pop()
-    q.activate([second.pod])
-    first.unschedulable_plugins = {"P"}
-    assert q.add_unschedulable_if_not_present(first) == UNSCHEDULABLE
-    second.unschedulable_plugins = {"P"}
-    assert q.add_unschedulable_if_not_present(second) == BACKOFF
-
-
-def test_activating_an_unknown_pod_does_nothing():
-    q = queue()
-    q.activate([make_pod("ghost")])
-    assert len(q) == 0 and q.pending_pods() == {ACTIVE: [], BACKOFF: [], UNSCHEDULABLE: []}
