@@ -303,7 +303,11 @@ class SchedulingQueue:
             moved = 0
             label = event_label(event) if self.on_incoming is not None else ""
             if event.resource == EventResource.WILDCARD:
-                waiting = self._unschedulable.values()
+                # Every pod, but gated pods only if their gate registered a wildcard event
+                # (upstream skips a gated pod whose GatingPluginEvents do not match).
+                hears = set(self._interested(event))
+                waiting = [i for i in self._unschedulable.values()
+                           if not i.gated or (i.pod.scheduler_name, i.gating_plugin) in hears]
             else:  # only the pods whose rejecting plugins registered this event (or nothing)
                 waiting = self._unschedulable.candidates(self._interested(event))
             for info in waiting:

@@ -1,14 +1,16 @@
-"""Two points of upstream's v1.36 queue semantics (``backend/queue/scheduling_queue.go``):
+"""Points of upstream's v1.36 queue semantics (``backend/queue/scheduling_queue.go``):
 ``Activate`` of a pod that is being scheduled records a ForceActivate event aimed at it,
-and with ``SchedulerPopFromBackoffQ`` PreEnqueue is asked when a pod enters backoffQ
-(``moveToBackoffQ``), not when it leaves it (``moveToActiveQ`` with ``movesFromBackoffQ``)."""
+with ``SchedulerPopFromBackoffQ`` PreEnqueue is asked when a pod enters backoffQ
+(``moveToBackoffQ``), not when it leaves it (``moveToActiveQ`` with ``movesFromBackoffQ``),
+and a wildcard event skips gated pods whose gate did not register one."""
 
 from __future__ import annotations
 
 from kubesched.clock import VirtualClock
-from kubesched.framework.events import NODE_ADD
+from kubesched.framework.events import NODE_ADD, WILDCARD_EVENT
 from kubesched.framework.status import Code, Status
 from kubesched.plugins.prioritysort import PrioritySort
+from kubesched.queue.labels import BACKOFF_Q
 from kubesched.queue.scheduling_queue import ACTIVE, BACKOFF, UNSCHEDULABLE, QueueConfig, SchedulingQueue
 
 from ..helpers import make_pod
@@ -102,3 +104,15 @@ def test_without_pop_from_backoff_the_pod_is_asked_when_it_leaves_backoff():
     clock.advance(3)
     q.flush_backoff_completed()
     assert q.where(p.uid) == UNSCHEDULABLE and q.gated_count() == 1
+
+
+def test_a_wildcard_event_leaves_gated_pods_alone_unless_their_gate_registered_one():
+    q = queue()
+    g = make_pod("g", gates=["hold"])
+    q.add(g)
+    q.add(make_pod("p"))
+    fail(q, "p")
+    asked = []
+    q.on_incoming = lambda where, event: asked.append(where)
+    assert q.move_all_to_active_or_backoff(WILDCARD_EVENT) == 1  # p only
+    assert q.where(g.uid) == UNSCHEDULABLE and asked == [BACKOFF_Q]
