@@ -13,7 +13,9 @@
 * Pods gated by a PreEnqueue plugin (scheduling gates) wait among the
   unschedulable pods until an event un-gates them.
 * Events that arrive while a pod is *in flight* (popped, not yet done) are kept
-  and replayed against it if its attempt fails, so no wake-up is lost.
+  (``in_flight.py``) and replayed against it if its attempt fails, so no wake-up is lost.
+* Which way an event sends a pod is the queueing hints' answer (``hints.py``); the
+  incoming-pods metric's labels are in ``labels.py``, the heaps in ``heaps.py``.
 
 Time comes only from the injected clock, so the simulator's virtual clock drives
 backoffs and flushes exactly as the wall clock does live.
@@ -37,12 +39,12 @@ from ..framework.events import (
     ActionType,
     ClusterEvent,
     EventResource,
-    QueueingHint,
-    QueueingHintFn,
 )
 from ..framework.interfaces import QueueSortKey, QueueSortPlugin
 from ..framework.queued_pod import QueuedPodInfo
 from .heaps import BackoffQueue, MembershipObserver, PodHeap
+from .hints import AFTER_BACKOFF, IMMEDIATELY, SKIP, HintRegistration, Hints
+from .in_flight import InFlight
 from .labels import (
     ACTIVE_Q,
     BACKOFF_COMPLETE,
@@ -61,8 +63,6 @@ from .unschedulable import UnschedulablePods
 
 __all__ = ["SchedulingQueue", "QueueConfig", "HintRegistration", "IncomingObserver", "ACTIVE", "BACKOFF", "UNSCHEDULABLE"]
 
-HintRegistration = tuple[ClusterEvent, str, QueueingHintFn | None]
-"""(event of interest, plugin name, the plugin's hint or None for always-queue)."""
 
 IncomingObserver = Callable[[str, str], None]
 """``on_incoming(queue, event)``: a pod entered ``queue`` (``active``, ``backoff``,
@@ -75,7 +75,6 @@ UNSCHEDULABLE = "unschedulablePods"
 BACKOFF_FLUSH_PERIOD = 1.0
 UNSCHEDULABLE_FLUSH_PERIOD = 30.0
 
-_SKIP, _AFTER_BACKOFF, _IMMEDIATELY = 0, 1, 2
 
 
 @dataclass(slots=True)
@@ -102,15 +101,12 @@ class SchedulingQueue:
         self.clock = clock
         self.config = config or QueueConfig()
         self._pre_enqueue = pre_enqueue
-        self._hints = hints or {}
+        self._hints = Hints(hints or {})
         key = self._sort_key(less)
         self._active = PodHeap(key)
         self._backoff = BackoffQueue(lambda qp: (qp.backoff_expiry, key(qp)))
-        self._unschedulable = UnschedulablePods(self._hints)
-        self._interest: dict[tuple[str, ActionType], list[tuple[str, str]]] = {}  # event -> (profile, plugin)
-        self._in_flight: dict[str, int] = {}  # uid -> index in _events when popped
-        self._events: list[tuple[ClusterEvent, Any, Any]] = []
-        self._event_base = 0  # absolute index of _events[0]
+        self._unschedulable = UnschedulablePods(self._hints.profiles())
+        self._in_flight = InFlight()  # popped, not done; the events they have seen since
         self._seq = itertools.count()
         self._lock = threading.RLock()
         self._cond = threading.Condition(self._lock)
@@ -224,17 +220,17 @@ class SchedulingQueue:
                 info.unschedulable_count += 1
             expiry = info.timestamp + self._backoff_duration(info)
             info.backoff_expiry = float(math.floor(expiry)) if self.config.pop_from_backoff_q else expiry
-            strategy = self._hint_for_in_flight(info)
+            strategy = self._hints.replay(info, self._in_flight.seen_by(info.uid))
             where = self._requeue(info, strategy, SCHEDULE_ATTEMPT_FAILURE)
             self._done_locked(uid)
             self._cond.notify()
             return where
 
     def _requeue(self, info: QueuedPodInfo, strategy: int, event: str) -> str:
-        if strategy == _SKIP:
+        if strategy == SKIP:
             self._file_unschedulable(info, event)
             return UNSCHEDULABLE
-        if strategy == _AFTER_BACKOFF and self._is_backing_off(info):
+        if strategy == AFTER_BACKOFF and self._is_backing_off(info):
             if self.config.pop_from_backoff_q and not self._run_pre_enqueue(info):
                 # Pop may take it from backoffQ without asking again: gated, it waits instead.
                 self._backoff.remove(info.uid)
@@ -248,53 +244,6 @@ class SchedulingQueue:
         return self._move_to_active(info, event)
 
     # -- events -------------------------------------------------------------
-    def _worth_requeuing(self, info: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any) -> int:
-        if info.gated:
-            rejectors = {info.gating_plugin}
-        else:
-            rejectors = info.unschedulable_plugins | info.pending_plugins
-        if not rejectors:
-            return _AFTER_BACKOFF
-        if event.resource == EventResource.WILDCARD:
-            # A wildcard event carrying a pod (ForceActivate for one pod) is for that pod only.
-            if new is not None and (not isinstance(new, PodInfo) or new.uid != info.uid):
-                return _SKIP
-            return _AFTER_BACKOFF
-        registrations = self._hints.get(info.pod.scheduler_name)
-        if registrations is None:
-            return _AFTER_BACKOFF
-        strategy = _SKIP
-        for interest, plugin, hint in registrations:
-            if plugin not in rejectors or not interest.matches(event):
-                continue
-            if hint is not None:
-                try:
-                    answer = hint(info.pod, old, new)
-                except Exception:  # a failing hint must not strand the pod
-                    answer = QueueingHint.QUEUE
-                if answer == QueueingHint.SKIP:
-                    continue
-            if plugin in info.pending_plugins or info.gated:
-                return _IMMEDIATELY
-            strategy = _AFTER_BACKOFF
-        return strategy
-
-    def _hint_for_in_flight(self, info: QueuedPodInfo) -> int:
-        if not (info.unschedulable_plugins or info.pending_plugins):
-            return _AFTER_BACKOFF
-        start = self._in_flight.get(info.uid)
-        if start is None:
-            return _SKIP
-        strategy = _SKIP
-        for event, old, new in self._events[start - self._event_base :]:
-            if event.resource == EventResource.POD and getattr(new, "uid", info.uid) != info.uid:
-                continue  # another pending pod's own update
-            answer = self._worth_requeuing(info, event, old, new)
-            if answer == _IMMEDIATELY:
-                return _IMMEDIATELY
-            strategy = max(strategy, answer)
-        return strategy
-
     def move_all_to_active_or_backoff(
         self, event: ClusterEvent, old: Any = None, new: Any = None, pre_check: Callable[[PodInfo], bool] | None = None
     ) -> int:
@@ -305,16 +254,16 @@ class SchedulingQueue:
             if event.resource == EventResource.WILDCARD:
                 # Every pod, but gated pods only if their gate registered a wildcard event
                 # (upstream skips a gated pod whose GatingPluginEvents do not match).
-                hears = set(self._interested(event))
+                hears = set(self._hints.interested(event))
                 waiting = [i for i in self._unschedulable.values()
                            if not i.gated or (i.pod.scheduler_name, i.gating_plugin) in hears]
             else:  # only the pods whose rejecting plugins registered this event (or nothing)
-                waiting = self._unschedulable.candidates(self._interested(event))
+                waiting = self._unschedulable.candidates(self._hints.interested(event))
             for info in waiting:
                 if pre_check is not None and not pre_check(info.pod):
                     continue
-                strategy = self._worth_requeuing(info, event, old, new)
-                if strategy == _SKIP:
+                strategy = self._hints.strategy(info, event, old, new)
+                if strategy == SKIP:
                     continue
                 if info.gated and self._run_pre_enqueue(info) is False:
                     # Still gated, perhaps by another plugin now: filed anew. Upstream takes
@@ -326,22 +275,11 @@ class SchedulingQueue:
                 del self._unschedulable[info.uid]
                 where = self._requeue(info, strategy, label)
                 moved += where != UNSCHEDULABLE
-            if self._in_flight:
-                self._events.append((event, old, new))
+            self._in_flight.record(event, old, new)
             self._move_request_cycle = self.scheduling_cycle
             if moved:
                 self._cond.notify()
             return moved
-
-    def _interested(self, event: ClusterEvent) -> list[tuple[str, str]]:
-        """The (profile, plugin) pairs with a registration matching ``event``."""
-        key = (event.resource, event.action)
-        found = self._interest.get(key)
-        if found is None:
-            found = sorted({(profile, plugin) for profile, registrations in self._hints.items()
-                            for interest, plugin, _ in registrations if interest.matches(event)})
-            self._interest[key] = found
-        return found
 
     def activate(self, pods: Iterable[PodInfo]) -> None:
         """Move these pods to activeQ now, wherever they wait (``podsToActivate``).
@@ -357,7 +295,7 @@ class SchedulingQueue:
                 elif (info := self._backoff.remove(pod.uid)) is not None:
                     self._move_to_active(info, FORCE_ACTIVATE_LABEL, from_backoff=True)
                 elif pod.uid in self._in_flight:
-                    self._events.append((FORCE_ACTIVATE, None, pod))
+                    self._in_flight.record(FORCE_ACTIVATE, None, pod)
                     self._move_request_cycle = self.scheduling_cycle
             self._cond.notify()
 
@@ -389,7 +327,7 @@ class SchedulingQueue:
         info.unschedulable_plugins = set()
         info.pending_plugins = set()
         self.scheduling_cycle += 1
-        self._in_flight[info.uid] = self._event_base + len(self._events)
+        self._in_flight.popped(info.uid)
         return info
 
     def done(self, uid: str) -> None:
@@ -398,17 +336,7 @@ class SchedulingQueue:
             self._done_locked(uid)
 
     def _done_locked(self, uid: str) -> None:
-        if self._in_flight.pop(uid, None) is None:
-            return
-        if not self._in_flight:
-            self._event_base += len(self._events)
-            self._events.clear()
-        elif self._events:
-            oldest = min(self._in_flight.values())
-            drop = oldest - self._event_base
-            if drop > 0:
-                del self._events[:drop]
-                self._event_base = oldest
+        self._in_flight.done(uid)
 
     def close(self) -> None:
         with self._lock:
@@ -435,19 +363,19 @@ class SchedulingQueue:
                 label = pod_update_label(old, new) if self.on_incoming is not None else ""
                 if info.gated and self._run_pre_enqueue(info):
                     del self._unschedulable[uid]
-                    self._requeue(info, _IMMEDIATELY, label)
+                    self._requeue(info, IMMEDIATELY, label)
                 elif info.gated:
                     self._unschedulable[uid] = info  # still gated, perhaps by another plugin: file it anew
                 else:
-                    strategy = self._worth_requeuing(info, event, old, new)
-                    if strategy != _SKIP:
+                    strategy = self._hints.strategy(info, event, old, new)
+                    if strategy != SKIP:
                         del self._unschedulable[uid]
                         self._requeue(info, strategy, label)
                 self._cond.notify()
                 return
             if uid in self._in_flight:
                 # Replayed if this attempt fails: the update may be what makes the pod schedulable.
-                self._events.append((ClusterEvent(EventResource.POD, ActionType.UPDATE, "UpdatePod"), old, new))
+                self._in_flight.record(ClusterEvent(EventResource.POD, ActionType.UPDATE, "UpdatePod"), old, new)
                 return
             self._add(new, UNSCHEDULED_POD_UPDATE)
 
@@ -478,7 +406,7 @@ class SchedulingQueue:
             stale = self._unschedulable.timed_out(now, self.config.pod_max_in_unschedulable)
             for info in stale:
                 del self._unschedulable[info.uid]
-                strategy = self._worth_requeuing(info, UNSCHEDULABLE_TIMEOUT, None, None)
+                strategy = self._hints.strategy(info, UNSCHEDULABLE_TIMEOUT, None, None)
                 self._requeue(info, strategy, UNSCHEDULABLE_TIMEOUT_LABEL)
             self._last_unschedulable_flush = self._tick_at_or_before(now, UNSCHEDULABLE_FLUSH_PERIOD)
             if stale:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import random
 
 from kubesched.framework.events import NODE_ADD, WILDCARD_EVENT, ActionType, ClusterEvent, EventResource
-from kubesched.queue.scheduling_queue import UNSCHEDULABLE, _SKIP
+from kubesched.queue.hints import SKIP
+from kubesched.queue.scheduling_queue import UNSCHEDULABLE
 
 from ..helpers import make_pod
 from .test_scheduling_queue import fail, queue
@@ -72,7 +73,7 @@ def test_the_index_moves_exactly_the_pods_a_full_pass_would():
             fail(q, f"p{i}", plugins=tuple(rng.sample(plugins, rng.randint(0, 2))))
         event = rng.choice(events)
         waiting = q.pending_pods()[UNSCHEDULABLE]
-        expected = sorted(i.pod.name for i in waiting if q._worth_requeuing(i, event, None, None) != _SKIP)
+        expected = sorted(i.pod.name for i in waiting if q._hints.strategy(i, event, None, None) != SKIP)
         q.move_all_to_active_or_backoff(event)
         left = {i.pod.name for i in q.pending_pods()[UNSCHEDULABLE]}
         assert sorted(i.pod.name for i in waiting if i.pod.name not in left) == expected
