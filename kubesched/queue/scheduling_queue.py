@@ -351,10 +351,7 @@ class SchedulingQueue:
                 info = heap.get(uid)
                 if info is not None:
                     info.pod = new
-                    if heap is self._active:
-                        heap.push(info)
-                    else:
-                        heap.push(info)
+                    heap.push(info)  # re-ordered: the new pod may sort differently
                     return
             info = self._unschedulable.get(uid)
             if info is not None:
