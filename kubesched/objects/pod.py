@@ -20,6 +20,7 @@ from .errors import ObjectError
 from .resources import PodRequests, compute_pod_requests, parse_resource_list
 from .selectors import NodeSelector, PreferredSchedulingTerm, parse_node_selector, parse_preferred_terms
 from .taints import Toleration, parse_tolerations
+from .volumes import PodVolume, parse_pod_volumes
 
 __all__ = ["HostPort", "OwnerRef", "PodInfo", "parse_pod", "parse_timestamp", "normalized_image_name"]
 
@@ -94,6 +95,8 @@ class PodInfo:
     nominated_node_name: str
     terminating: bool
     raw: dict[str, Any] | None
+    # ``spec.volumes`` (claims and in-tree disks): the volume plugins read them for bound pods too.
+    volumes: tuple[PodVolume, ...] = ()
 
     @property
     def key(self) -> str:
@@ -240,4 +243,5 @@ def parse_pod(raw: Mapping[str, Any], keep_raw: bool = True) -> PodInfo:
         nominated_node_name=status.get("nominatedNodeName") or "",
         terminating=bool(meta.get("deletionTimestamp")),
         raw=dict(raw) if keep_raw else None,
+        volumes=parse_pod_volumes(spec.get("volumes"), name),
     )
