@@ -224,27 +224,39 @@ def _first_passing_windowed(fwk: Framework, state: CycleState, pod: PodInfo, sna
     # Each window is sized from the pass rate seen so far, so per-node plugins are asked
     # about little more than the nodes upstream's walk would visit.
     pos, width, limit, wrapped = start, want + (want >> 4) + 8, n, False
+    chosen: np.ndarray | None = None
+    processed = n
     while True:
         end = min(pos + width, limit)
         rows = order[pos:end]
         fwk.run_node_filters(state, pod, snapshot, outcome, rows[candidates[rows]])
         hits = np.flatnonzero(outcome.passed[rows])
-        if found + len(hits) >= want:
-            hits = hits[: want - found] + pos
-            parts.append(hits)
-            last = int(hits[-1])
+        if chosen is not None:
+            if len(hits):  # more nodes pass than needed: the walk stopped at the last one needed
+                return chosen, processed
+        elif found + len(hits) >= want:
+            needed = hits[: want - found] + pos
+            parts.append(needed)
+            last = int(needed[-1])
+            chosen = np.concatenate(parts)
             processed = last - start + 1 if last >= start else last + n - start + 1
-            return np.concatenate(parts), processed
-        if len(hits):
-            parts.append(hits + pos)
-            found += len(hits)
-        visited += end - pos
+            if found + len(hits) > want:
+                return chosen, processed
+            # Exactly as many pass so far as needed. The batch form counts the whole walk
+            # when no other node passes (all are then evaluated): look for one more.
+            width = 16
+        else:
+            if len(hits):
+                parts.append(hits + pos)
+                found += len(hits)
+            visited += end - pos
+            width = int((want - found) * visited / found * 1.1) + 16 if found else width * 2
         pos = end
-        width = int((want - found) * visited / found * 1.1) + 16 if found else width * 2
         if pos >= limit:
             if wrapped or start == 0:
-                chosen = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-                return chosen, n
+                if chosen is not None:  # no node passes after the last one needed
+                    return chosen, n
+                return (np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)), n
             pos, limit, wrapped = 0, start, True
 
 

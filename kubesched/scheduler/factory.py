@@ -21,7 +21,7 @@ from .algorithm import Algorithm
 from .extender import EXTENDER_NAME, build_extenders
 from .handle import HandleHub
 from .metrics import SchedulerMetrics
-from .scheduler import Attempt, BindingRunner, Scheduler
+from .scheduler import Attempt, BindingRunner, DirectBinder, Scheduler
 
 __all__ = ["new_scheduler"]
 
@@ -63,6 +63,7 @@ def new_scheduler(
     run_binding: BindingRunner | None = None,
     hub: HandleHub | None = None,
     metrics: SchedulerMetrics | None = None,
+    direct_binder: DirectBinder | None = None,
 ) -> Scheduler:
     """A scheduler with one framework per profile. ``hub`` lets a driver share object
     stores it feeds (the live informers); by default a fresh one is made."""
@@ -100,4 +101,5 @@ def new_scheduler(
                     "gated": counts["gated"]}
 
         metrics.set_pending_source(pending)
-    return Scheduler(profiles, cache, queue, algorithm, client, clock, on_attempt, run_binding, hub, metrics)
+    return Scheduler(profiles, cache, queue, algorithm, client, clock, on_attempt, run_binding, hub, metrics,
+                     direct_binder)

@@ -41,6 +41,7 @@ from ..framework.events import (
 )
 from ..queue.scheduling_queue import SchedulingQueue
 from ..framework.queued_pod import QueuedPodInfo
+from ..plugins.defaultbinder import DefaultBinder
 from .algorithm import Algorithm, ScheduleResult
 from .extender import BindingObserver, extenders_binding
 from .fit_error import Diagnosis, FitError, NodeToStatus, NoNodesAvailableError
@@ -54,6 +55,10 @@ BindingDone = Callable[["Status | None"], None]
 BindingRunner = Callable[[BindingWork, BindingDone], None]
 """Runs a binding cycle's work somewhere and calls its completion with the result on the
 scheduler's own thread."""
+DirectBinder = Callable[[PodInfo, str, BindingDone], None]
+"""Binds a pod as DefaultBinder would (``pods/binding``) without running plugin code, and
+calls the completion on the scheduler's own thread: the live mode's way to bind on its
+event loop, with no worker thread, when a profile's binding cycle is DefaultBinder alone."""
 
 
 def run_inline(work: BindingWork, done: BindingDone) -> None:
@@ -93,6 +98,7 @@ class Scheduler:
         run_binding: BindingRunner | None = None,
         hub: HandleHub | None = None,
         metrics: SchedulerMetrics | None = None,
+        direct_binder: DirectBinder | None = None,
     ) -> None:
         self.profiles = profiles
         self.cache = cache
@@ -102,6 +108,8 @@ class Scheduler:
         self.clock = clock
         self.on_attempt = on_attempt
         self._run_binding: BindingRunner = run_binding or run_inline
+        self._direct_binder = direct_binder
+        self._binds_directly = {name: _binds_by_default_binder(fwk, algorithm) for name, fwk in profiles.items()}
         self.pods: dict[str, PodInfo] = {}  # pending pods we own, by uid (the informer's view)
         self.hub = hub if hub is not None else HandleHub(cache, clock, client)
         self.waiting_pods = self.hub.waiting_pods
@@ -297,7 +305,10 @@ class Scheduler:
         def done(status: Status | None) -> None:
             self._finish_binding(fwk, state, queued, assumed, host, attempt, status)
 
-        self._run_binding(work, done)
+        if self._direct_binder is not None and self._binds_directly[fwk.profile_name]:
+            self._direct_binder(assumed, host, done)
+        else:
+            self._run_binding(work, done)
 
     def _finish_binding(self, fwk: Framework, state: CycleState, queued: QueuedPodInfo, assumed: PodInfo,
                         host: str, attempt: Attempt | None, status: Status | None) -> None:
@@ -405,6 +416,14 @@ class Scheduler:
         started = self._cycle_started.pop(uid, None)
         if started is not None:
             self.metrics.attempt(result, fwk.profile_name, now - started)
+
+
+def _binds_by_default_binder(fwk: Framework, algorithm: Algorithm) -> bool:
+    """The profile's binding cycle is DefaultBinder's API call and nothing else: no PreBind
+    plugin, no other Bind plugin, no binder extender."""
+    binders = fwk.points["bind"]
+    return (not fwk.points["preBind"] and len(binders) == 1 and type(binders[0]) is DefaultBinder
+            and not any(ext.is_binder() for ext in algorithm.extenders))
 
 
 def _guarded(run: Callable[..., Status | None], *args: object) -> Status | None:

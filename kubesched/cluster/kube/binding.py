@@ -13,10 +13,11 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
-from typing import Callable
+from typing import Awaitable, Callable
 
 from ...framework.status import Status
-from ...scheduler.scheduler import BindingDone, BindingWork
+from ...objects.pod import PodInfo
+from ...scheduler.scheduler import BindingDone, BindingWork, DirectBinder
 
 __all__ = ["BindingPool"]
 
@@ -31,6 +32,7 @@ class BindingPool:
         self.in_flight = 0
         self._idle = asyncio.Event()
         self._idle.set()
+        self._tasks: set[asyncio.Task[None]] = set()
 
     def __call__(self, work: BindingWork, done: BindingDone) -> None:
         self.in_flight += 1
@@ -50,6 +52,35 @@ class BindingPool:
             status = future.result()
         except BaseException as err:  # noqa: BLE001 - the pod must reach the failure path whatever happened
             status = Status.as_error(err)
+        try:
+            done(status)
+        except Exception:  # pragma: no cover - the completion's own paths catch their failures
+            log.exception("completing a binding cycle failed")
+        if self.in_flight == 0:
+            self._idle.set()
+        self._on_done()
+
+    def direct(self, bind: Callable[[PodInfo, str], Awaitable[None]]) -> DirectBinder:
+        """A ``DirectBinder`` that awaits ``bind`` on the loop itself: DefaultBinder's API call
+        without a worker thread or two thread hand-offs per pod."""
+
+        def start(pod: PodInfo, node_name: str, done: BindingDone) -> None:
+            self.in_flight += 1
+            self._idle.clear()
+            task = self._loop.create_task(self._bind_then(bind, pod, node_name, done))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+        return start
+
+    async def _bind_then(self, bind: Callable[[PodInfo, str], Awaitable[None]], pod: PodInfo, node_name: str,
+                         done: BindingDone) -> None:
+        try:
+            await bind(pod, node_name)
+            status = None
+        except Exception as err:  # the API's refusal is the binding cycle's error, as DefaultBinder returns it
+            status = Status.as_error(err)
+        self.in_flight -= 1
         try:
             done(status)
         except Exception:  # pragma: no cover - the completion's own paths catch their failures

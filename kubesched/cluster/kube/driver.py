@@ -102,7 +102,8 @@ class LiveScheduler:
         cache = Cache()
         hub = HandleHub(cache, clock, self.client)
         scheduler = new_scheduler(self.config, self.client, clock, self.registry, on_attempt=self.options.on_attempt,
-                                  run_binding=self.bindings, hub=hub, metrics=self.metrics)
+                                  run_binding=self.bindings, hub=hub, metrics=self.metrics,
+                                  direct_binder=self.bindings.direct(self.client.bind_async))
         self.scheduler = scheduler
         page, watch_list = self.options.page_size, self.options.watch_list
         self.informers = [
