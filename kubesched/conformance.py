@@ -29,6 +29,17 @@ CONFORMANCE_CONFIG = {
 }
 
 
+# Storage objects of the volume scenarios: scenario key -> kind.
+STORAGE_FIELDS = (
+    ("persistentVolumes", "PersistentVolume"),
+    ("persistentVolumeClaims", "PersistentVolumeClaim"),
+    ("storageClasses", "StorageClass"),
+    ("csiNodes", "CSINode"),
+    ("csiDrivers", "CSIDriver"),
+    ("csiStorageCapacities", "CSIStorageCapacity"),
+)
+
+
 def load_case(path: str | Path) -> dict[str, Any]:
     with gzip.open(path) as fh:
         return json.load(fh)
@@ -39,12 +50,14 @@ def run_scenario(scenario: dict[str, Any]) -> list[dict[str, Any]]:
     objects = [("scenario", {**n, "kind": "Node"}) for n in scenario.get("nodes", [])]
     objects += [("scenario", {**ns, "kind": "Namespace"}) for ns in scenario.get("namespaces", []) or []]
     objects += [("scenario", {**p, "kind": "Pod"}) for p in scenario.get("pods", [])]
-    snapshot = snapshot_from_objects(objects)
+    for key, kind in STORAGE_FIELDS:
+        objects += [("scenario", {**o, "kind": kind}) for o in scenario.get(key, []) or []]
+    registry = in_tree_registry()
+    snapshot = snapshot_from_objects(objects, plugin_kinds=frozenset(k for _, k in registry.object_kinds()))
     queue = []
     for p in scenario.get("queue", []):
         queue.extend(snapshot_from_objects([("scenario", {**p, "kind": "Pod"})]).pending_pods)
     snapshot.pending_pods = queue
-    registry = in_tree_registry()
     config = parse_config(CONFORMANCE_CONFIG, registry, UPSTREAM_ONLY)
     records: dict[str, dict[str, Any]] = {}
     sim_box: list[Simulation] = []

@@ -14,9 +14,11 @@ import gc
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from ..cache.object_store import ObjectStores
 from ..clock import VirtualClock
 from ..framework.config import SchedulerConfig
 from ..framework.events import ClusterEvent
+from ..framework.handle import JSONObject
 from ..framework.registry import Registry
 from ..objects.pod import PodInfo
 from ..scheduler.factory import new_scheduler
@@ -75,6 +77,7 @@ class SimulatedCluster:
         self._pending_updates: list[PodInfo] = []
         self.bind_hook: Callable[[PodInfo, str], None] | None = None
         self.on_failure: Callable[[PodInfo, str], None] | None = None
+        self.object_stores: ObjectStores | None = None  # set by Simulation: the PV controller writes there
 
     def bind(self, pod: PodInfo, node_name: str) -> None:
         if self.bind_hook is not None:
@@ -98,6 +101,16 @@ class SimulatedCluster:
             self.on_failure(pod, message)
         if nominated_node_name:
             self.nominated[pod.key] = nominated_node_name
+
+    def write_storage_objects(self, objects: list[JSONObject]) -> None:
+        """PVs and claims as the PV controller and provisioners leave them after VolumeBinding's
+        PreBind (``simulate`` plays their part): stored at once, each change a cluster event."""
+        if self.object_stores is None:
+            return
+        for obj in objects:
+            store = self.object_stores.find(str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
+            if store is not None:
+                store.upsert(obj)
 
     def take_updates(self) -> list[PodInfo]:
         updates, self._pending_updates = self._pending_updates, []
@@ -135,6 +148,7 @@ class Simulation:
         self.attempts = 0
         self.ignored: list[str] = []
         self.scheduler.hub.object_stores.set_sink(self._object_changed)
+        self.cluster.object_stores = self.scheduler.hub.object_stores
         self.scheduler.queue.watch_backoff(self._backoff_changed)
         self._load()
 

@@ -18,6 +18,7 @@ import yaml
 from ..objects.errors import ObjectError
 from ..objects.node import Node, parse_node
 from ..objects.pod import PodInfo, parse_pod
+from ..objects.storage import validate_storage_object
 
 __all__ = ["ClusterSnapshot", "SnapshotError", "LoadProblem", "load_snapshot", "snapshot_from_objects"]
 
@@ -153,6 +154,7 @@ def snapshot_from_objects(objects: list[tuple[str, Mapping]], problems: list[Loa
     problems = [] if problems is None else problems
     snap = ClusterSnapshot()
     raw_pods: list[tuple[str, Mapping]] = []
+    claims: list[tuple[str, Mapping]] = []
     node_names: set[str] = set()
     for file, obj in objects:
         kind = obj.get("kind")
@@ -185,7 +187,10 @@ def snapshot_from_objects(objects: list[tuple[str, Mapping]], problems: list[Loa
             elif kind in SELECTOR_KINDS:
                 snap.workloads.append(dict(obj))
             elif kind in plugin_kinds:
+                validate_storage_object(str(kind), obj)  # PVs, claims, ...: one clear line for a bad one
                 snap.objects.setdefault(str(kind), []).append(dict(obj))
+                if kind == "PersistentVolumeClaim":
+                    claims.append((file, obj))
             elif kind in IGNORED_KINDS:
                 snap.ignored[kind] = snap.ignored.get(kind, 0) + 1
             else:
@@ -194,6 +199,7 @@ def snapshot_from_objects(objects: list[tuple[str, Mapping]], problems: list[Loa
                 )
         except ObjectError as err:
             problems.append(LoadProblem(file, _describe(obj), err.field, err.message))
+    _check_claim_namespaces(snap, claims, problems)
     pending: list[tuple[float, int, PodInfo]] = []
     for order, (file, obj) in enumerate(raw_pods):
         status = obj.get("status") or {}
@@ -233,3 +239,14 @@ def _with_priority(obj: Mapping, classes: dict[str, int]) -> Mapping:
     if name:
         raise ObjectError("spec.priorityClassName", f"no PriorityClass named {name!r} in the snapshot")
     return obj
+
+
+def _check_claim_namespaces(snap: ClusterSnapshot, claims: list[tuple[str, Mapping]], problems: list[LoadProblem]) -> None:
+    """A claim must live in a namespace the snapshot has (when it lists namespaces at all)."""
+    if not snap.namespaces:
+        return
+    for file, claim in claims:
+        meta = claim.get("metadata")
+        namespace = (meta.get("namespace") if isinstance(meta, Mapping) else None) or "default"
+        if namespace not in snap.namespaces:
+            problems.append(LoadProblem(file, _describe(claim), "metadata.namespace", f"namespace {namespace!r} does not exist"))

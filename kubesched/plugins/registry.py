@@ -15,6 +15,7 @@ from . import (
     tainttoleration,
 )
 from .noderesources import balanced_allocation, fit
+from . import nodevolumelimits, volumebinding, volumerestrictions, volumezone
 from . import podtopologyspread
 from .podtopologyspread.workloads import WORKLOAD_RESOURCES
 from . import interpodaffinity
@@ -25,10 +26,6 @@ __all__ = ["in_tree_registry", "UPSTREAM_ONLY", "DEFAULT_PLUGINS"]
 # them; enabling one is an error, since its decisions could not be upstream's.
 UPSTREAM_ONLY = frozenset(
     {
-        "VolumeRestrictions",
-        "NodeVolumeLimits",
-        "VolumeBinding",
-        "VolumeZone",
         "DynamicResources",
         "NodeDeclaredFeatures",
         "GangScheduling",
@@ -48,6 +45,10 @@ DEFAULT_PLUGINS: tuple[DefaultPlugin, ...] = (
     DefaultPlugin("NodeAffinity", 2),
     DefaultPlugin("NodePorts"),
     DefaultPlugin("NodeResourcesFit", 1),
+    DefaultPlugin("VolumeRestrictions"),
+    DefaultPlugin("NodeVolumeLimits"),
+    DefaultPlugin("VolumeBinding", 1),
+    DefaultPlugin("VolumeZone"),
     DefaultPlugin("PodTopologySpread", 2),
     DefaultPlugin("InterPodAffinity", 2),
     DefaultPlugin("DefaultPreemption"),
@@ -73,6 +74,11 @@ def in_tree_registry() -> Registry:
     registry.register(PluginSpec(podtopologyspread.NAME, podtopologyspread.new, args_type=podtopologyspread.PodTopologySpreadArgs,
                                  object_kinds=tuple((v, k) for v, k, _ in WORKLOAD_RESOURCES)))
     registry.register(PluginSpec(interpodaffinity.NAME, interpodaffinity.new, args_type=interpodaffinity.InterPodAffinityArgs))
+    storage = volumebinding.STORAGE_OBJECT_KINDS
+    registry.register(PluginSpec(volumerestrictions.NAME, volumerestrictions.new, object_kinds=storage))
+    registry.register(PluginSpec(nodevolumelimits.NAME, nodevolumelimits.new, object_kinds=storage))
+    registry.register(PluginSpec(volumebinding.NAME, volumebinding.new, args_type=volumebinding.VolumeBindingArgs, object_kinds=storage))
+    registry.register(PluginSpec(volumezone.NAME, volumezone.new, object_kinds=storage))
     registry.register(PluginSpec(imagelocality.NAME, imagelocality.new))
     registry.register(PluginSpec(defaultbinder.NAME, defaultbinder.new))
     return registry

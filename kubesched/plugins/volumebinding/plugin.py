@@ -1,0 +1,256 @@
+"""VolumeBinding (upstream's ``volumebinding``): a pod's claims decide where it can run.
+
+* PreFilter: the pod's claims must exist and not be going away (``persistentvolumeclaim
+  "<name>" is being deleted``); an unbound claim of an Immediate class makes the pod
+  UnschedulableAndUnresolvable (the PV controller binds those, not the scheduler).
+  A pod without claims is skipped.
+* Filter, per node: see ``binder.find_pod_volumes``; reasons are UnschedulableAndUnresolvable.
+* PreScore / Score: capacity scoring needs StorageCapacityScoring, off in v1.36: skipped.
+* Reserve assumes the node's bindings (the next pods see them); Unreserve reverts them.
+* PreBind: where the cluster client stores PVs and claims itself (``simulate``), the PV
+  controller's work is done at once (``controller.completed_bindings``); a live cluster
+  is not supported yet and the attempt fails with an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from ...framework import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    Code,
+    CycleState,
+    EventResource,
+    Handle,
+    PreFilterResult,
+    QueueingHint,
+    RowArray,
+    SnapshotView,
+    StateKey,
+    Status,
+)
+from ...objects import NodeInfo, PodInfo
+from ...objects.quantity import value as quantity_value
+from ...objects.storage import StorageClass
+from .args import VolumeBindingArgs
+from .binder import BinderError, PodClaims, PodVolumes, VolumeBinder
+from .controller import StorageWriter, completed_bindings
+from .index import StorageIndex, storage_index
+
+__all__ = ["NAME", "VolumeBinding", "new", "ERR_UNBOUND_IMMEDIATE"]
+
+NAME = "VolumeBinding"
+ERR_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
+SKIP = Status(Code.SKIP)
+UNBOUND_IMMEDIATE = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_UNBOUND_IMMEDIATE)
+
+
+@dataclass(slots=True)
+class _State:
+    claim_names: list[str] = field(default_factory=list)
+    claims: PodClaims | None = None
+    by_node: dict[str, PodVolumes] = field(default_factory=dict)
+    all_bound: bool = False
+
+    def clone(self) -> "_State":
+        return self  # shared, as upstream's stateData: filled in by Filter, read by Reserve
+
+
+_STATE: StateKey[_State] = StateKey(NAME)
+
+
+def _unresolvable(message: str) -> Status:
+    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, message)
+
+
+class VolumeBinding:
+    name = NAME
+
+    def __init__(self, index: StorageIndex, handle: Handle, args: VolumeBindingArgs) -> None:
+        self.index = index
+        self.handle = handle
+        self.args = args
+        self.binder = VolumeBinder(index)
+
+    # -- PreFilter --------------------------------------------------------------------------
+    def _check_claims(self, pod: PodInfo) -> tuple[list[str], Status | None]:
+        """upstream's ``podHasPVCs``: the claims exist (lister, not assume cache) and are usable."""
+        names = []
+        for volume in pod.volumes:
+            if not volume.claim:
+                continue
+            names.append(volume.claim)
+            pvc = self.index.pvc(pod.namespace, volume.claim)
+            if pvc is None:
+                if volume.ephemeral:
+                    return names, _unresolvable(
+                        f'waiting for ephemeral volume controller to create the persistentvolumeclaim "{volume.claim}"')
+                return names, _unresolvable(f'persistentvolumeclaim "{volume.claim}" not found')
+            if pvc.phase == "Lost":
+                return names, _unresolvable(
+                    f'persistentvolumeclaim "{pvc.name}" bound to non-existent persistentvolume "{pvc.volume_name}"')
+            if pvc.deleting:
+                return names, _unresolvable(f'persistentvolumeclaim "{pvc.name}" is being deleted')
+            if volume.ephemeral and pvc.controller_uid != pod.uid:
+                return names, _unresolvable(
+                    f"PVC {pod.namespace}/{pvc.name} was not created for pod {pod.namespace}/{pod.name} (pod is not owner)")
+        return names, None
+
+    def pre_filter(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView) -> tuple[PreFilterResult | None, Status | None]:
+        if not pod.volumes:
+            state.write(_STATE, _State())
+            return None, SKIP
+        names, status = self._check_claims(pod)
+        if status is not None:
+            return None, status
+        if not names:
+            state.write(_STATE, _State())
+            return None, SKIP
+        try:
+            claims = self.binder.claims_of(pod.namespace, names)
+        except BinderError as err:
+            return None, Status.as_error(err)
+        if claims.immediate:
+            return None, UNBOUND_IMMEDIATE
+        state.write(_STATE, _State(names, claims))
+        return None, None
+
+    # -- Filter -----------------------------------------------------------------------------
+    def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
+        s = state.get(_STATE)
+        if s is None or s.claims is None:
+            return None
+        try:
+            volumes, reasons = self.binder.find_pod_volumes(s.claims, node.node)
+        except BinderError as err:
+            return Status.as_error(err)
+        if reasons:
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, *reasons)
+        s.by_node[node.node.name] = volumes
+        return None
+
+    # -- Score (StorageCapacityScoring is off: always skipped) ------------------------------
+    def pre_score(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> Status | None:
+        return SKIP
+
+    def score(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> int:
+        return 0
+
+    # -- Reserve / Unreserve ----------------------------------------------------------------
+    def reserve(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
+        s = state.get(_STATE)
+        if s is None:
+            return None
+        volumes = s.by_node.get(node_name)
+        if volumes is None:
+            s.all_bound = True  # no claims
+            return None
+        if self.binder.all_bound(pod.namespace, s.claim_names):
+            s.all_bound = True
+            return None
+        s.by_node[node_name] = self.binder.assume(node_name, volumes)
+        s.all_bound = False
+        return None
+
+    def unreserve(self, state: CycleState, pod: PodInfo, node_name: str) -> None:
+        s = state.get(_STATE)
+        if s is None:
+            return
+        volumes = s.by_node.get(node_name)
+        if volumes is not None:
+            self.binder.revert(volumes)
+
+    # -- PreBind ------------------------------------------------------------------------------
+    def pre_bind(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
+        s = state.get(_STATE)
+        if s is None or s.all_bound:
+            return None
+        volumes = s.by_node.get(node_name)
+        if volumes is None:
+            return Status(Code.ERROR, f'no pod volumes found for node "{node_name}"')
+        client = self.handle.client
+        if not isinstance(client, StorageWriter):
+            return Status(Code.ERROR, "binding volumes: writing PV bindings through the API server is not supported yet")
+        node = self.handle.snapshot().get(node_name)
+        if node is None:
+            return Status(Code.ERROR, f'failed to get node "{node_name}"')
+        classes: dict[str, StorageClass] = {}
+        for pvc in volumes.provisions:
+            cls = self.index.storage_class(pvc.storage_class)
+            if cls is not None:
+                classes[cls.name] = cls
+        client.write_storage_objects(completed_bindings(volumes, node.node, classes, self.index.csi_node(node_name)))
+        return None
+
+    # -- queueing hints -------------------------------------------------------------------------
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        r = self.index.resource
+        add_update = ActionType.ADD | ActionType.UPDATE
+        return [
+            ClusterEventWithHint(ClusterEvent(r("StorageClass"), add_update), self._hint_class_changed),
+            ClusterEventWithHint(ClusterEvent(r("PersistentVolumeClaim"), add_update), self._hint_claim_changed),
+            ClusterEventWithHint(ClusterEvent(r("PersistentVolume"), add_update), None),
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL), None),
+            ClusterEventWithHint(ClusterEvent(r("CSINode"), add_update), self._hint_csi_node_changed),
+            ClusterEventWithHint(ClusterEvent(r("CSIDriver"), ActionType.UPDATE), self._hint_csi_driver_changed),
+            ClusterEventWithHint(ClusterEvent(r("CSIStorageCapacity"), add_update), self._hint_capacity_changed),
+        ]
+
+    def _hint_class_changed(self, pod: PodInfo, old: object | None, new: object | None) -> QueueingHint:
+        """A new class, or a change of a class's allowedTopologies (its binding mode is immutable)."""
+        if not isinstance(old, Mapping) or not isinstance(new, Mapping):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE if old.get("allowedTopologies") != new.get("allowedTopologies") else QueueingHint.SKIP
+
+    def _hint_claim_changed(self, pod: PodInfo, old: object | None, new: object | None) -> QueueingHint:
+        if not isinstance(new, Mapping):
+            return QueueingHint.QUEUE
+        meta = new.get("metadata") or {}
+        if not isinstance(meta, Mapping) or (meta.get("namespace") or "default") != pod.namespace:
+            return QueueingHint.SKIP
+        name = meta.get("name")
+        return QueueingHint.QUEUE if any(v.claim == name for v in pod.volumes) else QueueingHint.SKIP
+
+    def _hint_csi_node_changed(self, pod: PodInfo, old: object | None, new: object | None) -> QueueingHint:
+        """A new CSINode, or a change of the in-tree plugins migrated on it."""
+        if not isinstance(old, Mapping) or not isinstance(new, Mapping):
+            return QueueingHint.QUEUE
+        key = "storage.alpha.kubernetes.io/migrated-plugins"
+        before = ((old.get("metadata") or {}).get("annotations") or {}).get(key)
+        after = ((new.get("metadata") or {}).get("annotations") or {}).get(key)
+        return QueueingHint.QUEUE if before != after else QueueingHint.SKIP
+
+    def _hint_csi_driver_changed(self, pod: PodInfo, old: object | None, new: object | None) -> QueueingHint:
+        """Upstream looks for inline CSI volumes of the driver that stopped tracking capacity."""
+        return QueueingHint.SKIP
+
+    def _hint_capacity_changed(self, pod: PodInfo, old: object | None, new: object | None) -> QueueingHint:
+        """A new capacity, or a larger volume limit (maximumVolumeSize, else capacity)."""
+        if not isinstance(old, Mapping) or not isinstance(new, Mapping):
+            return QueueingHint.QUEUE
+        before, after = _limit(old), _limit(new)
+        return QueueingHint.QUEUE if after is not None and (before is None or after > before) else QueueingHint.SKIP
+
+
+def _limit(raw: Mapping[str, object]) -> int | None:
+    try:
+        return storage_limit(raw)
+    except ValueError:
+        return None
+
+
+def storage_limit(raw: Mapping[str, object]) -> int | None:
+    """A CSIStorageCapacity's volume limit in bytes."""
+    value = raw.get("maximumVolumeSize")
+    if value is None:
+        value = raw.get("capacity")
+    if not isinstance(value, (str, int, float)):
+        return None
+    return quantity_value(value)
+
+
+def new(args: VolumeBindingArgs | None, handle: Handle) -> VolumeBinding:
+    return VolumeBinding(storage_index(handle), handle, args or VolumeBindingArgs())
