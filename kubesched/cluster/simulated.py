@@ -41,6 +41,7 @@ class PodOutcome:
     message: str = ""
     scheduled_at: float | None = None
     gated: bool = False  # held back by a PreEnqueue plugin (scheduling gates): never attempted
+    preempted_by: str | None = None  # placed, then evicted by this preemptor's preemption
 
 
 @dataclass(slots=True)
@@ -51,6 +52,7 @@ class SimulationResult:
     attempts: int
     ignored_pods: list[str] = field(default_factory=list)  # pending pods of no profile
     livelocked: bool = False  # stopped: pods kept being tried and failing with nothing binding
+    preemptions: list[tuple[str, str, str]] = field(default_factory=list)  # (victim, preemptor, node) keys
 
     @property
     def scheduled(self) -> list[PodOutcome]:
@@ -58,7 +60,7 @@ class SimulationResult:
 
     @property
     def unschedulable(self) -> list[PodOutcome]:
-        return [o for o in self.outcomes.values() if not o.node and not o.gated]
+        return [o for o in self.outcomes.values() if not o.node and not o.gated and not o.preempted_by]
 
     @property
     def gated(self) -> list[PodOutcome]:
@@ -75,6 +77,9 @@ class SimulatedCluster:
         self.nominated: dict[str, str] = {}
         self.bindings: list[tuple[PodInfo, str]] = []
         self._pending_updates: list[PodInfo] = []
+        self.preemptions: list[tuple[PodInfo, PodInfo, str]] = []  # (victim, preemptor, node)
+        self._pending_deletions: list[PodInfo] = []
+        self._pending_status: list[tuple[PodInfo, PodInfo]] = []  # (old, new) status-only changes
         self.bind_hook: Callable[[PodInfo, str], None] | None = None
         self.on_failure: Callable[[PodInfo, str], None] | None = None
         self.object_stores: ObjectStores | None = None  # set by Simulation: the PV controller writes there
@@ -115,6 +120,22 @@ class SimulatedCluster:
     def take_updates(self) -> list[PodInfo]:
         updates, self._pending_updates = self._pending_updates, []
         return updates
+
+    def preempt_pod(self, victim: PodInfo, preemptor: PodInfo, node_name: str) -> None:
+        """A preemption's eviction: the victim is deleted at once (no grace period on the
+        virtual clock) and the deletion reported as the informer would."""
+        self.preemptions.append((victim, preemptor, node_name))
+        self._pending_deletions.append(victim)
+
+    def clear_nominated_node_name(self, pod: PodInfo) -> None:
+        if pod.nominated_node_name:
+            self._pending_status.append((pod, pod.copy_with(nominated_node_name="")))
+
+    def take_deletions(self) -> tuple[list[tuple[PodInfo, PodInfo]], list[PodInfo]]:
+        """Status changes and deletions since the last call, in the order to report them."""
+        status, self._pending_status = self._pending_status, []
+        deletions, self._pending_deletions = self._pending_deletions, []
+        return status, deletions
 
 
 class Simulation:
@@ -211,6 +232,21 @@ class Simulation:
             outcome.message = message
 
     def _deliver(self) -> None:
+        status, deletions = self.cluster.take_deletions()
+        for _, cleared in status:
+            current = self.scheduler.pods.get(cleared.uid)
+            if current is not None:  # still pending
+                self.scheduler.on_pod_update(current, current.copy_with(nominated_node_name=""))
+        preemptors = {v.uid: p.key for v, p, _ in self.cluster.preemptions[-len(deletions):]} if deletions else {}
+        for victim in deletions:
+            self._changes += 1
+            self.scheduler.on_pod_delete(victim)
+            outcome = self.outcomes.get(victim.key)
+            if outcome is not None and outcome.node:  # placed during this run, then preempted
+                self._scheduled -= 1
+                outcome.node = None
+                outcome.preempted_by = preemptors.get(victim.uid)
+                outcome.message = f"preempted by {outcome.preempted_by}"
         for bound in self.cluster.take_updates():
             self._changes += 1
             outcome = self.outcomes.get(bound.key)
@@ -294,7 +330,9 @@ class Simulation:
             self._deliver()
             s.queue.run_due_flushes()
         placements = [(pod.key, node) for pod, node in self.cluster.bindings]
-        return SimulationResult(self.outcomes, placements, self.clock.now(), self.attempts, self.ignored, livelocked)
+        preemptions = [(v.key, p.key, node) for v, p, node in self.cluster.preemptions]
+        return SimulationResult(self.outcomes, placements, self.clock.now(), self.attempts, self.ignored, livelocked,
+                                preemptions)
 
     def _retry_pointless(self) -> bool:
         """Only backing-off pods are ready, and nothing changed since each of them failed."""

@@ -97,6 +97,10 @@ class PodInfo:
     raw: dict[str, Any] | None
     # ``spec.volumes`` (claims and in-tree disks): the volume plugins read them for bound pods too.
     volumes: tuple[PodVolume, ...] = ()
+    # Preemption reads these: ``status.startTime`` (None until the kubelet starts the pod)
+    # orders victims, ``spec.preemptionPolicy`` says whether the pod may preempt at all.
+    start_time: float | None = None
+    preemption_policy: str = "PreemptLowerPriority"
 
     @property
     def key(self) -> str:
@@ -244,4 +248,13 @@ def parse_pod(raw: Mapping[str, Any], keep_raw: bool = True) -> PodInfo:
         terminating=bool(meta.get("deletionTimestamp")),
         raw=dict(raw) if keep_raw else None,
         volumes=parse_pod_volumes(spec.get("volumes"), name),
+        start_time=_start_time(status.get("startTime")),
+        preemption_policy=str(spec.get("preemptionPolicy") or "PreemptLowerPriority"),
     )
+
+
+def _start_time(value: Any) -> float | None:
+    try:
+        return parse_timestamp(value)
+    except ObjectError as err:
+        raise ObjectError("status.startTime", err.message) from None

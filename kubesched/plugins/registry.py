@@ -19,6 +19,8 @@ from . import nodevolumelimits, volumebinding, volumerestrictions, volumezone
 from . import podtopologyspread
 from .podtopologyspread.workloads import WORKLOAD_RESOURCES
 from . import interpodaffinity
+from . import defaultpreemption
+from ..framework.preemption import PDB_API_VERSION, PDB_KIND
 
 __all__ = ["in_tree_registry", "UPSTREAM_ONLY", "DEFAULT_PLUGINS"]
 
@@ -30,7 +32,6 @@ UPSTREAM_ONLY = frozenset(
         "NodeDeclaredFeatures",
         "GangScheduling",
         "TopologyAwareWorkloadScheduling",
-        "DefaultPreemption",
     }
 )
 
@@ -80,5 +81,7 @@ def in_tree_registry() -> Registry:
     registry.register(PluginSpec(volumebinding.NAME, volumebinding.new, args_type=volumebinding.VolumeBindingArgs, object_kinds=storage))
     registry.register(PluginSpec(volumezone.NAME, volumezone.new, object_kinds=storage))
     registry.register(PluginSpec(imagelocality.NAME, imagelocality.new))
+    registry.register(PluginSpec(defaultpreemption.NAME, defaultpreemption.new, args_type=defaultpreemption.DefaultPreemptionArgs,
+                                 object_kinds=((PDB_API_VERSION, PDB_KIND),)))
     registry.register(PluginSpec(defaultbinder.NAME, defaultbinder.new))
     return registry

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..cache.cache import Snapshot
 from ..framework.cycle_state import CycleState
+from ..framework.preemption import NominatedPods, apply_nominated_pods
 from ..framework.runtime import FilterOutcome, Framework, FrameworkError, ScoreOutcome, go_list
 from ..framework.views import SnapshotView
 from ..framework.status import Code, Status
@@ -68,6 +69,8 @@ class Algorithm:
         self.rng = random.Random(seed)
         self.next_start_node_index = 0
         self.extenders = list(extenders)  # HTTP extenders: filter after the plugins, score, bind
+        # Pods nominated to nodes hold room there against pods of equal or lower priority.
+        self.nominator: NominatedPods | None = None
 
     def schedule_pod(self, fwk: Framework, state: CycleState, pod: PodInfo, snapshot: Snapshot) -> ScheduleResult:
         num_nodes = snapshot.num_nodes
@@ -147,6 +150,7 @@ class Algorithm:
                 # Per-node plugins cost a Python call per node: ask them only about the
                 # windows the search visits, after the batch filters ran over all rows.
                 outcome = fwk.run_batch_filters(state, pod, snapshot, candidates)
+                apply_nominated_pods(fwk, state, pod, snapshot, outcome, candidates, self.nominator)
                 diagnosis.outcome = outcome
                 chosen, processed = _first_passing_windowed(fwk, state, pod, snapshot, outcome, candidates,
                                                             order, start, to_find)
@@ -155,6 +159,7 @@ class Algorithm:
                 self.next_start_node_index = (self.next_start_node_index + processed) % snapshot.num_nodes
                 return feasible, diagnosis
             outcome = fwk.run_filters(state, pod, snapshot, candidates)
+            apply_nominated_pods(fwk, state, pod, snapshot, outcome, candidates, self.nominator)
             diagnosis.outcome = outcome
             passed = outcome.passed  # only rows of ``order`` can pass
             identity = allowed is None and table.order_is_identity  # row == position

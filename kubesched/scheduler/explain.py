@@ -6,6 +6,7 @@ from typing import Any
 
 from ..framework.status import Status
 from .fit_error import Diagnosis, FitError
+from .preemption import post_filter_record
 from .scheduler import Attempt
 
 __all__ = ["attempt_record"]
@@ -45,6 +46,9 @@ def attempt_record(attempt: Attempt, live_rows: list[int]) -> dict[str, Any]:
             chosen=None,
             message=str(error),
         )
+        if attempt.post_filter is not None:
+            message = diagnosis.post_filter_msg if diagnosis is not None else ""
+            record["postFilter"] = post_filter_record(attempt.post_filter, message)
         if not isinstance(error, FitError):
             record["error"] = str(error)
         return record

@@ -39,7 +39,9 @@ from ..framework.events import (
     ClusterEvent,
     EventResource,
 )
+from ..queue.nominator import Nominator
 from ..queue.scheduling_queue import SchedulingQueue
+from ..framework.preemption import PREEMPTION_OUTCOME, PreemptionOutcome
 from ..framework.queued_pod import QueuedPodInfo
 from ..plugins.defaultbinder import DefaultBinder
 from .algorithm import Algorithm, ScheduleResult
@@ -47,6 +49,7 @@ from .extender import BindingObserver, extenders_binding
 from .fit_error import Diagnosis, FitError, NodeToStatus, NoNodesAvailableError
 from .handle import HandleHub
 from .metrics import RESULT_ERROR, RESULT_SCHEDULED, RESULT_UNSCHEDULABLE, SchedulerMetrics
+from .preemption import attach_preemption
 
 __all__ = ["Scheduler", "ClusterClient", "Attempt", "BindingRunner", "run_inline"]
 
@@ -83,6 +86,7 @@ class Attempt:
     started: float
     finished: float
     bound: bool = False
+    post_filter: PreemptionOutcome | None = None  # what preemption decided, when it ran
 
 
 class Scheduler:
@@ -113,6 +117,8 @@ class Scheduler:
         self.pods: dict[str, PodInfo] = {}  # pending pods we own, by uid (the informer's view)
         self.hub = hub if hub is not None else HandleHub(cache, clock, client)
         self.waiting_pods = self.hub.waiting_pods
+        self.nominator = Nominator()  # pending pods nominated to nodes (by preemption)
+        attach_preemption(profiles, algorithm, self.nominator)
         self.metrics = metrics
         self._cycle_started: dict[str, float] = {}  # pod uid -> start of its attempt, while metrics are kept
 
@@ -157,6 +163,7 @@ class Scheduler:
             was_pending = self.pods.pop(new.uid, None)
             if was_pending is not None:
                 self.queue.delete(was_pending)
+            self.nominator.delete(new)
             self.cache.update_pod(new)  # the cache keeps its own compact copy, without the raw document
             action = ActionType.UPDATE_POD_LABEL if old is not None and old.labels != new.labels else ActionType(0)
             if old is not None and _requests_shrank(old, new):
@@ -170,6 +177,7 @@ class Scheduler:
                 self.on_pod_delete(new)
                 return
             self.pods[new.uid] = new
+            self.nominator.update(old, new)
             self.queue.update(old, new)
 
     def on_pod_delete(self, pod: PodInfo) -> None:
@@ -180,6 +188,7 @@ class Scheduler:
             self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None)
         else:
             self.pods.pop(pod.uid, None)
+            self.nominator.delete(pod)
             self.queue.delete(pod)
 
     # -- the loop -----------------------------------------------------------
@@ -202,8 +211,8 @@ class Scheduler:
         try:
             result = self.algorithm.schedule_pod(fwk, state, pod, snapshot)
         except FitError as err:
-            self._notify(queued, fwk, None, err, snapshot, started)
-            nominated = self._post_filter(fwk, state, pod, err, snapshot)
+            nominated, preemption = self._post_filter(fwk, state, pod, err, snapshot)
+            self._notify(queued, fwk, None, err, snapshot, started, preemption)
             self._handle_failure(fwk, queued, Status(Code.UNSCHEDULABLE, str(err)), err, nominated)
             return True
         except NoNodesAvailableError as err:
@@ -224,6 +233,7 @@ class Scheduler:
         except Exception as err:
             self._handle_failure(fwk, queued, Status.as_error(err), err, None)
             return True
+        self.nominator.delete(pod)  # placed: its nomination, if any, has served
         status = _guarded(fwk.run_reserve, state, assumed, host)
         if status is not None:
             self._undo(fwk, state, assumed, host)
@@ -273,26 +283,29 @@ class Scheduler:
         return pod.terminating or self.cache.is_assumed(pod)
 
     def _notify(self, queued: QueuedPodInfo, fwk: Framework, result: ScheduleResult | None,
-                error: Exception | None, snapshot: Snapshot, started: float) -> Attempt | None:
+                error: Exception | None, snapshot: Snapshot, started: float,
+                post_filter: PreemptionOutcome | None = None) -> Attempt | None:
         if self.on_attempt is None:
             return None
         attempt = Attempt(queued.pod, queued.attempts, fwk.profile_name, result, error,
-                          snapshot.table.frozen_names(), started, self.clock.now())
+                          snapshot.table.frozen_names(), started, self.clock.now(), post_filter=post_filter)
         self.on_attempt(attempt)
         return attempt
 
     def _post_filter(self, fwk: Framework, state: CycleState, pod: PodInfo, err: FitError,
-                     snapshot: Snapshot) -> str | None:
+                     snapshot: Snapshot) -> tuple[str | None, PreemptionOutcome | None]:
+        """The node to nominate ("" clears a nomination, None leaves it) and what preemption did."""
         if not fwk.points["postFilter"]:
-            return None
+            return None, None
         table = snapshot.table
         filtered = NodeToStatus(err.diagnosis, table.frozen_names(), table.order.tolist())
         result, status = fwk.run_post_filter(state, pod, filtered)
         if status.reasons and status.code != Code.SUCCESS:
             err.diagnosis.post_filter_msg = status.message
-        if result is not None and result.nominated_node_name:
-            return result.nominated_node_name
-        return None
+        preemption = state.get(PREEMPTION_OUTCOME)
+        if result is not None and (status.is_success() or status.is_rejected()):
+            return result.nominated_node_name, preemption
+        return None, preemption
 
     def _start_binding(self, fwk: Framework, state: CycleState, queued: QueuedPodInfo, assumed: PodInfo,
                        host: str, attempt: Attempt | None) -> None:
@@ -402,6 +415,11 @@ class Scheduler:
             log.warning("Error scheduling pod; retrying", extra={"pod": pod.key, "err": message})
         elif decisions.isEnabledFor(logging.INFO):
             decisions.info("Unable to schedule pod; no fit; waiting", extra={"pod": pod.key, "err": message})
+        if nominated is not None and pod.uid in self.pods:
+            # upstream's AddNominatedPod: the nomination holds at once; the pod carries it
+            # as the status patch will make the informer report it.
+            self.pods[pod.uid] = self.pods[pod.uid].copy_with(nominated_node_name=nominated)
+            self.nominator.add(self.pods[pod.uid], nominated)
         if pod.uid in self.pods:  # still pending and ours: back to the queue, as the informer last saw it
             queued.pod = self.pods[pod.uid]
             self.queue.add_unschedulable_if_not_present(queued, Code.ERROR if reason == "SchedulerError" else status.code)

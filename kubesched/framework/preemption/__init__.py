@@ -1,0 +1,46 @@
+"""Preemption (upstream's ``pkg/scheduler/framework/preemption``): the evaluator a
+PostFilter plugin drives, filtering with nominated pods, victims, budgets."""
+
+from .evaluator import (
+    NOT_HELPFUL_REASON,
+    PREEMPTION_OUTCOME,
+    Candidate,
+    Evaluator,
+    PreemptionOutcome,
+    fit_error_message,
+    pick_candidates,
+)
+from .nominated import (
+    NominatedPods,
+    apply_nominated_pods,
+    clone_node_info,
+    run_filter_plugins,
+    run_filters_with_nominated_pods,
+)
+from .pdb import PDB_API_VERSION, PDB_KIND, PDB_PLURAL, DisruptionBudget, parse_pdb, split_by_pdb_violation
+from .victims import NO_VICTIMS_REASON, VictimSelection, importance_key, select_victims_on_node
+
+__all__ = [
+    "NOT_HELPFUL_REASON",
+    "NO_VICTIMS_REASON",
+    "PREEMPTION_OUTCOME",
+    "PDB_API_VERSION",
+    "PDB_KIND",
+    "PDB_PLURAL",
+    "Candidate",
+    "DisruptionBudget",
+    "Evaluator",
+    "NominatedPods",
+    "PreemptionOutcome",
+    "VictimSelection",
+    "apply_nominated_pods",
+    "clone_node_info",
+    "fit_error_message",
+    "importance_key",
+    "parse_pdb",
+    "pick_candidates",
+    "run_filter_plugins",
+    "run_filters_with_nominated_pods",
+    "select_victims_on_node",
+    "split_by_pdb_violation",
+]

@@ -1,0 +1,210 @@
+"""Preemption as upstream's ``Evaluator.Preempt`` runs it (pkg/scheduler/framework/preemption).
+
+When a pod fits nowhere: check it may preempt; dry-run preemption on every node whose
+rejection preemption might fix (plain Unschedulable; nodes UnschedulableAndUnresolvable
+are skipped); keep the nodes where it would work as candidates; pick one by upstream's
+criteria; have the executor evict its victims; nominate the node. When no node can
+help, the answer is a second FitError built from the dry run's statuses.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from ...objects.pod import PodInfo
+from ..cycle_state import CycleState, StateKey
+from ..interfaces import NodeToStatusReader, PostFilterResult
+from ..runtime import Framework
+from ..status import Code, Status
+from ..views import SnapshotView
+from .nominated import NominatedPods, clone_node_info
+from .pdb import DisruptionBudget
+from .victims import importance_key, select_victims_on_node
+
+__all__ = [
+    "Candidate",
+    "PreemptionOutcome",
+    "PREEMPTION_OUTCOME",
+    "Evaluator",
+    "NOT_HELPFUL_REASON",
+    "pick_candidates",
+    "fit_error_message",
+]
+
+NOT_HELPFUL_REASON = "Preemption is not helpful for scheduling"
+NEVER_MESSAGE = "not eligible due to preemptionPolicy=Never."
+TERMINATING_MESSAGE = "not eligible due to a terminating pod on the nominated node."
+# Upstream adds MaxInt32+1 to every priority before summing, so negative ones compare right.
+_PRIORITY_OFFSET = 2**31
+
+
+@dataclass(slots=True)
+class Candidate:
+    """A node where evicting ``victims`` (most important first) lets the preemptor fit."""
+
+    node: str
+    victims: list[PodInfo]
+    pdb_violations: int
+
+
+@dataclass(slots=True)
+class PreemptionOutcome:
+    """What one PostFilter run of preemption decided, for explain output and the summary."""
+
+    code: Code
+    message: str
+    nominated_node: str | None = None
+    victims: list[PodInfo] = field(default_factory=list)
+    tied: list[str] = field(default_factory=list)
+
+
+PREEMPTION_OUTCOME: StateKey[PreemptionOutcome] = StateKey("kubesched.io/preemption-outcome")
+"""Written to the cycle state by the preemption plugin: the scheduler reads it back."""
+
+
+def fit_error_message(num_all_nodes: int, statuses: dict[str, Status], absent: Status) -> str:
+    """upstream's ``FitError.Error()`` for a diagnosis without PreFilter or PostFilter messages."""
+    reasons: Counter[str] = Counter()
+    for status in statuses.values():
+        for reason in status.reasons:
+            reasons[reason] += 1
+    if len(statuses) < num_all_nodes:
+        for reason in absent.reasons:
+            reasons[reason] += num_all_nodes - len(statuses)
+    histogram = sorted(f"{count} {reason}" for reason, count in reasons.items())
+    return f"0/{num_all_nodes} nodes are available: {', '.join(histogram)}."
+
+
+def _earliest_start_of_most_important(victims: list[PodInfo], now: float) -> float:
+    """``GetEarliestPodStartTime``: the earliest start among the highest-priority victims."""
+    top = max(v.priority for v in victims)
+    return min(v.start_time if v.start_time is not None else now for v in victims if v.priority == top)
+
+
+def pick_candidates(candidates: Sequence[Candidate], now: float) -> list[Candidate]:
+    """The candidates still tied after upstream's criteria, in the order given: fewest PDB
+    violations, lowest highest-victim priority, smallest priority sum, fewest victims,
+    latest start among the highest-priority victims. Stops as soon as one remains."""
+    scores: list[Callable[[Candidate], float]] = [
+        lambda c: -c.pdb_violations,
+        lambda c: -c.victims[0].priority,
+        lambda c: -sum(v.priority + _PRIORITY_OFFSET for v in c.victims),
+        lambda c: -len(c.victims),
+        lambda c: _earliest_start_of_most_important(c.victims, now),
+    ]
+    remaining = list(candidates)
+    for score in scores:
+        if len(remaining) <= 1:
+            break
+        values = [score(c) for c in remaining]
+        best = max(values)
+        remaining = [c for c, v in zip(remaining, values) if v == best]
+    return remaining
+
+
+class Evaluator:
+    """One profile's preemption: the framework to filter with, and where the cluster is read.
+
+    ``execute(candidate, preemptor)`` evicts the chosen candidate's victims (the plugin's
+    executor); ``tie_break`` "name" makes the search start at the first node and take
+    the smallest node name among tied candidates, "random" is upstream's random offset
+    and (Go map order) random pick.
+    """
+
+    def __init__(self, fwk: Framework, snapshot: Callable[[], SnapshotView], nominator: NominatedPods | None,
+                 pdbs: Callable[[], list[DisruptionBudget]], now: Callable[[], float],
+                 num_candidates: Callable[[int], int], execute: Callable[[Candidate, PodInfo], None],
+                 tie_break: str = "random", rng: random.Random | None = None) -> None:
+        self.fwk = fwk
+        self._snapshot = snapshot
+        self.nominator = nominator
+        self._pdbs = pdbs
+        self._now = now
+        self._num_candidates = num_candidates
+        self._execute = execute
+        self.tie_break = tie_break
+        self.rng = rng or random.Random()
+
+    def preempt(self, state: CycleState, pod: PodInfo, filtered: NodeToStatusReader) -> tuple[PostFilterResult | None, Status]:
+        """upstream's ``Preempt``; the outcome is also written to ``state`` under ``PREEMPTION_OUTCOME``."""
+        result, status, outcome = self._preempt(state, pod, filtered)
+        state.write(PREEMPTION_OUTCOME, outcome)
+        return result, status
+
+    def _preempt(self, state: CycleState, pod: PodInfo,
+                 filtered: NodeToStatusReader) -> tuple[PostFilterResult | None, Status, PreemptionOutcome]:
+        snapshot = self._snapshot()
+        refusal = self._ineligible(pod, filtered, snapshot)
+        if refusal:
+            return None, Status(Code.UNSCHEDULABLE, refusal), PreemptionOutcome(Code.UNSCHEDULABLE, refusal)
+        num_all = snapshot.num_nodes
+        candidates, statuses = self.find_candidates(state, pod, filtered, snapshot)
+        errors = [s for s in statuses.values() if s.code == Code.ERROR]
+        if errors and not candidates:
+            return None, errors[0], PreemptionOutcome(Code.ERROR, errors[0].message)
+        if not candidates:
+            message = fit_error_message(num_all, statuses, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, NOT_HELPFUL_REASON))
+            # An empty nomination clears the pod's nominatedNodeName, if it had one.
+            return PostFilterResult(""), Status(Code.UNSCHEDULABLE, message), PreemptionOutcome(Code.UNSCHEDULABLE, message, None)
+        tied = pick_candidates(candidates, self._now())
+        if self.tie_break == "name":
+            best = min(tied, key=lambda c: c.node)
+        else:
+            best = tied[0] if len(tied) == 1 else self.rng.choice(tied)
+        self._execute(best, pod)
+        outcome = PreemptionOutcome(Code.SUCCESS, "", best.node, list(best.victims), sorted(c.node for c in tied))
+        return PostFilterResult(best.node), Status(Code.SUCCESS), outcome
+
+    def _ineligible(self, pod: PodInfo, filtered: NodeToStatusReader, snapshot: SnapshotView) -> str:
+        """upstream's ``PodEligibleToPreemptOthers``: why the pod may not preempt ("" if it may)."""
+        if pod.preemption_policy == "Never":
+            return NEVER_MESSAGE
+        nominated = pod.nominated_node_name
+        if nominated:
+            if filtered.status_of(nominated).code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                return ""
+            node = snapshot.get(nominated)
+            if node is not None and any(p.priority < pod.priority and p.terminating for p in node.pods.values()):
+                return TERMINATING_MESSAGE
+        return ""
+
+    def offset_and_count(self, num_potential: int) -> tuple[int, int]:
+        """Where the dry run starts among the potential nodes, and how many candidates it wants."""
+        offset = 0 if self.tie_break == "name" else self.rng.randrange(num_potential)
+        return offset, self._num_candidates(num_potential)
+
+    def find_candidates(self, state: CycleState, pod: PodInfo, filtered: NodeToStatusReader,
+                        snapshot: SnapshotView) -> tuple[list[Candidate], dict[str, Status]]:
+        """upstream's ``findCandidates`` and ``DryRunPreemption``: candidates that violate no
+        budget first, and the status of every node tried that is not one."""
+        potential = filtered.node_names_with(Code.UNSCHEDULABLE)
+        statuses: dict[str, Status] = {}
+        if not potential:
+            return [], statuses
+        pdbs = self._pdbs()
+        now = self._now()
+        offset, wanted = self.offset_and_count(len(potential))
+        fine: list[Candidate] = []
+        violating: list[Candidate] = []
+        for i in range(len(potential)):
+            name = potential[(offset + i) % len(potential)]
+            info = snapshot.get(name)
+            if info is None:
+                continue
+            selection = select_victims_on_node(self.fwk, state.clone(), pod, clone_node_info(info), pdbs,
+                                               self.nominator, now)
+            if selection.status is None and selection.victims:
+                group = fine if selection.pdb_violations == 0 else violating
+                if len(group) < wanted:
+                    group.append(Candidate(name, selection.victims, selection.pdb_violations))
+                if fine and len(fine) + len(violating) >= wanted:
+                    break
+                continue
+            status = selection.status
+            if status is None:
+                status = Status(Code.ERROR, f'expected at least one victim pod on node "{name}"')
+            statuses[name] = status
+        return fine + violating, statuses

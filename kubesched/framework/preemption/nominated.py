@@ -1,0 +1,175 @@
+"""Filtering one node as upstream's ``RunFilterPluginsWithNominatedPods`` does.
+
+Pods nominated to a node (preemptors waiting for their victims to leave) hold its room
+for pods of equal or lower priority: a node passes only if the pod fits both with
+those nominated pods added (when there are any) and without them. Preemption's dry
+run filters what-if copies of a node, so everything here works on a ``NodeInfo`` and
+a ``CycleState`` the caller may have cloned, through each filter plugin's per-node
+form, keeping PreFilter state right with the plugins' ``PreFilterExtensions``.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, cast
+
+import numpy as np
+
+from ...objects.nodeinfo import NodeInfo
+from ...objects.pod import PodInfo
+from ..cycle_state import CycleState
+from ..interfaces import FilterPlugin, PreFilterExtensions
+from ..outcomes import FilterOutcome, FrameworkError
+from ..runtime import Framework
+from ..status import Code, Status
+from ..views import BoolArray, SnapshotView
+
+__all__ = [
+    "NominatedPods",
+    "clone_node_info",
+    "run_filter_plugins",
+    "run_pre_filter_extension_add_pod",
+    "run_pre_filter_extension_remove_pod",
+    "run_filters_with_nominated_pods",
+    "apply_nominated_pods",
+]
+
+
+class NominatedPods(Protocol):
+    """The queue's nominator, as filtering reads it (upstream's ``PodNominator``)."""
+
+    def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
+        """Pods nominated to the node, in the order they were nominated."""
+        ...
+
+    def nominated_node_names(self) -> list[str]:
+        """Nodes with at least one nominated pod."""
+        ...
+
+
+def clone_node_info(info: NodeInfo) -> NodeInfo:
+    """A what-if copy (upstream's ``NodeInfo.Snapshot``): same node, same pods, own sums."""
+    copy = NodeInfo(info.node, info.row)
+    for pod in info.pods.values():
+        copy.add_pod(pod)
+    return copy
+
+
+def run_filter_plugins(fwk: Framework, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
+    """Every Filter plugin on one node, in order, stopping at the first that rejects it
+    (upstream's ``RunFilterPlugins``); the per-node form reads ``node`` itself, so a
+    what-if copy is filtered as it is, not as the node table has it."""
+    skip = state.skip_filter_plugins
+    for plugin in fwk.points["filter"]:
+        name = plugin.name
+        if skip and name in skip:
+            continue
+        check = getattr(plugin, "filter", None)
+        if check is None:
+            raise FrameworkError(f"filter plugin {name!r} has no per-node form: preemption cannot evaluate it")
+        status = cast(FilterPlugin, plugin).filter(state, pod, node)
+        if status is None or status.code == Code.SUCCESS:
+            continue
+        if not status.is_rejected():
+            return Status(Code.ERROR, f'running "{name}" filter plugin: {status.message}', plugin=name)
+        return status.with_plugin(name)
+    return None
+
+
+def _run_extension(fwk: Framework, state: CycleState, pod: PodInfo, other: PodInfo, node: NodeInfo,
+                   adding: bool) -> Status | None:
+    skip = state.skip_filter_plugins
+    verb = "AddPod" if adding else "RemovePod"
+    for plugin in fwk.points["preFilter"]:
+        if not isinstance(plugin, PreFilterExtensions) or (skip and plugin.name in skip):
+            continue
+        status = (plugin.add_pod if adding else plugin.remove_pod)(state, pod, other, node)
+        if status is not None and not status.is_success():
+            return Status(Code.ERROR, f'running {verb} on PreFilter plugin "{plugin.name}": {status.message}',
+                          plugin=plugin.name)
+    return None
+
+
+def run_pre_filter_extension_add_pod(fwk: Framework, state: CycleState, pod: PodInfo, added: PodInfo,
+                                     node: NodeInfo) -> Status | None:
+    """Tell every PreFilter plugin with extensions that ``added`` now runs on ``node``."""
+    return _run_extension(fwk, state, pod, added, node, True)
+
+
+def run_pre_filter_extension_remove_pod(fwk: Framework, state: CycleState, pod: PodInfo, removed: PodInfo,
+                                        node: NodeInfo) -> Status | None:
+    """Tell every PreFilter plugin with extensions that ``removed`` left ``node``."""
+    return _run_extension(fwk, state, pod, removed, node, False)
+
+
+def _with_nominated(fwk: Framework, state: CycleState, pod: PodInfo, node: NodeInfo,
+                    nominator: NominatedPods | None) -> tuple[CycleState, NodeInfo] | Status | None:
+    """upstream's ``addGENominatedPods``: copies of the state and node with the pods
+    nominated there at ``pod``'s priority or above; None when there are none."""
+    if nominator is None:
+        return None
+    nominated = [p for p in nominator.nominated_pods_for_node(node.name)
+                 if p.priority >= pod.priority and p.uid != pod.uid]
+    if not nominated:
+        return None
+    state_out, node_out = state.clone(), clone_node_info(node)
+    for other in nominated:
+        node_out.add_pod(other)
+        status = run_pre_filter_extension_add_pod(fwk, state_out, pod, other, node_out)
+        if status is not None:
+            return status
+    return state_out, node_out
+
+
+def run_filters_with_nominated_pods(fwk: Framework, state: CycleState, pod: PodInfo, node: NodeInfo,
+                                    nominator: NominatedPods | None) -> Status | None:
+    """The node's verdict with nominated pods counted: first with them (if any), then,
+    when that passes, without them, since they may never arrive."""
+    added = _with_nominated(fwk, state, pod, node, nominator)
+    if isinstance(added, Status):
+        return added
+    if added is not None:
+        status = run_filter_plugins(fwk, added[0], pod, added[1])
+        if status is not None:
+            return status
+    return run_filter_plugins(fwk, state, pod, node)
+
+
+def apply_nominated_pods(fwk: Framework, state: CycleState, pod: PodInfo, snapshot: SnapshotView,
+                         outcome: FilterOutcome, candidates: BoolArray, nominator: NominatedPods | None) -> None:
+    """The first pass of upstream's two-pass filtering, for the nodes that need it.
+
+    ``outcome`` (the filters over the node table) is the second pass, without nominated
+    pods. Only nodes with pods nominated at ``pod``'s priority or above can differ; each
+    such candidate node is filtered again with them, and a rejection replaces its verdict
+    (upstream reports the first pass's status when it fails, whatever the second says).
+    """
+    if nominator is None:
+        return
+    names = nominator.nominated_node_names()
+    if not names:
+        return
+    for name in names:
+        node = snapshot.get(name)
+        if node is None or not candidates[node.row]:
+            continue
+        added = _with_nominated(fwk, state, pod, node, nominator)
+        if added is None:
+            continue
+        status = added if isinstance(added, Status) else run_filter_plugins(fwk, added[0], pod, added[1])
+        if status is None:
+            continue
+        if status.code == Code.ERROR:
+            raise FrameworkError(status.message)
+        _reject(outcome, node.row, status, fwk.plugin_names("filter"))
+
+
+def _reject(outcome: FilterOutcome, row: int, status: Status, order: list[str]) -> None:
+    if not outcome.owns_arrays:
+        outcome.status_index = np.array(outcome.status_index, dtype=np.int32)
+        outcome.passed = np.array(outcome.passed, dtype=bool)
+        outcome.owns_arrays = True
+    outcome.statuses.append(status)
+    outcome.status_index[row] = len(outcome.statuses) - 1
+    outcome.passed[row] = False
+    if outcome.rejected_at is not None:
+        outcome.rejected_at[row] = order.index(status.plugin) if status.plugin in order else 0

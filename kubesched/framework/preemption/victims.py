@@ -1,0 +1,103 @@
+"""Choosing victims on one node (upstream's ``SelectVictimsOnNode``) and ordering pods by importance.
+
+The dry run works on copies: every pod of lower priority than the preemptor leaves the
+node copy (PreFilter state told through ``RemovePod``); if the preemptor still does not
+fit, the node cannot help. Otherwise victims are reprieved one at a time, those whose
+eviction would violate a PodDisruptionBudget first, each group from the most important
+down, and a reprieved pod stays only if the preemptor still fits beside it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ...objects.nodeinfo import NodeInfo
+from ...objects.pod import PodInfo
+from ..cycle_state import CycleState
+from ..runtime import Framework
+from ..status import Code, Status
+from .nominated import (
+    NominatedPods,
+    run_filters_with_nominated_pods,
+    run_pre_filter_extension_add_pod,
+    run_pre_filter_extension_remove_pod,
+)
+from .pdb import DisruptionBudget, split_by_pdb_violation
+
+__all__ = ["NO_VICTIMS_REASON", "VictimSelection", "importance_key", "select_victims_on_node"]
+
+NO_VICTIMS_REASON = "No preemption victims found for incoming pod"
+
+
+def importance_key(now: float) -> Callable[[PodInfo], tuple[int, float]]:
+    """A sort key putting more important pods first (upstream's ``MoreImportantPod``):
+    higher priority, then the earlier start; a pod not started yet counts as starting now."""
+
+    def key(pod: PodInfo) -> tuple[int, float]:
+        started = pod.start_time if pod.start_time is not None else now
+        return -pod.priority, started
+
+    return key
+
+
+@dataclass(slots=True)
+class VictimSelection:
+    """The victims (most important first) and how many of them violate a budget; or why none."""
+
+    victims: list[PodInfo]
+    pdb_violations: int
+    status: Status | None  # None: the preemptor fits once the victims are gone
+
+
+def select_victims_on_node(fwk: Framework, state: CycleState, pod: PodInfo, node: NodeInfo,
+                           pdbs: Sequence[DisruptionBudget], nominator: NominatedPods | None,
+                           now: float) -> VictimSelection:
+    """``state`` and ``node`` are the caller's copies: they are changed."""
+    potential = [p for p in node.pods.values() if p.priority < pod.priority]
+
+    def remove(victim: PodInfo) -> Status | None:
+        node.remove_pod(victim)
+        return run_pre_filter_extension_remove_pod(fwk, state, pod, victim, node)
+
+    for victim in potential:
+        status = remove(victim)
+        if status is not None:
+            return VictimSelection([], 0, status)
+    if not potential:
+        return VictimSelection([], 0, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, NO_VICTIMS_REASON))
+    status = run_filters_with_nominated_pods(fwk, state, pod, node, nominator)
+    if status is not None:
+        return VictimSelection([], 0, status)
+    key = importance_key(now)
+    potential.sort(key=key)
+    violating, fine = split_by_pdb_violation(potential, pdbs)
+    victims: list[PodInfo] = []
+
+    def reprieve(victim: PodInfo) -> bool | Status:
+        node.add_pod(victim)
+        status = run_pre_filter_extension_add_pod(fwk, state, pod, victim, node)
+        if status is not None:
+            return status
+        fits = run_filters_with_nominated_pods(fwk, state, pod, node, nominator) is None
+        if not fits:
+            status = remove(victim)
+            if status is not None:
+                return status
+            victims.append(victim)
+        return fits
+
+    violations = 0
+    for victim in violating:
+        fits = reprieve(victim)
+        if isinstance(fits, Status):
+            return VictimSelection([], 0, fits)
+        if not fits:
+            violations += 1
+    for victim in fine:
+        fits = reprieve(victim)
+        if isinstance(fits, Status):
+            return VictimSelection([], 0, fits)
+    if violating and fine:
+        victims.sort(key=key)
+    return VictimSelection(victims, violations, None)

@@ -1,0 +1,105 @@
+"""DefaultPreemption (upstream's ``defaultpreemption`` plugin): the PostFilter that
+preempts lower-priority pods when a pod fits nowhere.
+
+The plugin holds the args and reads PodDisruptionBudgets from an object store; the
+decisions are the framework's ``preemption.Evaluator``, which needs the profile's
+framework and the queue's nominator: the scheduler hands them over with ``attach``
+once the profile is built (upstream's plugin gets both through its handle).
+Evicting victims goes through the cluster client when it can (``VictimEvictor``):
+the simulator removes them at once, the live client patches and deletes them.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Protocol, runtime_checkable
+
+from ...framework import Code, CycleState, Handle, Status
+from ...framework.interfaces import NodeToStatusReader, PostFilterResult
+from ...framework.preemption import (
+    PDB_API_VERSION,
+    PDB_KIND,
+    PDB_PLURAL,
+    Candidate,
+    DisruptionBudget,
+    Evaluator,
+    NominatedPods,
+    parse_pdb,
+)
+from ...framework.runtime import Framework
+from ...objects.pod import PodInfo
+from .args import DefaultPreemptionArgs
+
+__all__ = ["NAME", "DefaultPreemption", "VictimEvictor", "new"]
+
+NAME = "DefaultPreemption"
+
+
+@runtime_checkable
+class VictimEvictor(Protocol):
+    """A cluster client that can carry out a preemption (upstream's ``PreemptPod`` and
+    ``clearNominatedNodeName``)."""
+
+    def preempt_pod(self, victim: PodInfo, preemptor: PodInfo, node_name: str) -> None:
+        """Mark ``victim`` with the DisruptionTarget condition and delete it."""
+        ...
+
+    def clear_nominated_node_name(self, pod: PodInfo) -> None:
+        """Empty the pod's ``status.nominatedNodeName``."""
+        ...
+
+
+class DefaultPreemption:
+    name = NAME
+
+    def __init__(self, args: DefaultPreemptionArgs, handle: Handle) -> None:
+        self.args = args
+        self.handle = handle
+        self._pdb_store = handle.object_store(PDB_API_VERSION, PDB_KIND, PDB_PLURAL)
+        self.evaluator: Evaluator | None = None
+        self.nominator: NominatedPods | None = None
+        self.preempted: list[tuple[PodInfo, PodInfo, str]] = []  # (victim, preemptor, node), in order
+
+    def attach(self, fwk: Framework, nominator: NominatedPods | None, tie_break: str = "random",
+               rng: random.Random | None = None) -> None:
+        """Give the plugin the framework it runs in and the queue's nominator."""
+        self.nominator = nominator
+        self.evaluator = Evaluator(fwk, self.handle.snapshot, nominator, self.pdbs, self.handle.now,
+                                   self.args.num_candidates, self._execute, tie_break, rng)
+
+    def pdbs(self) -> list[DisruptionBudget]:
+        return [parse_pdb(obj) for obj in self._pdb_store.list()]
+
+    def post_filter(self, state: CycleState, pod: PodInfo,
+                    filtered: NodeToStatusReader) -> tuple[PostFilterResult | None, Status | None]:
+        if self.evaluator is None:
+            return None, Status(Code.UNSCHEDULABLE, "preemption: not attached to a scheduler")
+        result, status = self.evaluator.preempt(state, pod, filtered)
+        if status.message:
+            return result, Status(status.code, f"preemption: {status.message}")
+        return result, status
+
+    def _execute(self, candidate: Candidate, preemptor: PodInfo) -> None:
+        """upstream's ``prepareCandidate``: evict the victims (a victim waiting at Permit is
+        rejected instead), then clear the nominations of lower-priority pods nominated to
+        the node, since they may no longer fit there."""
+        client = self.handle.client
+        evictor = client if isinstance(client, VictimEvictor) else None
+        for victim in candidate.victims:
+            self.preempted.append((victim, preemptor, candidate.node))
+            if self.handle.reject_waiting_pod(victim.uid, NAME, "preempted"):
+                continue
+            if victim.terminating:
+                continue  # its graceful deletion has started: nothing to send
+            if evictor is not None:
+                evictor.preempt_pod(victim, preemptor, candidate.node)
+            self.handle.event_recorder.record_event(
+                victim, "Normal", "Preempted", f"Preempted by pod {preemptor.uid} on node {candidate.node}")
+        if self.nominator is not None and evictor is not None:
+            for other in self.nominator.nominated_pods_for_node(candidate.node):
+                if other.priority < preemptor.priority:
+                    evictor.clear_nominated_node_name(other)
+
+
+def new(args: DefaultPreemptionArgs | None, handle: Handle) -> DefaultPreemption:
+    return DefaultPreemption(args or DefaultPreemptionArgs(), handle)
