@@ -310,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"machine: {os.cpu_count()} cores; test API server and kubesched run in separate processes")
     for mode, n, p, b in cases:
         result = run_case(mode, n, p, b, args.rate, profile=False)
-        if args.profile_share and mode != "sync":
+        if args.profile_share:
             profiled = run_case(mode, n, p, b, args.rate, profile=True)
             result.client_share, result.shares = profiled.client_share, profiled.shares
         print(result.line(), flush=True)

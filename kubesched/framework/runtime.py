@@ -49,6 +49,7 @@ from .outcomes import (
     go_list,
     no_rejections,
 )
+from .measured import PointObserver, first_status, measured, no_status, own_status, second_status
 from .status import Code, Status
 from .views import BoolArray, RowArray, SnapshotView
 
@@ -71,6 +72,7 @@ class Framework:
         self.weights = dict(weights)
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self.instances: dict[str, Plugin] = instances or {}
+        self.observe_point: PointObserver | None = None  # extension-point timings (the live mode's metrics)
         # Each point's plugins as the protocol the point calls (build_framework checked them).
         pts = self.points
         self._pre_enqueue = cast(list[PreEnqueuePlugin], pts["preEnqueue"])
@@ -142,6 +144,7 @@ class Framework:
         return None
 
     # -- PreFilter ----------------------------------------------------------
+    @measured("PreFilter", second_status)
     def run_pre_filter(
         self, state: CycleState, pod: PodInfo, snapshot: SnapshotView
     ) -> tuple[PreFilterResult, Status | None, list[str]]:
@@ -290,6 +293,7 @@ class Framework:
         return outcome.status_of(node.row)
 
     # -- PostFilter ---------------------------------------------------------
+    @measured("PostFilter", second_status)
     def run_post_filter(
         self, state: CycleState, pod: PodInfo, filtered: NodeToStatusReader
     ) -> tuple[PostFilterResult | None, Status]:
@@ -306,6 +310,7 @@ class Framework:
         return None, Status(Code.UNSCHEDULABLE, *reasons)
 
     # -- PreScore / Score ---------------------------------------------------
+    @measured("PreScore", own_status)
     def run_pre_score(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> Status | None:
         skipped = set()
         for plugin in self._pre_score:
@@ -319,6 +324,7 @@ class Framework:
         state.skip_score_plugins = frozenset(skipped)
         return None
 
+    @measured("Score", no_status)
     def run_score(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> ScoreOutcome:
         outcome = ScoreOutcome(rows=rows)
         count = len(rows)
@@ -371,6 +377,7 @@ class Framework:
         return outcome
 
     # -- Reserve / Permit / binding ----------------------------------------
+    @measured("Reserve", own_status)
     def run_reserve(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
         for plugin in self._reserve:
             status = plugin.reserve(state, pod, node_name)
@@ -380,6 +387,7 @@ class Framework:
                 return Status(Code.ERROR, f'running Reserve plugin "{plugin.name}": {status.message}', plugin=plugin.name)
         return None
 
+    @measured("Unreserve", no_status)
     def run_unreserve(self, state: CycleState, pod: PodInfo, node_name: str) -> None:
         """Every Reserve plugin's Unreserve, in reverse order; one that raises does not keep
         the others from releasing what they hold. The first error is raised at the end."""
@@ -392,6 +400,7 @@ class Framework:
         if first is not None:
             raise first
 
+    @measured("Permit", first_status)
     def run_permit(self, state: CycleState, pod: PodInfo, node_name: str) -> tuple[Status | None, dict[str, float]]:
         """A rejecting status; or Wait with each waiting plugin's timeout (capped at 15 min); or None."""
         waits: dict[str, float] = {}
@@ -409,6 +418,7 @@ class Framework:
             return Status(Code.WAIT), waits
         return None, {}
 
+    @measured("PreBind", own_status)
     def run_pre_bind(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
         for plugin in self._pre_bind:
             status = plugin.pre_bind(state, pod, node_name)
@@ -418,6 +428,7 @@ class Framework:
                 return Status(Code.ERROR, f'running PreBind plugin "{plugin.name}": {status.message}', plugin=plugin.name)
         return None
 
+    @measured("Bind", own_status)
     def run_bind(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
         if not self._bind:
             return Status(Code.ERROR, "no bind plugin is configured")
@@ -432,6 +443,7 @@ class Framework:
             return None
         return Status(Code.SKIP)
 
+    @measured("PostBind", no_status)
     def run_post_bind(self, state: CycleState, pod: PodInfo, node_name: str) -> None:
         for plugin in self._post_bind:
             plugin.post_bind(state, pod, node_name)

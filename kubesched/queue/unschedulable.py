@@ -99,6 +99,8 @@ class UnschedulablePods:
     def candidates(self, interested: Iterable[RejectorKey]) -> list[QueuedPodInfo]:
         """The pods an event registered by ``interested`` (profile, plugin) pairs may wake,
         plus those any event may wake, in arrival order."""
+        if not self._pods:  # the common case while informers sync: nothing waits
+            return []
         uids: set[str] = set(self._anyone)
         for key in interested:
             filed = self._by_rejector.get(key)

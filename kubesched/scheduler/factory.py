@@ -10,6 +10,7 @@ from ..framework.config import SchedulerConfig
 from ..framework.events import WILDCARD_EVENT, ClusterEvent
 from ..framework.handle import ClusterClient
 from ..framework.interfaces import EnqueueExtensions
+from ..framework.measured import PointObserver
 from ..framework.profile import build_profiles
 from ..framework.registry import Registry
 from ..framework.runtime import Framework
@@ -50,6 +51,13 @@ def _hints(profiles: dict[str, Framework], extenders: bool = False) -> dict[str,
             registrations.append((WILDCARD_EVENT, EXTENDER_NAME, None))
         out[name] = registrations
     return out
+
+
+def _point_observer(metrics: SchedulerMetrics, profile: str) -> PointObserver:
+    def observe(point: str, code: str, seconds: float) -> None:
+        metrics.extension_point(point, code, profile, seconds)
+
+    return observe
 
 
 def new_scheduler(
@@ -101,5 +109,7 @@ def new_scheduler(
                     "gated": counts["gated"]}
 
         metrics.set_pending_source(pending)
+        for fwk in profiles.values():
+            fwk.observe_point = _point_observer(metrics, fwk.profile_name)
     return Scheduler(profiles, cache, queue, algorithm, client, clock, on_attempt, run_binding, hub, metrics,
                      direct_binder)

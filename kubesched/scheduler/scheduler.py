@@ -19,6 +19,7 @@ cycle in its own goroutine beside the next scheduling cycle.
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
 from typing import Callable
 
@@ -319,6 +320,15 @@ class Scheduler:
             self._finish_binding(fwk, state, queued, assumed, host, attempt, status)
 
         if self._direct_binder is not None and self._binds_directly[fwk.profile_name]:
+            observe = fwk.observe_point
+            if observe is not None:  # the Bind point's duration, as fwk.run_bind would report it
+                started, finish = time.perf_counter(), done
+
+                def done(status: Status | None) -> None:
+                    observe("Bind", (status.code if status is not None else Code.SUCCESS).label,
+                            time.perf_counter() - started)
+                    finish(status)
+
             self._direct_binder(assumed, host, done)
         else:
             self._run_binding(work, done)

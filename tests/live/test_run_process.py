@@ -97,6 +97,10 @@ def test_the_process_serves_health_readiness_and_metrics(server: APIServer, kube
         assert status == 200
         assert 'scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"} 1.0' in body
         assert 'scheduler_pending_pods{queue="active"} 0.0' in body
+        assert ('scheduler_framework_extension_point_duration_seconds_count{extension_point="Bind",'
+                'profile="default-scheduler",status="Success"} 1.0') in body
+        assert ('scheduler_framework_extension_point_duration_seconds_count{extension_point="PreFilter",'
+                'profile="default-scheduler",status="Success"} 1.0') in body
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(20) == 0

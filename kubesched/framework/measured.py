@@ -1,0 +1,65 @@
+"""Timing extension points for upstream's ``framework_extension_point_duration_seconds``.
+
+``Framework`` methods that run an extension point are wrapped with ``measured``: when the
+framework has an observer (the live mode's metrics), each run is timed and reported as
+(point, status code, seconds); without one (``simulate``) the wrapper only checks an
+attribute, so the simulator pays nothing measurable.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from typing import Callable, Concatenate, ParamSpec, Protocol, TypeVar
+
+from .status import Code, Status
+
+__all__ = ["PointObserver", "measured", "first_status", "second_status", "no_status", "own_status"]
+
+PointObserver = Callable[[str, str, float], None]
+"""Told of one extension point run: its name as upstream labels it, the status code's label, seconds."""
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class Observed(Protocol):
+    observe_point: PointObserver | None
+
+
+S = TypeVar("S", bound=Observed)
+
+
+def own_status(result: object) -> Status | None:
+    return result if isinstance(result, Status) else None
+
+
+def first_status(result: object) -> Status | None:
+    return result[0] if isinstance(result, tuple) and isinstance(result[0], Status) else None
+
+
+def second_status(result: object) -> Status | None:
+    return result[1] if isinstance(result, tuple) and isinstance(result[1], Status) else None
+
+
+def no_status(result: object) -> Status | None:
+    return None
+
+
+def measured(point: str, status_of: Callable[[object], Status | None]
+             ) -> Callable[[Callable[Concatenate[S, P], R]], Callable[Concatenate[S, P], R]]:
+    def decorate(method: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
+        def run(self: S, /, *args: P.args, **kwargs: P.kwargs) -> R:
+            observer = self.observe_point
+            if observer is None:
+                return method(self, *args, **kwargs)
+            start = time.perf_counter()
+            result = method(self, *args, **kwargs)
+            status = status_of(result)
+            observer(point, (status.code if status is not None else Code.SUCCESS).label, time.perf_counter() - start)
+            return result
+
+        functools.update_wrapper(run, method)
+        return run
+
+    return decorate
