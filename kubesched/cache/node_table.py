@@ -381,9 +381,10 @@ class NodeTable:
         for port in pod.host_ports:
             by_row = self.ports.setdefault((port.protocol, port.port), {})
             ips = by_row.setdefault(row, {})
-            left = ips.get(port.ip, 0) + sign
-            if left > 0:
-                ips[port.ip] = left
+            # Upstream's HostPortInfo is a set: a port two pods declare is freed when
+            # either of them leaves (kept as a quirk: decisions must be upstream's).
+            if sign > 0:
+                ips[port.ip] = 1
             else:
                 ips.pop(port.ip, None)
                 if not ips:

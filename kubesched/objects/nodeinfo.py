@@ -22,22 +22,16 @@ class HostPortInfo:
         self._by_ip: dict[str, dict[tuple[str, int], int]] = {}
 
     def add(self, port: HostPort) -> None:
-        pairs = self._by_ip.setdefault(port.ip, {})
-        key = (port.protocol, port.port)
-        pairs[key] = pairs.get(key, 0) + 1
+        self._by_ip.setdefault(port.ip, {})[(port.protocol, port.port)] = 1
 
     def remove(self, port: HostPort) -> None:
+        """As upstream's set: the port is free again even if another pod declared it too."""
         pairs = self._by_ip.get(port.ip)
         if not pairs:
             return
-        key = (port.protocol, port.port)
-        left = pairs.get(key, 0) - 1
-        if left > 0:
-            pairs[key] = left
-        else:
-            pairs.pop(key, None)
-            if not pairs:
-                del self._by_ip[port.ip]
+        pairs.pop((port.protocol, port.port), None)
+        if not pairs:
+            del self._by_ip[port.ip]
 
     def conflicts(self, port: HostPort) -> bool:
         """``CheckConflict``: 0.0.0.0 on either side conflicts with every IP."""

@@ -14,7 +14,7 @@ from typing import Protocol, cast
 
 import numpy as np
 
-from ...objects.nodeinfo import NodeInfo
+from ...objects.nodeinfo import HostPortInfo, NodeInfo
 from ...objects.pod import PodInfo
 from ..cycle_state import CycleState
 from ..interfaces import FilterPlugin, PreFilterExtensions
@@ -47,11 +47,22 @@ class NominatedPods(Protocol):
 
 
 def clone_node_info(info: NodeInfo) -> NodeInfo:
-    """A what-if copy (upstream's ``NodeInfo.Snapshot``): same node, same pods, own sums."""
-    copy = NodeInfo(info.node, info.row)
-    for pod in info.pods.values():
-        copy.add_pod(pod)
-    return copy
+    """A what-if copy (upstream's ``NodeInfo.Snapshot``): the same pods and sums, its own
+    containers. The sums are copied, not recomputed: host ports are a set upstream, so
+    a port two pods declare is already gone once one of them left, and stays gone."""
+    ports = HostPortInfo()
+    ports._by_ip = {ip: dict(pairs) for ip, pairs in info.used_ports._by_ip.items()}
+    return NodeInfo(
+        info.node,
+        info.row,
+        dict(info.pods),
+        info.requested.copy(),
+        info.non_zero_requested.copy(),
+        ports,
+        dict(info.pods_with_affinity),
+        dict(info.pods_with_required_anti_affinity),
+        info.generation,
+    )
 
 
 def run_filter_plugins(fwk: Framework, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
