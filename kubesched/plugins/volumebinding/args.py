@@ -12,7 +12,7 @@ __all__ = ["VolumeBindingArgs", "UtilizationShapePoint", "STORAGE_CAPACITY_SCORI
 STORAGE_CAPACITY_SCORING = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class UtilizationShapePoint:
     utilization: int = 0
     score: int = 0
@@ -21,7 +21,7 @@ class UtilizationShapePoint:
 DEFAULT_SHAPE = (UtilizationShapePoint(0, 10), UtilizationShapePoint(100, 0))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class VolumeBindingArgs:
     """``bindTimeoutSeconds``: how long PreBind waits for the PV controller (default 600).
     ``shape``: the capacity scoring function; only with StorageCapacityScoring."""

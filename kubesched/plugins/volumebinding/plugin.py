@@ -5,7 +5,8 @@
   UnschedulableAndUnresolvable (the PV controller binds those, not the scheduler).
   A pod without claims is skipped.
 * Filter, per node: see ``binder.find_pod_volumes``; reasons are UnschedulableAndUnresolvable.
-* PreScore / Score: capacity scoring needs StorageCapacityScoring, off in v1.36: skipped.
+* PreScore / Score: capacity scoring needs StorageCapacityScoring, off in v1.36: PreScore
+  skips every pod, as upstream's does without a scorer.
 * Reserve assumes the node's bindings (the next pods see them); Unreserve reverts them.
 * PreBind: where the cluster client stores PVs and claims itself (``simulate``), the PV
   controller's work is done at once (``controller.completed_bindings``); a live cluster
@@ -35,7 +36,7 @@ from ...framework import (
 from ...objects import NodeInfo, PodInfo
 from ...objects.quantity import value as quantity_value
 from ...objects.storage import StorageClass
-from .args import VolumeBindingArgs
+from .args import STORAGE_CAPACITY_SCORING, VolumeBindingArgs
 from .binder import BinderError, PodClaims, PodVolumes, VolumeBinder
 from .controller import StorageWriter, completed_bindings
 from .index import StorageIndex, storage_index
@@ -132,11 +133,16 @@ class VolumeBinding:
         s.by_node[node.node.name] = volumes
         return None
 
-    # -- Score (StorageCapacityScoring is off: always skipped) ------------------------------
+    # -- Score: upstream's capacity scoring needs StorageCapacityScoring (off in v1.36) --------
     def pre_score(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> Status | None:
-        return SKIP
+        """Skip: without the gate upstream has no scorer and skips every pod."""
+        if not STORAGE_CAPACITY_SCORING:
+            return SKIP
+        s = state.get(_STATE)
+        return None if s is not None and s.claims is not None else SKIP
 
     def score(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> int:
+        """Not reached in v1.36 (PreScore skips); the capacity scorer is not carried over yet."""
         return 0
 
     # -- Reserve / Unreserve ----------------------------------------------------------------
