@@ -83,7 +83,7 @@ class NodeInfo:
     def replace_pod(self, old: PodInfo, new: PodInfo) -> None:
         """``remove_pod(old)`` then ``add_pod(new)`` for two versions of one pod that count the
         same (requests, host ports, pod affinity): the sums stay, the records move."""
-        del self.pods[old.uid]
+        self._take_out(old.uid)
         self.pods[new.uid] = new
         for by_uid in (self.pods_with_affinity, self.pods_with_required_anti_affinity):
             if by_uid.pop(old.uid, None) is not None:
@@ -91,11 +91,27 @@ class NodeInfo:
         self.generation += 2
 
     def remove_pod(self, pod: PodInfo) -> bool:
-        found = self.pods.pop(pod.uid, None)
+        found = self._take_out(pod.uid)
         if found is None:
             return False
         self._account(found, -1)
         return True
+
+    def _take_out(self, uid: str) -> PodInfo | None:
+        """Remove a pod as upstream's ``RemovePod`` does from its slice: the last pod takes
+        its place. The order of a node's pods is upstream's, since preemption's sort of
+        equally important victims depends on it."""
+        pods = self.pods
+        found = pods.get(uid)
+        if found is None:
+            return None
+        last = next(reversed(pods))
+        if last == uid:
+            pods.popitem()
+            return found
+        moved = pods.pop(last)
+        self.pods = {(last if k == uid else k): (moved if k == uid else v) for k, v in pods.items()}
+        return found
 
     def _account(self, pod: PodInfo, sign: int) -> None:
         self.requested.add(pod.requests.requests, sign)

@@ -23,6 +23,7 @@ from .nominated import (
     run_pre_filter_extension_add_pod,
     run_pre_filter_extension_remove_pod,
 )
+from .gosort import go_sort_slice
 from .pdb import DisruptionBudget, split_by_pdb_violation
 
 __all__ = ["NO_VICTIMS_REASON", "VictimSelection", "importance_key", "select_victims_on_node"]
@@ -39,6 +40,12 @@ def importance_key(now: float) -> Callable[[PodInfo], tuple[int, float]]:
         return -pod.priority, started
 
     return key
+
+
+def more_important(now: float) -> Callable[[PodInfo, PodInfo], bool]:
+    """upstream's ``MoreImportantPod`` as the ``less`` of a Go sort."""
+    key = importance_key(now)
+    return lambda a, b: key(a) < key(b)
 
 
 @dataclass(slots=True)
@@ -69,8 +76,9 @@ def select_victims_on_node(fwk: Framework, state: CycleState, pod: PodInfo, node
     status = run_filters_with_nominated_pods(fwk, state, pod, node, nominator)
     if status is not None:
         return VictimSelection([], 0, status)
-    key = importance_key(now)
-    potential.sort(key=key)
+    # Go's unstable sort, as upstream: equally important pods keep its order, not ours.
+    less = more_important(now)
+    go_sort_slice(potential, less)
     violating, fine = split_by_pdb_violation(potential, pdbs)
     victims: list[PodInfo] = []
 
@@ -99,5 +107,5 @@ def select_victims_on_node(fwk: Framework, state: CycleState, pod: PodInfo, node
         if isinstance(fits, Status):
             return VictimSelection([], 0, fits)
     if violating and fine:
-        victims.sort(key=key)
+        go_sort_slice(victims, less)
     return VictimSelection(victims, violations, None)
