@@ -67,6 +67,10 @@ def render_report(console: Console, sim: Simulation, result: SimulationResult, s
                 str(placed.get(usage["node"], 0) or ""),
             )
         console.print(table)
+    if result.preemptions:
+        console.print(f"{len(result.preemptions)} pod(s) preempted:", highlight=False)
+        for victim, preemptor, node in result.preemptions:
+            console.print(f"  {victim} on {node}, for {preemptor}", highlight=False, markup=False)
     if unschedulable:
         console.print("Unschedulable pods:", highlight=False)
         for outcome in unschedulable:
