@@ -13,12 +13,12 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 import orjson
-import yaml
 
 from ..objects.errors import ObjectError
 from ..objects.node import Node, parse_node
 from ..objects.pod import PodInfo, parse_pod
 from ..objects.storage import validate_storage_object
+from .yaml_documents import YAMLError, yaml_documents
 
 __all__ = ["ClusterSnapshot", "SnapshotError", "LoadProblem", "load_snapshot", "snapshot_from_objects"]
 
@@ -81,12 +81,9 @@ def _documents(path: Path, problems: list[LoadProblem]) -> Iterator[tuple[int, A
                 problems.append(LoadProblem(str(path), "", "", f"invalid JSON: {err}"))
                 return
     try:
-        docs = list(yaml.load_all(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(err, "problem", None) or str(err)
-        problems.append(LoadProblem(str(path), "", "", f"invalid YAML{where}: {problem}"))
+        docs = yaml_documents(text)
+    except YAMLError as err:
+        problems.append(LoadProblem(str(path), "", "", str(err)))
         return
     for i, doc in enumerate(docs, start=1):
         if doc is not None:

@@ -256,7 +256,7 @@ def test_every_bad_object_is_reported_with_file_object_and_field(tmp_path: Path)
 @pytest.mark.parametrize(
     "content, message",
     [
-        ("a: [1, 2\n", "invalid YAML at line 2"),
+        ("a: [1, 2\n", "invalid YAML at line 1, column 4: unclosed bracket"),
         ("- just\n- a list\n", "must be a Kubernetes object or List"),
         ("{\"kind\": \"Pod\", ", "invalid JSON"),
     ],
