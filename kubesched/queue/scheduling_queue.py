@@ -476,6 +476,11 @@ class SchedulingQueue:
         with self._lock:
             return self._unschedulable.gated
 
+    def unschedulable_by_plugin(self) -> dict[tuple[str, str], int]:
+        """(plugin, profile) -> waiting pods that plugin rejected (read at scrape time)."""
+        with self._lock:
+            return self._unschedulable.rejector_counts()
+
     def backoff_count(self) -> int:
         """Pods in backoffQ (cheap, unlike ``counts``)."""
         return len(self._backoff)

@@ -155,6 +155,11 @@ class UnschedulablePods:
             self._by_rejector.setdefault(key, {})[uid] = None
         self._filed[uid] = keys
 
+    def rejector_counts(self) -> dict[tuple[str, str], int]:
+        """(plugin, profile) -> how many waiting pods that plugin rejected (upstream's
+        ``unschedulable_pods`` gauge; a pod counts once for each plugin that rejected it)."""
+        return {(plugin, profile): len(uids) for (profile, plugin), uids in self._by_rejector.items()}
+
     def _unfile(self, uid: str) -> None:
         self._gated.discard(uid)
         keys = self._filed.pop(uid, ())

@@ -109,6 +109,7 @@ def new_scheduler(
                     "gated": counts["gated"]}
 
         metrics.set_pending_source(pending)
+        metrics.set_unschedulable_source(queue.unschedulable_by_plugin)
         for fwk in profiles.values():
             fwk.observe_point = _point_observer(metrics, fwk.profile_name)
     return Scheduler(profiles, cache, queue, algorithm, client, clock, on_attempt, run_binding, hub, metrics,

@@ -17,7 +17,8 @@ from click.testing import CliRunner
 from kubesched.cli.main import cli
 from tests.apiserver import APIServer
 from tests.live.conftest import assert_invariants
-from tests.live.harness import Kubesched, node, node_of, pod, scheduler_config, wait_until, write_kubeconfig
+from tests.live.harness import (Kubesched, node, node_of, pod, scheduled_condition, scheduler_config, wait_until,
+                                write_kubeconfig)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -86,6 +87,7 @@ def _get(port: int, path: str) -> tuple[int, str]:
 def test_the_process_serves_health_readiness_and_metrics(server: APIServer, kubeconfig: Path) -> None:
     server.create(node("n1"))
     server.create(pod("p"))
+    server.create(pod("huge", cpu="64"))
     port = _free_port()
     proc = _spawn(kubeconfig, port)
     try:
@@ -93,14 +95,17 @@ def test_the_process_serves_health_readiness_and_metrics(server: APIServer, kube
         assert _get(port, "/healthz") == (200, "ok")
         assert _get(port, "/livez")[0] == 200
         wait_until(lambda: node_of(server, "p"), what="the pod bound")
+        wait_until(lambda: scheduled_condition(server, "huge"), what="the huge pod reported")
         status, body = _get(port, "/metrics")
         assert status == 200
         assert 'scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"} 1.0' in body
         assert 'scheduler_pending_pods{queue="active"} 0.0' in body
+        assert 'scheduler_unschedulable_pods{plugin="NodeResourcesFit",profile="default-scheduler"} 1.0' in body
+        assert 'scheduler_schedule_attempts_total{profile="default-scheduler",result="unschedulable"}' in body
         assert ('scheduler_framework_extension_point_duration_seconds_count{extension_point="Bind",'
                 'profile="default-scheduler",status="Success"} 1.0') in body
         assert ('scheduler_framework_extension_point_duration_seconds_count{extension_point="PreFilter",'
-                'profile="default-scheduler",status="Success"} 1.0') in body
+                'profile="default-scheduler",status="Success"}') in body
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(20) == 0
