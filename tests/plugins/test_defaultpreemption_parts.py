@@ -92,21 +92,21 @@ def _candidate(node: str, priorities: list[int], violations: int = 0, started: s
 
 
 def test_criteria_apply_in_upstreams_order():
-    assert [c.node for c in pick_candidates([_candidate("a", [1], 1), _candidate("b", [50])], 0)] == ["b"]
-    assert [c.node for c in pick_candidates([_candidate("a", [50]), _candidate("b", [10, 10, 10])], 0)] == ["b"]
-    assert [c.node for c in pick_candidates([_candidate("a", [10, 10]), _candidate("b", [10, 5])], 0)] == ["b"]
-    assert [c.node for c in pick_candidates([_candidate("a", [10, -5]), _candidate("b", [10])], 0)] == ["b"]
+    assert [c.node for c in pick_candidates([_candidate("a", [1], 1), _candidate("b", [50])])] == ["b"]
+    assert [c.node for c in pick_candidates([_candidate("a", [50]), _candidate("b", [10, 10, 10])])] == ["b"]
+    assert [c.node for c in pick_candidates([_candidate("a", [10, 10]), _candidate("b", [10, 5])])] == ["b"]
+    assert [c.node for c in pick_candidates([_candidate("a", [10, -5]), _candidate("b", [10])])] == ["b"]
 
 
 def test_negative_priorities_are_summed_after_the_offset_so_fewer_victims_still_win():
     # Upstream adds 2^31 to each priority: two victims at -10 sum higher than one at -10.
-    assert [c.node for c in pick_candidates([_candidate("a", [-10, -10]), _candidate("b", [-10])], 0)] == ["b"]
+    assert [c.node for c in pick_candidates([_candidate("a", [-10, -10]), _candidate("b", [-10])])] == ["b"]
 
 
 def test_the_latest_start_among_the_most_important_victims_breaks_remaining_ties():
     early, late = _candidate("a", [10], started="2024-01-01T00:00:00Z"), _candidate("b", [10], started="2024-02-01T00:00:00Z")
-    assert [c.node for c in pick_candidates([early, late], 0)] == ["b"]
-    assert [c.node for c in pick_candidates([late, _candidate("c", [10], started="2024-02-01T00:00:00Z")], 0)] == ["b", "c"]
+    assert [c.node for c in pick_candidates([early, late])] == ["b"]
+    assert [c.node for c in pick_candidates([late, _candidate("c", [10], started="2024-02-01T00:00:00Z")])] == ["b", "c"]
 
 
 # -- Go's sort -------------------------------------------------------------------------------------------

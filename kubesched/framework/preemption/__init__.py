@@ -18,7 +18,7 @@ from .nominated import (
     run_filters_with_nominated_pods,
 )
 from .pdb import PDB_API_VERSION, PDB_KIND, PDB_PLURAL, DisruptionBudget, parse_pdb, split_by_pdb_violation
-from .victims import NO_VICTIMS_REASON, VictimSelection, importance_key, select_victims_on_node
+from .victims import NO_VICTIMS_REASON, VictimSelection, importance_key, more_important, select_victims_on_node, started
 
 __all__ = [
     "NOT_HELPFUL_REASON",
@@ -37,6 +37,8 @@ __all__ = [
     "clone_node_info",
     "fit_error_message",
     "importance_key",
+    "more_important",
+    "started",
     "parse_pdb",
     "pick_candidates",
     "run_filter_plugins",

@@ -20,9 +20,10 @@ from ..interfaces import NodeToStatusReader, PostFilterResult
 from ..runtime import Framework
 from ..status import Code, Status
 from ..views import SnapshotView
-from .nominated import NominatedPods, clone_node_info
+from .dry_run_cache import NodeResultCache
+from .nominated import NominatedPods, clone_node_info, clone_state
 from .pdb import DisruptionBudget
-from .victims import importance_key, select_victims_on_node
+from .victims import VictimSelection, select_victims_on_node, started
 
 __all__ = [
     "Candidate",
@@ -78,13 +79,14 @@ def fit_error_message(num_all_nodes: int, statuses: dict[str, Status], absent: S
     return f"0/{num_all_nodes} nodes are available: {', '.join(histogram)}."
 
 
-def _earliest_start_of_most_important(victims: list[PodInfo], now: float) -> float:
-    """``GetEarliestPodStartTime``: the earliest start among the highest-priority victims."""
+def _earliest_start_of_most_important(victims: list[PodInfo]) -> float:
+    """``GetEarliestPodStartTime``: the earliest start among the highest-priority victims
+    (a pod not started yet counts as starting now, later than any pod that has)."""
     top = max(v.priority for v in victims)
-    return min(v.start_time if v.start_time is not None else now for v in victims if v.priority == top)
+    return min(started(v) for v in victims if v.priority == top)
 
 
-def pick_candidates(candidates: Sequence[Candidate], now: float) -> list[Candidate]:
+def pick_candidates(candidates: Sequence[Candidate]) -> list[Candidate]:
     """The candidates still tied after upstream's criteria, in the order given: fewest PDB
     violations, lowest highest-victim priority, smallest priority sum, fewest victims,
     latest start among the highest-priority victims. Stops as soon as one remains."""
@@ -93,7 +95,7 @@ def pick_candidates(candidates: Sequence[Candidate], now: float) -> list[Candida
         lambda c: -c.victims[0].priority,
         lambda c: -sum(v.priority + _PRIORITY_OFFSET for v in c.victims),
         lambda c: -len(c.victims),
-        lambda c: _earliest_start_of_most_important(c.victims, now),
+        lambda c: _earliest_start_of_most_important(c.victims),
     ]
     remaining = list(candidates)
     for score in scores:
@@ -115,18 +117,18 @@ class Evaluator:
     """
 
     def __init__(self, fwk: Framework, snapshot: Callable[[], SnapshotView], nominator: NominatedPods | None,
-                 pdbs: Callable[[], list[DisruptionBudget]], now: Callable[[], float],
+                 pdbs: Callable[[], list[DisruptionBudget]],
                  num_candidates: Callable[[int], int], execute: Callable[[Candidate, PodInfo], None],
                  tie_break: str = "random", rng: random.Random | None = None) -> None:
         self.fwk = fwk
         self._snapshot = snapshot
         self.nominator = nominator
         self._pdbs = pdbs
-        self._now = now
         self._num_candidates = num_candidates
         self._execute = execute
         self.tie_break = tie_break
         self.rng = rng or random.Random()
+        self.cache: NodeResultCache[VictimSelection] = NodeResultCache()
 
     def preempt(self, state: CycleState, pod: PodInfo, filtered: NodeToStatusReader) -> tuple[PostFilterResult | None, Status]:
         """upstream's ``Preempt``; the outcome is also written to ``state`` under ``PREEMPTION_OUTCOME``."""
@@ -149,7 +151,7 @@ class Evaluator:
             message = fit_error_message(num_all, statuses, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, NOT_HELPFUL_REASON))
             # An empty nomination clears the pod's nominatedNodeName, if it had one.
             return PostFilterResult(""), Status(Code.UNSCHEDULABLE, message), PreemptionOutcome(Code.UNSCHEDULABLE, message, None)
-        tied = pick_candidates(candidates, self._now())
+        tied = pick_candidates(candidates)
         if self.tie_break == "name":
             best = min(tied, key=lambda c: c.node)
         else:
@@ -185,7 +187,7 @@ class Evaluator:
         if not potential:
             return [], statuses
         pdbs = self._pdbs()
-        now = self._now()
+        cached = self.cache.start(self.fwk, state, pod, pdbs)
         offset, wanted = self.offset_and_count(len(potential))
         fine: list[Candidate] = []
         violating: list[Candidate] = []
@@ -194,8 +196,12 @@ class Evaluator:
             info = snapshot.get(name)
             if info is None:
                 continue
-            selection = select_victims_on_node(self.fwk, state.clone(), pod, clone_node_info(info), pdbs,
-                                               self.nominator, now)
+            selection = self.cache.get(info, pod, self.nominator) if cached else None
+            if selection is None:
+                selection = select_victims_on_node(self.fwk, clone_state(self.fwk, state), pod, clone_node_info(info),
+                                                   pdbs, self.nominator)
+                if cached:
+                    self.cache.put(info, pod, self.nominator, selection)
             if selection.status is None and selection.victims:
                 group = fine if selection.pdb_violations == 0 else violating
                 if len(group) < wanted:

@@ -10,7 +10,8 @@ form, keeping PreFilter state right with the plugins' ``PreFilterExtensions``.
 
 from __future__ import annotations
 
-from typing import Protocol, cast
+import weakref
+from typing import cast
 
 import numpy as np
 
@@ -22,10 +23,13 @@ from ..outcomes import FilterOutcome, FrameworkError
 from ..runtime import Framework
 from ..status import Code, Status
 from ..views import BoolArray, SnapshotView
+from .dry_run_cache import NodeResultCache
+from .protocols import NominatedPods
 
 __all__ = [
     "NominatedPods",
     "clone_node_info",
+    "clone_state",
     "run_filter_plugins",
     "run_pre_filter_extension_add_pod",
     "run_pre_filter_extension_remove_pod",
@@ -34,16 +38,41 @@ __all__ = [
 ]
 
 
-class NominatedPods(Protocol):
-    """The queue's nominator, as filtering reads it (upstream's ``PodNominator``)."""
+class _Plugins:
+    """A framework's filter plugins (per-node form) and PreFilter extensions, found once:
+    protocol checks cost microseconds, and a dry run asks for them thousands of times."""
 
-    def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
-        """Pods nominated to the node, in the order they were nominated."""
-        ...
+    __slots__ = ("filters", "extensions", "verdicts")
 
-    def nominated_node_names(self) -> list[str]:
-        """Nodes with at least one nominated pod."""
-        ...
+    def __init__(self, fwk: Framework) -> None:
+        self.filters: list[tuple[str, FilterPlugin | None]] = [
+            (p.name, cast(FilterPlugin, p) if getattr(p, "filter", None) is not None else None)
+            for p in fwk.points["filter"]
+        ]
+        self.extensions: list[tuple[str, PreFilterExtensions]] = [
+            (p.name, p) for p in fwk.points["preFilter"] if isinstance(p, PreFilterExtensions)
+        ]
+        # First-pass verdicts of nodes with nominated pods, kept while nothing they read changes.
+        self.verdicts: NodeResultCache[tuple[Status | None]] = NodeResultCache()
+
+
+_PLUGINS: "weakref.WeakKeyDictionary[Framework, _Plugins]" = weakref.WeakKeyDictionary()
+
+
+def _plugins(fwk: Framework) -> _Plugins:
+    found = _PLUGINS.get(fwk)
+    if found is None:
+        found = _PLUGINS[fwk] = _Plugins(fwk)
+    return found
+
+
+def clone_state(fwk: Framework, state: CycleState) -> CycleState:
+    """A copy of the state for what-if changes, or the state itself when no PreFilter
+    plugin that keeps state for this pod could change it (filters only read it)."""
+    skip = state.skip_filter_plugins
+    if any(not (skip and name in skip) for name, _ in _plugins(fwk).extensions):
+        return state.clone()
+    return state
 
 
 def clone_node_info(info: NodeInfo) -> NodeInfo:
@@ -70,14 +99,12 @@ def run_filter_plugins(fwk: Framework, state: CycleState, pod: PodInfo, node: No
     (upstream's ``RunFilterPlugins``); the per-node form reads ``node`` itself, so a
     what-if copy is filtered as it is, not as the node table has it."""
     skip = state.skip_filter_plugins
-    for plugin in fwk.points["filter"]:
-        name = plugin.name
+    for name, plugin in _plugins(fwk).filters:
         if skip and name in skip:
             continue
-        check = getattr(plugin, "filter", None)
-        if check is None:
+        if plugin is None:
             raise FrameworkError(f"filter plugin {name!r} has no per-node form: preemption cannot evaluate it")
-        status = cast(FilterPlugin, plugin).filter(state, pod, node)
+        status = plugin.filter(state, pod, node)
         if status is None or status.code == Code.SUCCESS:
             continue
         if not status.is_rejected():
@@ -90,13 +117,12 @@ def _run_extension(fwk: Framework, state: CycleState, pod: PodInfo, other: PodIn
                    adding: bool) -> Status | None:
     skip = state.skip_filter_plugins
     verb = "AddPod" if adding else "RemovePod"
-    for plugin in fwk.points["preFilter"]:
-        if not isinstance(plugin, PreFilterExtensions) or (skip and plugin.name in skip):
+    for name, plugin in _plugins(fwk).extensions:
+        if skip and name in skip:
             continue
         status = (plugin.add_pod if adding else plugin.remove_pod)(state, pod, other, node)
         if status is not None and not status.is_success():
-            return Status(Code.ERROR, f'running {verb} on PreFilter plugin "{plugin.name}": {status.message}',
-                          plugin=plugin.name)
+            return Status(Code.ERROR, f'running {verb} on PreFilter plugin "{name}": {status.message}', plugin=name)
     return None
 
 
@@ -122,7 +148,7 @@ def _with_nominated(fwk: Framework, state: CycleState, pod: PodInfo, node: NodeI
                  if p.priority >= pod.priority and p.uid != pod.uid]
     if not nominated:
         return None
-    state_out, node_out = state.clone(), clone_node_info(node)
+    state_out, node_out = clone_state(fwk, state), clone_node_info(node)
     for other in nominated:
         node_out.add_pod(other)
         status = run_pre_filter_extension_add_pod(fwk, state_out, pod, other, node_out)
@@ -159,14 +185,21 @@ def apply_nominated_pods(fwk: Framework, state: CycleState, pod: PodInfo, snapsh
     names = nominator.nominated_node_names()
     if not names:
         return
+    verdicts = _plugins(fwk).verdicts
+    cached = verdicts.start(fwk, state, pod)
     for name in names:
         node = snapshot.get(name)
         if node is None or not candidates[node.row]:
             continue
-        added = _with_nominated(fwk, state, pod, node, nominator)
-        if added is None:
-            continue
-        status = added if isinstance(added, Status) else run_filter_plugins(fwk, added[0], pod, added[1])
+        if cached and (hit := verdicts.get(node, pod, nominator)) is not None:
+            status = hit[0]
+        else:
+            added = _with_nominated(fwk, state, pod, node, nominator)
+            if added is None:
+                continue
+            status = added if isinstance(added, Status) else run_filter_plugins(fwk, added[0], pod, added[1])
+            if cached:
+                verdicts.put(node, pod, nominator, (status,))
         if status is None:
             continue
         if status.code == Code.ERROR:

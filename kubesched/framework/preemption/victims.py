@@ -9,7 +9,8 @@ down, and a reprieved pod stays only if the preemptor still fits beside it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...objects.nodeinfo import NodeInfo
@@ -26,26 +27,26 @@ from .nominated import (
 from .gosort import go_sort_slice
 from .pdb import DisruptionBudget, split_by_pdb_violation
 
-__all__ = ["NO_VICTIMS_REASON", "VictimSelection", "importance_key", "select_victims_on_node"]
+__all__ = ["NO_VICTIMS_REASON", "VictimSelection", "importance_key", "more_important", "select_victims_on_node", "started"]
 
 NO_VICTIMS_REASON = "No preemption victims found for incoming pod"
 
 
-def importance_key(now: float) -> Callable[[PodInfo], tuple[int, float]]:
+def started(pod: PodInfo) -> float:
+    """upstream's ``GetPodStartTime``: ``status.startTime``, or now for a pod not started
+    yet, which is later than any start time a pod can have."""
+    return pod.start_time if pod.start_time is not None else math.inf
+
+
+def importance_key(pod: PodInfo) -> tuple[int, float]:
     """A sort key putting more important pods first (upstream's ``MoreImportantPod``):
-    higher priority, then the earlier start; a pod not started yet counts as starting now."""
-
-    def key(pod: PodInfo) -> tuple[int, float]:
-        started = pod.start_time if pod.start_time is not None else now
-        return -pod.priority, started
-
-    return key
+    higher priority, then the earlier start."""
+    return -pod.priority, started(pod)
 
 
-def more_important(now: float) -> Callable[[PodInfo, PodInfo], bool]:
-    """upstream's ``MoreImportantPod`` as the ``less`` of a Go sort."""
-    key = importance_key(now)
-    return lambda a, b: key(a) < key(b)
+def more_important(a: PodInfo, b: PodInfo) -> bool:
+    """upstream's ``MoreImportantPod``, the ``less`` of the victims' Go sort."""
+    return importance_key(a) < importance_key(b)
 
 
 @dataclass(slots=True)
@@ -58,8 +59,7 @@ class VictimSelection:
 
 
 def select_victims_on_node(fwk: Framework, state: CycleState, pod: PodInfo, node: NodeInfo,
-                           pdbs: Sequence[DisruptionBudget], nominator: NominatedPods | None,
-                           now: float) -> VictimSelection:
+                           pdbs: Sequence[DisruptionBudget], nominator: NominatedPods | None) -> VictimSelection:
     """``state`` and ``node`` are the caller's copies: they are changed."""
     potential = [p for p in node.pods.values() if p.priority < pod.priority]
 
@@ -77,8 +77,7 @@ def select_victims_on_node(fwk: Framework, state: CycleState, pod: PodInfo, node
     if status is not None:
         return VictimSelection([], 0, status)
     # Go's unstable sort, as upstream: equally important pods keep its order, not ours.
-    less = more_important(now)
-    go_sort_slice(potential, less)
+    go_sort_slice(potential, more_important)
     violating, fine = split_by_pdb_violation(potential, pdbs)
     victims: list[PodInfo] = []
 
@@ -107,5 +106,5 @@ def select_victims_on_node(fwk: Framework, state: CycleState, pod: PodInfo, node
         if isinstance(fits, Status):
             return VictimSelection([], 0, fits)
     if violating and fine:
-        go_sort_slice(victims, less)
+        go_sort_slice(victims, more_important)
     return VictimSelection(victims, violations, None)

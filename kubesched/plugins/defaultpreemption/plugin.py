@@ -64,7 +64,7 @@ class DefaultPreemption:
                rng: random.Random | None = None) -> None:
         """Give the plugin the framework it runs in and the queue's nominator."""
         self.nominator = nominator
-        self.evaluator = Evaluator(fwk, self.handle.snapshot, nominator, self.pdbs, self.handle.now,
+        self.evaluator = Evaluator(fwk, self.handle.snapshot, nominator, self.pdbs,
                                    self.args.num_candidates, self._execute, tie_break, rng)
 
     def pdbs(self) -> list[DisruptionBudget]:
