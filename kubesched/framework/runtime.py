@@ -94,6 +94,7 @@ class Framework:
             for i, p in enumerate(self._filters)
         ]
         self._node_filters = [(i, name, f) for i, name, _, f in self._filter_forms if f is not None]
+        self._node_filter_names = frozenset(name for _, name, _ in self._node_filters)
         self._score_forms: list[tuple[str, BatchScorePlugin | None, ScorePlugin | None, ScoreExtensions | None]] = [
             (
                 p.name,
@@ -115,9 +116,15 @@ class Framework:
     def has_filter_plugins(self) -> bool:
         return bool(self._filters)
 
-    def has_node_filters(self) -> bool:
-        """Whether a filter plugin has only the per-node form (then filtering is windowed)."""
-        return bool(self._node_filters)
+    def has_node_filters(self, state: CycleState | None = None) -> bool:
+        """Whether a filter plugin has only the per-node form (then filtering is windowed).
+
+        With ``state``, only the plugins PreFilter did not skip for this pod count: a pod
+        that every per-node plugin skips (no volumes, say) is filtered in batch alone.
+        """
+        if state is None or not state.skip_filter_plugins:
+            return bool(self._node_filters)
+        return not self._node_filter_names <= state.skip_filter_plugins
 
     def has_score_plugins(self) -> bool:
         return bool(self._scores)
@@ -192,7 +199,7 @@ class Framework:
         ``run_node_filters`` split the work so that they run only on a window.
         """
         outcome = self.run_batch_filters(state, pod, snapshot, candidates)
-        if self._node_filters:
+        if self.has_node_filters(state):
             self.run_node_filters(state, pod, snapshot, outcome, np.flatnonzero(candidates))
         return outcome
 
@@ -202,7 +209,7 @@ class Framework:
         size = len(candidates)
         status_index: np.ndarray | None = None  # allocated at the first rejection
         rejected_at: np.ndarray | None = None
-        if self._node_filters:
+        if self.has_node_filters(state):
             rejected_at = np.full(size, len(self._filters), dtype=np.int16)
         statuses: list[Status] = []
         undecided = candidates  # never written in place: a new array whenever rows drop out

@@ -146,7 +146,7 @@ class Algorithm:
         else:
             # Every live row is a candidate unless PreFilter narrowed the set.
             candidates = allowed if allowed is not None else table.alive[: table.size].copy()
-            if fwk.has_node_filters():
+            if fwk.has_node_filters(state):
                 # Per-node plugins cost a Python call per node: ask them only about the
                 # windows the search visits, after the batch filters ran over all rows.
                 outcome = fwk.run_batch_filters(state, pod, snapshot, candidates)

@@ -102,13 +102,11 @@ class VolumeBinding:
 
     def pre_filter(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView) -> tuple[PreFilterResult | None, Status | None]:
         if not pod.volumes:
-            state.write(_STATE, _State())
-            return None, SKIP
+            return None, SKIP  # no state: Reserve and PreBind find nothing to do
         names, status = self._check_claims(pod)
         if status is not None:
             return None, status
         if not names:
-            state.write(_STATE, _State())
             return None, SKIP
         try:
             claims = self.binder.claims_of(pod.namespace, names)
@@ -149,10 +147,10 @@ class VolumeBinding:
     def reserve(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
         s = state.get(_STATE)
         if s is None:
-            return None
+            return None  # the pod has no claims
         volumes = s.by_node.get(node_name)
         if volumes is None:
-            s.all_bound = True  # no claims
+            s.all_bound = True
             return None
         if self.binder.all_bound(pod.namespace, s.claim_names):
             s.all_bound = True
