@@ -73,9 +73,15 @@ class Result:
     latencies: list[float] = field(default_factory=list)
     bound: int = 0
     client_share: float | None = None
+    cpu_to_sync: float = 0.0
+    bound_in_cluster: int = 0
     shares: dict[str, float] = field(default_factory=dict)
 
     def line(self) -> str:
+        if self.mode == "sync":
+            return (f"sync     {self.nodes:6d} nodes, {self.bound_in_cluster} bound pods: informers synced in "
+                    f"{self.sync_seconds:.1f} s (scheduler CPU to sync {self.cpu_to_sync:.1f} s), peak RSS "
+                    f"{self.peak_rss_mib:.0f} MiB")
         rate = self.bound / self.seconds if self.seconds else 0.0
         lat = sorted(self.latencies)
         p50 = lat[len(lat) // 2] * 1000 if lat else float("nan")
@@ -262,6 +268,8 @@ def run_case(mode: str, nodes: int, pods: int, bound: int, rate: float, profile:
             ready = sched.wait_ready()
             result.sync_seconds = ready - sched.started
             cpu_at_sync = sched.cpu()
+            result.cpu_to_sync = cpu_at_sync
+            result.bound_in_cluster = bound
             start = ready
             if mode == "stream":
                 assert watch is not None
@@ -282,6 +290,8 @@ def run_case(mode: str, nodes: int, pods: int, bound: int, rate: float, profile:
             result.peak_rss_mib = rss
             if profile and sched.profile_file.exists():
                 result.client_share, result.shares = _client_share(sched.profile_file)
+                if os.environ.get("BENCH_LIVE_PROFILE_OUT"):
+                    Path(os.environ["BENCH_LIVE_PROFILE_OUT"]).write_bytes(sched.profile_file.read_bytes())
         finally:
             if sched.proc.poll() is None:
                 sched.proc.kill()

@@ -250,8 +250,9 @@ class SchedulingQueue:
         """A cluster event: wake the unschedulable pods it may help. Returns how many moved."""
         with self._lock:
             moved = 0
-            label = event_label(event) if self.on_incoming is not None else ""
-            if event.resource == EventResource.WILDCARD:
+            if not len(self._unschedulable):  # nothing waits (an informer's first sync): nothing to wake
+                waiting = []
+            elif event.resource == EventResource.WILDCARD:
                 # Every pod, but gated pods only if their gate registered a wildcard event
                 # (upstream skips a gated pod whose GatingPluginEvents do not match).
                 hears = set(self._hints.interested(event))
@@ -259,6 +260,7 @@ class SchedulingQueue:
                            if not i.gated or (i.pod.scheduler_name, i.gating_plugin) in hears]
             else:  # only the pods whose rejecting plugins registered this event (or nothing)
                 waiting = self._unschedulable.candidates(self._hints.interested(event))
+            label = event_label(event) if waiting and self.on_incoming is not None else ""
             for info in waiting:
                 if pre_check is not None and not pre_check(info.pod):
                     continue

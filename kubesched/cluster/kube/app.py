@@ -11,6 +11,7 @@ with status 0 after releasing the Lease.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import signal
 import socket
@@ -143,7 +144,7 @@ async def run_scheduler(settings: RunSettings, *, stop: asyncio.Event | None = N
             except (NotImplementedError, RuntimeError):  # not the main thread (tests run it in one)
                 pass
         try:
-            await _until(stop, live.wait_synced())
+            await _sync_without_collector(stop, live)
             if stop.is_set():
                 return EXIT_OK
             log.info("informers synced", extra={"informers": len(live.informers)})
@@ -169,6 +170,21 @@ async def run_scheduler(settings: RunSettings, *, stop: asyncio.Event | None = N
             await asyncio.gather(*tasks, return_exceptions=True)
             await live.close()
             await endpoints.stop()
+
+
+async def _sync_without_collector(stop: asyncio.Event, live: LiveScheduler) -> None:
+    """Wait for the informers' first sync with Python's cyclic collector off, then freeze what
+    they built. The sync creates the cluster's objects (hundreds of thousands of pods), none of
+    them garbage, and each collection would walk them all again: the collector took a third
+    of the sync's CPU. Frozen, they stay out of every later collection, as the simulator's run."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        await _until(stop, live.wait_synced())
+    finally:
+        if enabled:
+            gc.freeze()
+            gc.enable()
 
 
 async def _until(stop: asyncio.Event, work: Coroutine[object, object, object]) -> None:
