@@ -54,7 +54,7 @@ class NodeResultCache(Generic[T]):
 
     def __init__(self) -> None:
         self._key: Hashable | None = None
-        self._entries: dict[str, tuple[NodeInfo, int, tuple[tuple[str, int], ...], T]] = {}
+        self._entries: dict[str, tuple[NodeInfo, int, int, T]] = {}
         self.hits = 0
         self.misses = 0
 
@@ -77,16 +77,19 @@ class NodeResultCache(Generic[T]):
         return True
 
     @staticmethod
-    def _nominated(node: NodeInfo, pod: PodInfo, nominator: NominatedPods | None) -> tuple[tuple[str, int], ...]:
+    def _nominated(node: NodeInfo, pod: PodInfo, nominator: NominatedPods | None) -> int:
+        """The version of the node's nominated pods; -1 (never cached) when the pod itself is
+        one of them, since it does not count against itself."""
         if nominator is None:
-            return ()
-        return tuple((p.uid, id(p)) for p in nominator.nominated_pods_for_node(node.name)
-                     if p.priority >= pod.priority and p.uid != pod.uid)
+            return 0
+        if nominator.node_of(pod.uid) == node.name:
+            return -1
+        return nominator.node_version(node.name)
 
     def get(self, node: NodeInfo, pod: PodInfo, nominator: NominatedPods | None) -> T | None:
         entry = self._entries.get(node.name)
         if entry is None or entry[0] is not node or entry[1] != node.generation \
-                or entry[2] != self._nominated(node, pod, nominator):
+                or entry[2] != self._nominated(node, pod, nominator) or entry[2] < 0:
             self.misses += 1
             return None
         self.hits += 1

@@ -23,7 +23,7 @@ from ..outcomes import FilterOutcome, FrameworkError
 from ..runtime import Framework
 from ..status import Code, Status
 from ..views import BoolArray, SnapshotView
-from .dry_run_cache import NodeResultCache
+from .nominated_verdicts import NominatedVerdicts
 from .protocols import NominatedPods
 
 __all__ = [
@@ -42,9 +42,10 @@ class _Plugins:
     """A framework's filter plugins (per-node form) and PreFilter extensions, found once:
     protocol checks cost microseconds, and a dry run asks for them thousands of times."""
 
-    __slots__ = ("filters", "extensions", "verdicts")
+    __slots__ = ("filters", "extensions", "verdicts", "order")
 
     def __init__(self, fwk: Framework) -> None:
+        self.order = {p.name: i for i, p in enumerate(fwk.points["filter"])}
         self.filters: list[tuple[str, FilterPlugin | None]] = [
             (p.name, cast(FilterPlugin, p) if getattr(p, "filter", None) is not None else None)
             for p in fwk.points["filter"]
@@ -53,7 +54,7 @@ class _Plugins:
             (p.name, p) for p in fwk.points["preFilter"] if isinstance(p, PreFilterExtensions)
         ]
         # First-pass verdicts of nodes with nominated pods, kept while nothing they read changes.
-        self.verdicts: NodeResultCache[tuple[Status | None]] = NodeResultCache()
+        self.verdicts = NominatedVerdicts()
 
 
 _PLUGINS: "weakref.WeakKeyDictionary[Framework, _Plugins]" = weakref.WeakKeyDictionary()
@@ -139,13 +140,15 @@ def run_pre_filter_extension_remove_pod(fwk: Framework, state: CycleState, pod: 
 
 
 def _with_nominated(fwk: Framework, state: CycleState, pod: PodInfo, node: NodeInfo,
-                    nominator: NominatedPods | None) -> tuple[CycleState, NodeInfo] | Status | None:
+                    nominator: NominatedPods | None, own: bool = True) -> tuple[CycleState, NodeInfo] | Status | None:
     """upstream's ``addGENominatedPods``: copies of the state and node with the pods
-    nominated there at ``pod``'s priority or above; None when there are none."""
+    nominated there at ``pod``'s priority or above (but ``pod`` itself, unless ``own`` is
+    False: a verdict for any pod of its shape); None when there are none."""
     if nominator is None:
         return None
+    uid = pod.uid if own else None
     nominated = [p for p in nominator.nominated_pods_for_node(node.name)
-                 if p.priority >= pod.priority and p.uid != pod.uid]
+                 if p.priority >= pod.priority and p.uid != uid]
     if not nominated:
         return None
     state_out, node_out = clone_state(fwk, state), clone_node_info(node)
@@ -185,35 +188,57 @@ def apply_nominated_pods(fwk: Framework, state: CycleState, pod: PodInfo, snapsh
     names = nominator.nominated_node_names()
     if not names:
         return
-    verdicts = _plugins(fwk).verdicts
-    cached = verdicts.start(fwk, state, pod)
-    for name in names:
-        node = snapshot.get(name)
-        if node is None or not candidates[node.row]:
-            continue
-        if cached and (hit := verdicts.get(node, pod, nominator)) is not None:
-            status = hit[0]
-        else:
-            added = _with_nominated(fwk, state, pod, node, nominator)
-            if added is None:
-                continue
-            status = added if isinstance(added, Status) else run_filter_plugins(fwk, added[0], pod, added[1])
-            if cached:
-                verdicts.put(node, pod, nominator, (status,))
-        if status is None:
+    plugins = _plugins(fwk)
+    rows: list[int] = []
+    rejections: list[Status] = []
+
+    def first_pass(node: NodeInfo, own: bool = True) -> Status | None:
+        added = _with_nominated(fwk, state, pod, node, nominator, own)
+        if added is None:
+            return None
+        return added if isinstance(added, Status) else run_filter_plugins(fwk, added[0], pod, added[1])
+
+    key = plugins.verdicts.key(fwk, state, pod)
+    if key is not None:
+        own = nominator.node_of(pod.uid)
+        kept = plugins.verdicts.current(key, snapshot, nominator, lambda node: first_pass(node, own=False))
+        found = [verdict for name, verdict in kept.items() if name != own]
+        own_node = snapshot.get(own) if own else None
+        if own_node is not None:
+            found.append((own_node.row, first_pass(own_node)))
+    else:
+        found = []
+        for name in names:
+            node = snapshot.get(name)
+            if node is not None:
+                found.append((node.row, first_pass(node)))
+    for row, status in found:
+        if status is None or not candidates[row]:
             continue
         if status.code == Code.ERROR:
             raise FrameworkError(status.message)
-        _reject(outcome, node.row, status, fwk.plugin_names("filter"))
+        rows.append(row)
+        rejections.append(status)
+    if rows:
+        _reject(outcome, rows, rejections, plugins.order)
 
 
-def _reject(outcome: FilterOutcome, row: int, status: Status, order: list[str]) -> None:
+def _reject(outcome: FilterOutcome, rows: list[int], rejections: list[Status], order: dict[str, int]) -> None:
+    """Give ``rows`` their first-pass statuses; a status object shared by rows is listed once."""
     if not outcome.owns_arrays:
         outcome.status_index = np.array(outcome.status_index, dtype=np.int32)
         outcome.passed = np.array(outcome.passed, dtype=bool)
         outcome.owns_arrays = True
-    outcome.statuses.append(status)
-    outcome.status_index[row] = len(outcome.statuses) - 1
-    outcome.passed[row] = False
+    index: dict[int, int] = {}  # by identity: kept verdicts share their status objects
+    indices = []
+    for status in rejections:
+        i = index.get(id(status))
+        if i is None:
+            i = index[id(status)] = len(outcome.statuses)
+            outcome.statuses.append(status)
+        indices.append(i)
+    at = np.array(rows, dtype=np.int64)
+    outcome.status_index[at] = indices
+    outcome.passed[at] = False
     if outcome.rejected_at is not None:
-        outcome.rejected_at[row] = order.index(status.plugin) if status.plugin in order else 0
+        outcome.rejected_at[at] = [order.get(s.plugin, 0) for s in rejections]

@@ -19,3 +19,20 @@ class NominatedPods(Protocol):
     def nominated_node_names(self) -> list[str]:
         """Nodes with at least one nominated pod."""
         ...
+
+    def node_of(self, uid: str) -> str | None:
+        """The node the pod is nominated to, if any."""
+        ...
+
+    def node_version(self, node_name: str) -> int:
+        """A number that changes whenever the pods nominated to the node change."""
+        ...
+
+    @property
+    def version(self) -> int:
+        """Grows with every change of any node's nominated pods."""
+        ...
+
+    def changed_since(self, version: int) -> list[str] | None:
+        """Nodes whose nominated pods changed since ``version`` (None: too long ago to tell)."""
+        ...
