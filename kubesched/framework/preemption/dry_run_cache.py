@@ -50,16 +50,19 @@ def pod_shape(pod: PodInfo) -> Hashable | None:
 class NodeResultCache(Generic[T]):
     """Answers by node, for one pod shape at a time (a new shape starts afresh)."""
 
-    __slots__ = ("_key", "_entries", "hits", "misses")
+    __slots__ = ("_key", "_entries", "_own", "hits", "misses")
 
     def __init__(self) -> None:
         self._key: Hashable | None = None
         self._entries: dict[str, tuple[NodeInfo, int, int, T]] = {}
+        self._own: str | None = None  # the node the pod at hand is nominated to
         self.hits = 0
         self.misses = 0
 
-    def start(self, fwk: Framework, state: CycleState, pod: PodInfo, pdbs: Sequence[DisruptionBudget] = ()) -> bool:
+    def start(self, fwk: Framework, state: CycleState, pod: PodInfo, pdbs: Sequence[DisruptionBudget] = (),
+              nominator: NominatedPods | None = None) -> bool:
         """Prepare for one pod's questions; False when its answers cannot be cached."""
+        self._own = nominator.node_of(pod.uid) if nominator is not None else None
         skip = state.skip_filter_plugins
         if any(name not in NODE_LOCAL_FILTERS and name not in skip for name in fwk.plugin_names("filter")):
             return False
@@ -76,24 +79,23 @@ class NodeResultCache(Generic[T]):
             self._entries.clear()
         return True
 
-    @staticmethod
-    def _nominated(node: NodeInfo, pod: PodInfo, nominator: NominatedPods | None) -> int:
-        """The version of the node's nominated pods; -1 (never cached) when the pod itself is
-        one of them, since it does not count against itself."""
+    def _nominated(self, node: NodeInfo, nominator: NominatedPods | None) -> int:
+        """The version of the node's nominated pods; -1 (never cached) when the pod at hand
+        is one of them, since it does not count against itself."""
         if nominator is None:
             return 0
-        if nominator.node_of(pod.uid) == node.name:
+        if self._own == node.name:
             return -1
         return nominator.node_version(node.name)
 
     def get(self, node: NodeInfo, pod: PodInfo, nominator: NominatedPods | None) -> T | None:
         entry = self._entries.get(node.name)
         if entry is None or entry[0] is not node or entry[1] != node.generation \
-                or entry[2] != self._nominated(node, pod, nominator) or entry[2] < 0:
+                or entry[2] != self._nominated(node, nominator) or entry[2] < 0:
             self.misses += 1
             return None
         self.hits += 1
         return entry[3]
 
     def put(self, node: NodeInfo, pod: PodInfo, nominator: NominatedPods | None, answer: T) -> None:
-        self._entries[node.name] = (node, node.generation, self._nominated(node, pod, nominator), answer)
+        self._entries[node.name] = (node, node.generation, self._nominated(node, nominator), answer)

@@ -187,7 +187,7 @@ class Evaluator:
         if not potential:
             return [], statuses
         pdbs = self._pdbs()
-        cached = self.cache.start(self.fwk, state, pod, pdbs)
+        cached = self.cache.start(self.fwk, state, pod, pdbs, self.nominator)
         offset, wanted = self.offset_and_count(len(potential))
         fine: list[Candidate] = []
         violating: list[Candidate] = []

@@ -30,7 +30,7 @@ Verdict = Callable[[NodeInfo], "Status | None"]
 class NominatedVerdicts:
     """First-pass verdicts (node name -> (row, status or None)) for one pod shape at a time."""
 
-    __slots__ = ("_key", "_node_generation", "_pod_generation", "_nominations", "_verdicts")
+    __slots__ = ("_key", "_node_generation", "_pod_generation", "_nominations", "_verdicts", "_statuses")
 
     def __init__(self) -> None:
         self._key: Hashable | None = None
@@ -38,6 +38,7 @@ class NominatedVerdicts:
         self._pod_generation = -1
         self._nominations = -1
         self._verdicts: dict[str, tuple[int, Status | None]] = {}
+        self._statuses: dict[Status, Status] = {}  # equal verdicts share one object (cheap to list)
 
     @staticmethod
     def key(fwk: Framework, state: CycleState, pod: PodInfo) -> Hashable | None:
@@ -57,13 +58,17 @@ class NominatedVerdicts:
         changed = self._changed(key, table.node_generation, table, nominator)
         if changed is None:
             self._verdicts.clear()
+            self._statuses.clear()
             changed = set(nominator.nominated_node_names())
         for name in changed:
             node = snapshot.get(name)
             if node is None or not nominator.nominated_pods_for_node(name):
                 self._verdicts.pop(name, None)
                 continue
-            self._verdicts[name] = (node.row, verdict(node))
+            status = verdict(node)
+            if status is not None:
+                status = self._statuses.setdefault(status, status)
+            self._verdicts[name] = (node.row, status)
         self._key = key
         self._node_generation = table.node_generation
         self._pod_generation = table.pod_generation
