@@ -55,6 +55,8 @@ class ClusterSnapshot:
     pending_pods: list[PodInfo] = field(default_factory=list)  # in queue order: creationTimestamp, then snapshot order
     namespaces: dict[str, dict[str, str]] = field(default_factory=dict)
     priority_classes: dict[str, int] = field(default_factory=dict)
+    # A class's spec.preemptionPolicy, given to its pods with its value ("" is the globalDefault).
+    preemption_policies: dict[str, str] = field(default_factory=dict)
     workloads: list[dict] = field(default_factory=list)  # Services, ReplicaSets, ... as raw objects
     objects: dict[str, list[dict]] = field(default_factory=dict)  # kind -> raw objects plugins read (PodGroups, ...)
     ignored: dict[str, int] = field(default_factory=dict)  # kind -> count of objects not read
@@ -171,8 +173,11 @@ def snapshot_from_objects(objects: list[tuple[str, Mapping]], problems: list[Loa
                     raise ObjectError("value", "must be an integer")
                 name = (obj.get("metadata") or {}).get("name")
                 snap.priority_classes[str(name)] = value
+                policy = obj.get("preemptionPolicy") or "PreemptLowerPriority"
+                snap.preemption_policies[str(name)] = str(policy)
                 if obj.get("globalDefault"):
                     snap.priority_classes[""] = value
+                    snap.preemption_policies[""] = str(policy)
             elif kind == "Namespace":
                 meta = obj.get("metadata") or {}
                 name = meta.get("name")
@@ -203,7 +208,7 @@ def snapshot_from_objects(objects: list[tuple[str, Mapping]], problems: list[Loa
         if isinstance(status, Mapping) and status.get("phase") in TERMINAL_PHASES:
             continue
         try:
-            obj = _with_priority(obj, snap.priority_classes)
+            obj = _with_priority(obj, snap.priority_classes, snap.preemption_policies)
             pod = parse_pod(obj)
         except ObjectError as err:
             problems.append(LoadProblem(file, _describe(obj), err.field, err.message))
@@ -221,14 +226,19 @@ def snapshot_from_objects(objects: list[tuple[str, Mapping]], problems: list[Loa
     return snap
 
 
-def _with_priority(obj: Mapping, classes: dict[str, int]) -> Mapping:
-    """Resolve ``priorityClassName`` as the Priority admission plugin would, when ``spec.priority`` is unset."""
+def _with_priority(obj: Mapping, classes: dict[str, int], policies: dict[str, str] | None = None) -> Mapping:
+    """Resolve ``priorityClassName`` as the Priority admission plugin would, when ``spec.priority``
+    is unset: the class's value, and its ``preemptionPolicy`` unless the pod sets one."""
     spec = obj.get("spec") or {}
     if not isinstance(spec, Mapping) or spec.get("priority") is not None:
         return obj
     name = spec.get("priorityClassName") or ""
     if name in classes:
-        return {**obj, "spec": {**spec, "priority": classes[name]}}
+        resolved = {**spec, "priority": classes[name]}
+        policy = (policies or {}).get(name)
+        if policy and not spec.get("preemptionPolicy"):
+            resolved["preemptionPolicy"] = policy
+        return {**obj, "spec": resolved}
     if name == "system-node-critical":
         return {**obj, "spec": {**spec, "priority": 2000001000}}
     if name == "system-cluster-critical":

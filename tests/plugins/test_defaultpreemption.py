@@ -257,3 +257,23 @@ def test_the_default_profile_runs_default_preemption_at_post_filter():
     cfg = parse_config({"apiVersion": API_VERSION, "kind": KIND}, registry, UPSTREAM_ONLY)
     sim = Simulation(snapshot_from_objects([]), cfg, registry)
     assert sim.scheduler.profiles["default-scheduler"].plugin_names("postFilter") == ["DefaultPreemption"]
+
+
+# -- PriorityClasses ----------------------------------------------------------------------------------
+def test_a_pod_of_a_non_preempting_class_gets_its_value_and_policy_at_admission():
+    klass = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "quiet"},
+             "value": 1000, "preemptionPolicy": "Never"}
+    raw = pod("p", "2")
+    del raw["spec"]["priority"]
+    raw["spec"]["priorityClassName"] = "quiet"
+    result, records = simulate([klass, node("n1"), pod("low", "4", 0, "n1"), raw])
+    assert post_filter(records)["message"] == "preemption: not eligible due to preemptionPolicy=Never."
+
+
+def test_the_global_default_class_gives_its_value_to_pods_without_a_class():
+    klass = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "default"},
+             "value": 500, "globalDefault": True}
+    raw = pod("p", "2")
+    del raw["spec"]["priority"]
+    result, records = simulate([klass, node("n1"), pod("low", "4", 0, "n1"), raw])
+    assert post_filter(records)["victims"] == ["default/low"]
