@@ -62,9 +62,13 @@ class WatchedResource(Protocol):
 
 
 class Sink(Protocol):
-    """Where the reflector delivers state: the informer's store."""
+    """Where the reflector delivers state: the informer's store.
 
-    def replace(self, items: Sequence[dict[str, object]], resource_version: str) -> None: ...
+    A snapshot's objects are handed over one by one as they arrive (``prepare``, which may
+    decode them at once so the raw documents are freed), then all together (``replace``)."""
+
+    def prepare(self, obj: dict[str, object]) -> object: ...
+    def replace(self, items: Sequence[object], resource_version: str) -> None: ...
     def apply(self, event_type: str, obj: dict[str, object]) -> None: ...
 
 
@@ -186,11 +190,12 @@ class Reflector:
 
     async def _initial_events(self, stream: AsyncIterator[WatchEvent]) -> bool:
         """Collect the initial events and replace the store at their end; False if they never end."""
-        initial: dict[str, dict[str, object]] = {}
+        initial: dict[str, object] = {}
+        prepare = self.sink.prepare
         async for event in stream:
             kind = event.type
             if kind == ADDED or kind == MODIFIED:
-                initial[object_key(event.object)] = event.object
+                initial[object_key(event.object)] = prepare(event.object)
             elif kind == DELETED:
                 initial.pop(object_key(event.object), None)
             elif kind == BOOKMARK:
@@ -222,7 +227,7 @@ class Reflector:
             return ""
         return self.last_sync_resource_version or "0"
 
-    async def _paged_list(self, rv: str) -> tuple[list[dict[str, object]], str]:
+    async def _paged_list(self, rv: str) -> tuple[list[object], str]:
         """All items and the list's resourceVersion, page by page as ``tools/pager``."""
         base = self._selectors()
         if rv:
@@ -230,7 +235,8 @@ class Reflector:
         params = dict(base)
         if self.page_size > 0:
             params["limit"] = str(self.page_size)
-        items: list[dict[str, object]] = []
+        items: list[object] = []
+        prepare = self.sink.prepare
         continuing = False
         while True:
             try:
@@ -241,8 +247,8 @@ class Reflector:
                 # The continue token expired: one full list with the original options.
                 log.info("%s: continue token of %s expired; listing in full", self.name, self.resource.path)
                 page = await self.client.request("GET", self.resource.path, params=base)
-                return _items(page), _list_version(page)
-            items.extend(_items(page))
+                return [prepare(item) for item in _items(page)], _list_version(page)
+            items.extend(prepare(item) for item in _items(page))
             token = _continue_token(page)
             if not token:
                 return items, _list_version(page)
