@@ -121,11 +121,14 @@ class SimulatedCluster:
         updates, self._pending_updates = self._pending_updates, []
         return updates
 
-    def preempt_pod(self, victim: PodInfo, preemptor: PodInfo, node_name: str) -> None:
+    def preempt_pod(self, victim: PodInfo, preemptor: PodInfo, node_name: str,
+                    done: Callable[[bool], None] | None = None) -> None:
         """A preemption's eviction: the victim is deleted at once (no grace period on the
         virtual clock) and the deletion reported as the informer would."""
         self.preemptions.append((victim, preemptor, node_name))
         self._pending_deletions.append(victim)
+        if done is not None:
+            done(True)
 
     def clear_nominated_node_name(self, pod: PodInfo) -> None:
         if pod.nominated_node_name:

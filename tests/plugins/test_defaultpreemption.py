@@ -277,3 +277,20 @@ def test_the_global_default_class_gives_its_value_to_pods_without_a_class():
     del raw["spec"]["priority"]
     result, records = simulate([klass, node("n1"), pod("low", "4", 0, "n1"), raw])
     assert post_filter(records)["victims"] == ["default/low"]
+
+
+# -- asynchronous eviction ------------------------------------------------------------------------------
+def test_a_preemptor_waits_at_pre_enqueue_while_its_victims_are_evicted_in_the_background():
+    registry = in_tree_registry()
+    objects = [node("n1", cpu="2"), pod("low", "2", 0, "n1"), pod("p", "2", 100)]
+    sim = Simulation(snapshot_from_objects([("t", o) for o in objects]),
+                     parse_config({"apiVersion": API_VERSION, "kind": KIND}, registry, UPSTREAM_ONLY), registry)
+    pending: list = []
+    sim.cluster.preempt_pod = lambda victim, preemptor, node, done=None: pending.append(done)  # type: ignore[method-assign]
+    sim.run(max_attempts=1)
+    plugin = sim.scheduler.profiles["default-scheduler"].plugin("DefaultPreemption")
+    preemptor = next(p for p in sim.scheduler.pods.values() if p.name == "p")
+    assert len(pending) == 1
+    assert plugin.pre_enqueue(preemptor).message == "waiting for the preemption for this pod to be finished"
+    pending[0](True)
+    assert plugin.pre_enqueue(preemptor) is None

@@ -11,6 +11,11 @@
   replaces one still waiting, as the API dispatcher of ``SchedulerAsyncAPICalls`` does.
 * ``record_event`` hands the event to the broadcaster (``events.k8s.io/v1``, rate
   limited and aggregated there).
+* ``preempt_pod`` carries out a preemption off the scheduling cycle, as upstream's
+  asynchronous preemption: the victim gets the ``DisruptionTarget`` condition (reason
+  ``PreemptionByScheduler``), then is deleted with its UID as a precondition, so a pod
+  re-created under the same name is never deleted by mistake; a victim already gone is
+  fine. ``clear_nominated_node_name`` empties a lower-priority pod's nomination.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import logging
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable, Protocol
+from typing import Callable, Coroutine, Protocol
 
 from ...objects.pod import PodInfo
 from .errors import ApiError
@@ -102,6 +107,8 @@ class KubeClusterClient:
         self._workers: list[asyncio.Task[None]] = []
         self.patches_sent = 0
         self.patches_skipped = 0
+        self.victims_deleted = 0
+        self._background: set[asyncio.Task[None]] = set()  # preemptions under way
 
     # -- lifecycle (on the event loop) -------------------------------------------
     def start(self) -> None:
@@ -151,6 +158,62 @@ class KubeClusterClient:
 
     def observe_binding(self, pod: PodInfo, node_name: str) -> None:
         """A binder extender bound the pod: the pod informer will report it."""
+
+    # -- preemption -------------------------------------------------------------------
+    def preempt_pod(self, victim: PodInfo, preemptor: PodInfo, node_name: str,
+                    done: Callable[[bool], None] | None = None) -> None:
+        """Evict ``victim`` in the background; ``done(ok)`` is called on the event loop after."""
+        self._in_background(self._preempt(victim, preemptor, node_name, done))
+
+    def clear_nominated_node_name(self, pod: PodInfo) -> None:
+        self._in_background(self._clear_nomination(pod))
+
+    def _in_background(self, work: Coroutine[object, object, None]) -> None:
+        def start() -> None:
+            task = self._loop.create_task(work)
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+
+        if self._on_loop():
+            start()
+        else:
+            self._loop.call_soon_threadsafe(start)
+
+    async def _preempt(self, victim: PodInfo, preemptor: PodInfo, node_name: str,
+                       done: Callable[[bool], None] | None) -> None:
+        ok = False
+        path = f"/api/v1/namespaces/{victim.namespace}/pods/{victim.name}"
+        condition = {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
+                     "message": f"{preemptor.scheduler_name}: preempting to accommodate a higher priority pod",
+                     "lastTransitionTime": _rfc3339(self._wall_clock())}
+        try:
+            await self._api.request("PATCH", f"{path}/status", body={"status": {"conditions": [condition]}},
+                                    content_type="application/strategic-merge-patch+json")
+            await self._api.request("DELETE", path, body={
+                "apiVersion": "v1", "kind": "DeleteOptions", "preconditions": {"uid": victim.uid}})
+            ok = True
+            self.victims_deleted += 1
+        except ApiError as err:
+            ok = err.is_not_found()  # already gone: the preemption has what it needs
+            if not ok:
+                log.warning("preempting %s for %s failed: %s", victim.key, preemptor.key, err.message,
+                            extra={"pod": victim.key})
+        except Exception as err:  # noqa: BLE001 - a background task must report, not vanish
+            log.warning("preempting %s for %s failed: %s", victim.key, preemptor.key, err, extra={"pod": victim.key})
+        if done is not None:
+            done(ok)
+
+    async def _clear_nomination(self, pod: PodInfo) -> None:
+        try:
+            await self._api.request("PATCH", f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/status",
+                                    body={"status": {"nominatedNodeName": None}},
+                                    content_type="application/strategic-merge-patch+json")
+        except ApiError as err:
+            if not err.is_not_found():
+                log.warning("clearing the nominated node of %s failed: %s", pod.key, err.message,
+                            extra={"pod": pod.key})
+        except Exception as err:  # noqa: BLE001
+            log.warning("clearing the nominated node of %s failed: %s", pod.key, err, extra={"pod": pod.key})
 
     # -- status patches -------------------------------------------------------------
     def _enqueue_status(self, pod: PodInfo, reason: str, message: str, nominated: str | None) -> None:

@@ -12,7 +12,7 @@ the simulator removes them at once, the live client patches and deletes them.
 from __future__ import annotations
 
 import random
-from typing import Protocol, runtime_checkable
+from typing import Callable, Protocol, runtime_checkable
 
 from ...framework import Code, CycleState, Handle, Status
 from ...framework.interfaces import NodeToStatusReader, PostFilterResult
@@ -33,6 +33,7 @@ from .args import DefaultPreemptionArgs
 __all__ = ["NAME", "DefaultPreemption", "VictimEvictor", "new"]
 
 NAME = "DefaultPreemption"
+WAITING_MESSAGE = "waiting for the preemption for this pod to be finished"
 
 
 @runtime_checkable
@@ -40,8 +41,10 @@ class VictimEvictor(Protocol):
     """A cluster client that can carry out a preemption (upstream's ``PreemptPod`` and
     ``clearNominatedNodeName``)."""
 
-    def preempt_pod(self, victim: PodInfo, preemptor: PodInfo, node_name: str) -> None:
-        """Mark ``victim`` with the DisruptionTarget condition and delete it."""
+    def preempt_pod(self, victim: PodInfo, preemptor: PodInfo, node_name: str,
+                    done: Callable[[bool], None] | None = None) -> None:
+        """Mark ``victim`` with the DisruptionTarget condition and delete it, now or in the
+        background; ``done(ok)`` is called once that is over, on the scheduler's thread."""
         ...
 
     def clear_nominated_node_name(self, pod: PodInfo) -> None:
@@ -59,6 +62,7 @@ class DefaultPreemption:
         self.evaluator: Evaluator | None = None
         self.nominator: NominatedPods | None = None
         self.preempted: list[tuple[PodInfo, PodInfo, str]] = []  # (victim, preemptor, node), in order
+        self._in_flight: dict[str, int] = {}  # preemptor uid -> victims still being evicted
 
     def attach(self, fwk: Framework, nominator: NominatedPods | None, tie_break: str = "random",
                rng: random.Random | None = None) -> None:
@@ -69,6 +73,12 @@ class DefaultPreemption:
 
     def pdbs(self) -> list[DisruptionBudget]:
         return [parse_pdb(obj) for obj in self._pdb_store.list()]
+
+    def pre_enqueue(self, pod: PodInfo) -> Status | None:
+        """Asynchronous preemption: a preemptor whose victims are still being evicted waits."""
+        if self._in_flight.get(pod.uid):
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, WAITING_MESSAGE)
+        return None
 
     def post_filter(self, state: CycleState, pod: PodInfo,
                     filtered: NodeToStatusReader) -> tuple[PostFilterResult | None, Status | None]:
@@ -85,20 +95,46 @@ class DefaultPreemption:
         the node, since they may no longer fit there."""
         client = self.handle.client
         evictor = client if isinstance(client, VictimEvictor) else None
-        for victim in candidate.victims:
-            self.preempted.append((victim, preemptor, candidate.node))
-            if self.handle.reject_waiting_pod(victim.uid, NAME, "preempted"):
-                continue
-            if victim.terminating:
-                continue  # its graceful deletion has started: nothing to send
-            if evictor is not None:
-                evictor.preempt_pod(victim, preemptor, candidate.node)
-            self.handle.event_recorder.record_event(
-                victim, "Normal", "Preempted", f"Preempted by pod {preemptor.uid} on node {candidate.node}")
         if self.nominator is not None and evictor is not None:
             for other in self.nominator.nominated_pods_for_node(candidate.node):
                 if other.priority < preemptor.priority:
                     evictor.clear_nominated_node_name(other)
+        to_evict: list[PodInfo] = []
+        for victim in candidate.victims:
+            self.preempted.append((victim, preemptor, candidate.node))
+            if self.handle.reject_waiting_pod(victim.uid, NAME, "preempted"):
+                self._preempted_event(victim, preemptor, candidate.node)
+            elif not victim.terminating:  # a graceful deletion under way needs no call
+                to_evict.append(victim)
+        if evictor is None or not to_evict:
+            return
+        self._in_flight[preemptor.uid] = len(to_evict)
+        cycle = [True]  # whether we are still in the scheduling cycle (evictions done at once)
+        failed = [False]
+
+        def evicted(victim: PodInfo) -> Callable[[bool], None]:
+            def done(ok: bool) -> None:
+                if ok:
+                    self._preempted_event(victim, preemptor, candidate.node)
+                failed[0] = failed[0] or not ok
+                left = self._in_flight.get(preemptor.uid, 1) - 1
+                if left > 0:
+                    self._in_flight[preemptor.uid] = left
+                    return
+                self._in_flight.pop(preemptor.uid, None)
+                if failed[0] or not cycle[0]:
+                    # Held back meanwhile (PreEnqueue): let it try again. Upstream waits for the
+                    # deletions' events, and activates the pod when an eviction failed.
+                    self.handle.activate([preemptor])
+            return done
+
+        for victim in to_evict:
+            evictor.preempt_pod(victim, preemptor, candidate.node, evicted(victim))
+        cycle[0] = False
+
+    def _preempted_event(self, victim: PodInfo, preemptor: PodInfo, node: str) -> None:
+        self.handle.event_recorder.record_event(
+            victim, "Normal", "Preempted", f"Preempted by pod {preemptor.uid} on node {node}")
 
 
 def new(args: DefaultPreemptionArgs | None, handle: Handle) -> DefaultPreemption:
