@@ -10,9 +10,14 @@ to a node hold there.
 from __future__ import annotations
 
 import itertools
+import json
 from typing import Any
 
 import pytest
+import yaml
+from click.testing import CliRunner
+
+from kubesched.cli.main import cli
 
 from kubesched.cluster.simulated import PodOutcome, Simulation, SimulationResult
 from kubesched.cluster.snapshot import snapshot_from_objects
@@ -294,3 +299,19 @@ def test_a_preemptor_waits_at_pre_enqueue_while_its_victims_are_evicted_in_the_b
     assert plugin.pre_enqueue(preemptor).message == "waiting for the preemption for this pod to be finished"
     pending[0](True)
     assert plugin.pre_enqueue(preemptor) is None
+
+
+# -- end to end through the command -------------------------------------------------------------------
+def test_simulate_explains_the_preemption_and_reports_who_was_preempted_for_whom(tmp_path):
+    objects = [node("n1", cpu="2"), pod("low", "2", 0, "n1"), pod("guarded", "1", 0, "n1", labels={"app": "db"}),
+               pdb("db", {"app": "db"}, 0), pod("p", "2", 100)]
+    objects[1]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "1"
+    (tmp_path / "cluster.yaml").write_text(yaml.safe_dump_all(objects))
+    result = CliRunner().invoke(cli, ["simulate", str(tmp_path / "cluster.yaml"), "--tie-break", "name",
+                                      "--explain", str(tmp_path / "explain.json")])
+    assert result.exit_code == 0, result.output
+    assert "default/guarded on n1, for default/p" in result.output
+    assert "default/low on n1, for default/p" in result.output
+    first = json.loads((tmp_path / "explain.json").read_text())["attempts"][0]
+    assert first["postFilter"] == {"code": "Success", "message": "", "nominatedNode": "n1",
+                                   "victims": ["default/guarded", "default/low"], "tiedCandidates": ["n1"]}
