@@ -6,7 +6,10 @@ from typing import Iterator
 import pytest
 
 from tests.apiserver import APIServer
-from tests.live.harness import Kubesched, invariants, write_kubeconfig
+from tests.live.harness import Figures, Kubesched, invariants, write_kubeconfig
+
+# Every live test's end-of-test figures, summed up after the run (the issue asks for them).
+_FIGURES: list[tuple[Figures, int]] = []
 
 
 @pytest.fixture
@@ -38,7 +41,21 @@ def started() -> Iterator[list[Kubesched]]:
 def assert_invariants(server: APIServer, sched: Kubesched | None, expect_condition: bool = True) -> None:
     """Every pod bound once or pending with its condition, no node over allocatable, no pod lost."""
     figures = invariants(server, sched, expect_condition=expect_condition)
+    _FIGURES.append((figures, sum(rule.hits for rule in server.faults.rules)))
     assert figures.lost == 0, figures
     assert figures.double_bound == 0, figures
     assert figures.overcommitted == 0, figures
     assert not figures.wrong_condition, figures
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if not _FIGURES:
+        return
+    pods = sum(f.pods for f, _ in _FIGURES)
+    faults = sum(n for _, n in _FIGURES)
+    lost = sum(f.lost for f, _ in _FIGURES)
+    double = sum(f.double_bound for f, _ in _FIGURES)
+    over = sum(f.overcommitted for f, _ in _FIGURES)
+    terminalreporter.write_line(
+        f"live invariants: {len(_FIGURES)} checks, {pods} pods, {faults} injected faults served; "
+        f"lost {lost}, double-bound {double}, overcommitted nodes {over}")

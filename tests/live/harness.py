@@ -265,8 +265,13 @@ def invariants(server: APIServer, sched: Kubesched | None, schedulers: tuple[str
                     missing += 1
             return missing
         lost = sched.call(held)
-    bindings = server.binding_counts() if hasattr(server, "binding_counts") else {}
-    double = sum(1 for n in bindings.values() if n > 1)
+    # A pod kubesched bound twice would carry two Scheduled events (or one with a series).
+    scheduled: dict[str, int] = {}
+    for event in events(server):
+        if event.get("reason") == "Scheduled":
+            uid = str((event.get("regarding") or {}).get("uid"))
+            scheduled[uid] = scheduled.get(uid, 0) + int((event.get("series") or {}).get("count") or 1)
+    double = sum(1 for n in scheduled.values() if n > 1)
     return Figures(len(pods), bound, pending, lost, double, over, wrong)
 
 
