@@ -86,25 +86,23 @@ def _earliest_start_of_most_important(victims: list[PodInfo]) -> float:
     return min(started(v) for v in victims if v.priority == top)
 
 
+def _criteria(c: Candidate) -> tuple[int, int, int, int, float]:
+    """A candidate's standing on upstream's criteria, each the larger the better."""
+    victims = c.victims
+    return (-c.pdb_violations, -victims[0].priority, -sum(v.priority + _PRIORITY_OFFSET for v in victims),
+            -len(victims), _earliest_start_of_most_important(victims))
+
+
 def pick_candidates(candidates: Sequence[Candidate]) -> list[Candidate]:
     """The candidates still tied after upstream's criteria, in the order given: fewest PDB
     violations, lowest highest-victim priority, smallest priority sum, fewest victims,
-    latest start among the highest-priority victims. Stops as soon as one remains."""
-    scores: list[Callable[[Candidate], float]] = [
-        lambda c: -c.pdb_violations,
-        lambda c: -c.victims[0].priority,
-        lambda c: -sum(v.priority + _PRIORITY_OFFSET for v in c.victims),
-        lambda c: -len(c.victims),
-        lambda c: _earliest_start_of_most_important(c.victims),
-    ]
-    remaining = list(candidates)
-    for score in scores:
-        if len(remaining) <= 1:
-            break
-        values = [score(c) for c in remaining]
-        best = max(values)
-        remaining = [c for c, v in zip(remaining, values) if v == best]
-    return remaining
+    latest start among the highest-priority victims. Upstream applies them one after the
+    other, keeping the best on each: the ones left are those best on all of them at once."""
+    if len(candidates) <= 1:
+        return list(candidates)
+    keys = [_criteria(c) for c in candidates]
+    best = max(keys)
+    return [c for c, key in zip(candidates, keys) if key == best]
 
 
 class Evaluator:

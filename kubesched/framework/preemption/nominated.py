@@ -199,36 +199,70 @@ def apply_nominated_pods(fwk: Framework, state: CycleState, pod: PodInfo, snapsh
         return added if isinstance(added, Status) else run_filter_plugins(fwk, added[0], pod, added[1])
 
     key = plugins.verdicts.key(fwk, state, pod)
-    if key is not None:
-        own = nominator.node_of(pod.uid)
-        kept = plugins.verdicts.current(key, snapshot, nominator, lambda node: first_pass(node, own=False))
-        found = [verdict for name, verdict in kept.items() if name != own]
-        own_node = snapshot.get(own) if own else None
-        if own_node is not None:
-            found.append((own_node.row, first_pass(own_node)))
-    else:
-        found = []
+    if key is None:
         for name in names:
             node = snapshot.get(name)
-            if node is not None:
-                found.append((node.row, first_pass(node)))
-    for row, status in found:
-        if status is None or not candidates[row]:
-            continue
-        if status.code == Code.ERROR:
-            raise FrameworkError(status.message)
-        rows.append(row)
-        rejections.append(status)
-    if rows:
-        _reject(outcome, rows, rejections, plugins.order)
+            if node is not None and candidates[node.row]:
+                _collect(first_pass(node), node.row, rows, rejections)
+        if rows:
+            _reject(outcome, rows, rejections, plugins.order)
+        return
+    kept = plugins.verdicts
+    kept.update(key, snapshot, nominator, lambda node: first_pass(node, own=False))
+    own = nominator.node_of(pod.uid)
+    failing = kept.status >= 0
+    own_slot = kept.slot_of(own) if own else None
+    if own_slot is not None:
+        failing[own_slot] = False  # its verdict counts the pod's own nomination: asked anew below
+    slots = np.flatnonzero(failing)
+    at = kept.rows[slots]
+    inside = candidates[at]
+    at, which = at[inside], kept.status[slots[inside]]
+    if len(at):
+        used = [kept.statuses[i] for i in np.unique(which).tolist()]
+        for status in used:
+            if status.code == Code.ERROR:
+                raise FrameworkError(status.message)
+        _reject_indexed(outcome, at, which, kept.statuses, plugins.order)
+    own_node = snapshot.get(own) if own else None
+    if own_node is not None and candidates[own_node.row]:
+        _collect(first_pass(own_node), own_node.row, rows, rejections)
+        if rows:
+            _reject(outcome, rows, rejections, plugins.order)
 
 
-def _reject(outcome: FilterOutcome, rows: list[int], rejections: list[Status], order: dict[str, int]) -> None:
-    """Give ``rows`` their first-pass statuses; a status object shared by rows is listed once."""
+def _collect(status: Status | None, row: int, rows: list[int], rejections: list[Status]) -> None:
+    if status is None:
+        return
+    if status.code == Code.ERROR:
+        raise FrameworkError(status.message)
+    rows.append(row)
+    rejections.append(status)
+
+
+def _own_arrays(outcome: FilterOutcome) -> None:
     if not outcome.owns_arrays:
         outcome.status_index = np.array(outcome.status_index, dtype=np.int32)
         outcome.passed = np.array(outcome.passed, dtype=bool)
         outcome.owns_arrays = True
+
+
+def _reject_indexed(outcome: FilterOutcome, rows: np.ndarray, which: np.ndarray, statuses: list[Status],
+                    order: dict[str, int]) -> None:
+    """Give ``rows`` the statuses ``statuses[which]`` (the list is appended whole, once)."""
+    _own_arrays(outcome)
+    base = len(outcome.statuses)
+    outcome.statuses.extend(statuses)
+    outcome.status_index[rows] = which + base
+    outcome.passed[rows] = False
+    if outcome.rejected_at is not None:
+        positions = np.array([order.get(s.plugin, 0) for s in statuses], dtype=np.int16)
+        outcome.rejected_at[rows] = positions[which]
+
+
+def _reject(outcome: FilterOutcome, rows: list[int], rejections: list[Status], order: dict[str, int]) -> None:
+    """Give ``rows`` their first-pass statuses; a status object shared by rows is listed once."""
+    _own_arrays(outcome)
     index: dict[int, int] = {}  # by identity: kept verdicts share their status objects
     indices = []
     for status in rejections:
