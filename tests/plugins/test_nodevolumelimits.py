@@ -7,7 +7,7 @@ from kubesched.framework.status import Code
 from kubesched.objects.pod import parse_pod
 from kubesched.plugins import nodevolumelimits
 
-from ..helpers import node
+from ..helpers import batch_filter, node
 from .test_volume_objects import StorageCluster, claim_pod, csi_node, gce_disk, pv, pvc, storage_class
 
 EBS = "ebs.csi.example.com"
@@ -29,7 +29,7 @@ def run(incoming, pods=(), objects=(), limit=2):
     _, status = plugin.pre_filter(state, p, c.snapshot)
     if status is not None:
         return status
-    s = plugin.filter(state, p, c.info("n1"))
+    s = batch_filter(plugin, state, p, c)["n1"]
     return None if s is None else (s.code, s.reasons)
 
 
@@ -69,8 +69,28 @@ def test_an_inline_gce_disk_counts_only_once_its_plugin_is_migrated_on_the_node(
     plugin = nodevolumelimits.new(None, c.handle)
     state, p = CycleState(), parse_pod(claim_pod("p", volumes=disks))
     plugin.pre_filter(state, p, c.snapshot)
-    assert plugin.filter(state, p, c.info("n1")).reasons == EXCEEDED[1]
-    assert plugin.filter(state, p, c.info("n2")) is None
+    got = batch_filter(plugin, state, p, c)
+    assert got["n1"].reasons == EXCEEDED[1]
+    assert got["n2"] is None
+
+
+def test_pods_placed_and_removed_after_the_first_filter_are_counted_incrementally():
+    objects = bound_volume("a") + bound_volume("b") + bound_volume("c")
+    c = StorageCluster([node("n1")])
+    c.add(csi_node("n1", {EBS: (2, [])}), *objects)
+    plugin = nodevolumelimits.new(None, c.handle)
+    incoming = parse_pod(claim_pod("p", "c"))
+
+    def verdict():
+        state = CycleState()
+        plugin.pre_filter(state, incoming, c.snapshot)
+        return batch_filter(plugin, state, incoming, c)["n1"]
+
+    assert verdict() is None
+    holder = c.add_pod(claim_pod("h", "a", "b", node_name="n1"))
+    assert verdict().reasons == EXCEEDED[1]
+    c.cache.remove_pod(holder)
+    assert verdict() is None
 
 
 def test_a_missing_claim_is_unresolvable():

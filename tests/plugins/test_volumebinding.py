@@ -16,7 +16,7 @@ from kubesched.plugins.volumebinding import (
     ERR_REASON_PV_NOT_EXIST,
 )
 
-from ..helpers import node
+from ..helpers import batch_filter, node
 from .test_volume_objects import StorageCluster, capacity, claim_pod, csi_driver, pv, pvc, storage_class
 
 ZONE = "topology.kubernetes.io/zone"
@@ -38,11 +38,7 @@ def attempt(c, raw_pod, plugin=None):
     _, status = plugin.pre_filter(state, p, c.snapshot)
     if status is not None:
         return plugin, state, status
-    verdicts = {}
-    for name in c.names():
-        s = plugin.filter(state, p, c.info(name))
-        verdicts[name] = None if s is None else s.reasons
-    return plugin, state, verdicts
+    return plugin, state, {name: None if s is None else s.reasons for name, s in batch_filter(plugin, state, p, c).items()}
 
 
 def verdicts(*objects, claims=("data",)):
@@ -52,6 +48,11 @@ def verdicts(*objects, claims=("data",)):
 # -- PreFilter ------------------------------------------------------------------------------------
 def test_a_pod_without_claims_is_skipped():
     assert verdicts(claims=()).code == Code.SKIP
+
+
+def test_a_pod_whose_claims_are_bound_to_pvs_without_node_affinity_is_skipped():
+    objects = [pv("pv", claim=("default", "data", "u"), phase="Bound"), pvc("data", volume_name="pv", bound=True)]
+    assert verdicts(*objects).code == Code.SKIP
 
 
 @pytest.mark.parametrize(("objects", "message"), [

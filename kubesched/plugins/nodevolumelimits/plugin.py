@@ -3,7 +3,8 @@
 A node's CSINode says how many volumes of each CSI driver it can attach
 (``spec.drivers[].allocatable.count``). Filter counts the distinct volumes
 (``<driver>/<handle>``) of the pods already on the node, adds the pod's new ones, and
-fails the node (Unschedulable) if some driver would go over its limit. A claim's
+fails the node (Unschedulable) if some driver would go over its limit; in batch form,
+from per-driver columns kept as pods are placed (``attached.AttachedVolumes``). A claim's
 driver comes from its bound PV (``spec.csi``, or a migrated in-tree source), or, for
 a claim not bound yet, from its StorageClass's provisioner, with a handle unique to
 the claim. Inline in-tree volumes count once their plugin is migrated on the node.
@@ -13,24 +14,31 @@ No VolumeAttachments are read: the pods on the node are what is attached.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
 
 from ...framework import (
     ActionType,
+    BoolArray,
     ClusterEvent,
     ClusterEventWithHint,
     Code,
     CycleState,
     EventResource,
     Handle,
+    NodeVerdicts,
     PreFilterResult,
     QueueingHint,
     SnapshotView,
+    StateKey,
     Status,
 )
-from ...objects import NodeInfo, PodInfo
-from ...objects.storage import CSINodeInfo, PersistentVolumeClaim
+from ...objects import PodInfo
+from ...objects.storage import PersistentVolumeClaim
 from ..volumebinding.index import StorageIndex, storage_index
-from .migration import CSI_DRIVER_OF_PLUGIN, PLUGIN_OF_SOURCE, inline_csi_volume, migration_on
+from .attached import AttachedVolumes, Entry
+from .migration import CSI_DRIVER_OF_PLUGIN, IN_TREE_PLUGINS, PLUGIN_OF_SOURCE, inline_csi_volume
 
 __all__ = ["NAME", "ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED", "CSILimits", "new"]
 
@@ -46,58 +54,74 @@ class _MissingClaim(Exception):
     pass
 
 
+@dataclass(slots=True)
+class _State:
+    volumes: dict[str, tuple[str, str]]  # unique name -> (in-tree plugin or "", driver)
+    error: Status | None  # a claim of the pod cannot be looked up: every node fails with this
+
+
+_STATE: StateKey[_State] = StateKey("PreFilter" + NAME)
+
+
 class CSILimits:
     name = NAME
 
     def __init__(self, index: StorageIndex) -> None:
         self.index = index
+        self.attached = AttachedVolumes(index, self.entries)
 
     def pre_filter(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView) -> tuple[PreFilterResult | None, Status | None]:
-        for volume in pod.volumes:
-            if volume.claim or (volume.disk is not None and volume.disk.kind in PLUGIN_OF_SOURCE):
-                return None, None
-        return None, SKIP
-
-    def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
-        if not pod.volumes:
-            return None
-        csi_node = self.index.csi_node(node.node.name)
-        new_volumes: dict[str, str] = {}
+        if not any(v.claim or (v.disk is not None and v.disk.kind in PLUGIN_OF_SOURCE) for v in pod.volumes):
+            return None, SKIP
         try:
-            self._attachable(pod, csi_node, True, new_volumes)
+            entries = self.entries(pod, new_pod=True)
         except _MissingClaim as err:
-            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, str(err))
-        if not new_volumes:
-            return None
-        limits = csi_node.limits if csi_node is not None else {}
-        if not limits:
-            return None
-        attached: dict[str, str] = {}
-        for other in node.pods.values():
-            if other.volumes:
-                self._attachable(other, csi_node, False, attached)
-        attached_count: dict[str, int] = {}
-        for unique, driver in attached.items():
-            new_volumes.pop(unique, None)  # a volume shared with a pod on the node is attached once
-            attached_count[driver] = attached_count.get(driver, 0) + 1
-        new_count: dict[str, int] = {}
-        for driver in new_volumes.values():
-            new_count[driver] = new_count.get(driver, 0) + 1
-        for driver, count in new_count.items():
-            limit = limits.get(driver)
-            if limit is not None and attached_count.get(driver, 0) + count > limit:
-                return EXCEEDED
-        return None
+            state.write(_STATE, _State({}, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, str(err))))
+            return None, None
+        state.write(_STATE, _State({unique: (plugin, driver) for plugin, unique, driver in entries}, None))
+        return None, None
 
-    def _attachable(self, pod: PodInfo, csi_node: CSINodeInfo | None, new_pod: bool, out: dict[str, str]) -> None:
-        """Add the pod's attachable volumes to ``out`` (unique name -> driver)."""
+    def filter_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, candidates: BoolArray) -> NodeVerdicts:
+        """For each driver of the pod's new volumes: the volumes the node does not have yet,
+        plus those attached, against the node's limit, for all rows at once."""
+        size = snapshot.table.size
+        s = state.get(_STATE)
+        if s is None:
+            return NodeVerdicts.all_pass(size)
+        if s.error is not None:
+            return NodeVerdicts.from_mask(np.zeros(size, dtype=bool), s.error)
+        attached = self.attached.current(snapshot)
+        failed = np.zeros(size, dtype=bool)
+        for driver in {d for _, d in s.volumes.values()}:
+            limit = attached.limits.get(driver)
+            if limit is None:
+                continue  # no node limits this driver
+            new = np.zeros(size, dtype=np.int64)
+            for unique, (plugin, d) in s.volumes.items():
+                if d != driver:
+                    continue
+                counts = attached.migrated[plugin].astype(np.int64) if plugin else np.ones(size, dtype=np.int64)
+                rows = attached.where.get(unique)
+                if rows:
+                    counts[list(rows)] = 0  # attached there already: counted once
+                new += counts
+            have = attached.counts.get(driver)
+            total = new if have is None else have + new
+            failed |= (new > 0) & (limit >= 0) & (total > limit)
+        return NodeVerdicts.from_mask(~failed, EXCEEDED)
+
+    def entries(self, pod: PodInfo, new_pod: bool = False) -> list[Entry]:
+        """The pod's attachable volumes: (in-tree plugin or "", ``<driver>/<handle>``, driver).
+        A volume of an in-tree plugin counts only on nodes that migrated it."""
+        out: list[Entry] = []
         for volume in pod.volumes:
             if not volume.claim:
                 disk = volume.disk
-                if disk is not None and migration_on(csi_node, PLUGIN_OF_SOURCE.get(disk.kind, "")):
+                plugin = PLUGIN_OF_SOURCE.get(disk.kind, "") if disk is not None else ""
+                if disk is not None and plugin in IN_TREE_PLUGINS:
                     translated = inline_csi_volume(disk)
                     if translated is not None:
-                        out[f"{translated[0]}/{translated[1]}"] = translated[0]
+                        out.append((plugin, f"{translated[0]}/{translated[1]}", translated[0]))
                 continue
             pvc = self.index.pvc(pod.namespace, volume.claim)
             if pvc is None:
@@ -110,37 +134,36 @@ class CSILimits:
                     raise _MissingClaim(
                         f"PVC {pod.namespace}/{pvc.name} was not created for pod {pod.namespace}/{pod.name} (pod is not owner)")
                 continue
-            driver, handle = self._driver_of(csi_node, pvc)
+            plugin, driver, handle = self._driver_of(pvc)
             if driver and handle:
-                out[f"{driver}/{handle}"] = driver
+                out.append((plugin, f"{driver}/{handle}", driver))
+        return out
 
-    def _driver_of(self, csi_node: CSINodeInfo | None, pvc: PersistentVolumeClaim) -> tuple[str, str]:
+    def _driver_of(self, pvc: PersistentVolumeClaim) -> tuple[str, str, str]:
+        """(in-tree plugin or "", driver, handle) of a claim: its PV's, or its class's provisioner's."""
         if pvc.volume_name:
             pv = self.index.pv(pvc.volume_name)
             if pv is not None:
                 if pv.csi_driver:
-                    return pv.csi_driver, pv.csi_handle
+                    return "", pv.csi_driver, pv.csi_handle
                 plugin = PLUGIN_OF_SOURCE.get(pv.source, "")
-                if not plugin or not migration_on(csi_node, plugin):
-                    return "", ""
+                if plugin not in IN_TREE_PLUGINS:
+                    return "", "", ""
                 source = pv.raw.get("spec", {}).get(pv.source, {})
                 ident = next((str(source[k]) for k in ("pdName", "volumeID", "diskURI", "volumePath", "shareName")
                               if isinstance(source, Mapping) and k in source), "")
-                return CSI_DRIVER_OF_PLUGIN[plugin], ident
-        return self._driver_from_class(csi_node, pvc)
-
-    def _driver_from_class(self, csi_node: CSINodeInfo | None, pvc: PersistentVolumeClaim) -> tuple[str, str]:
+                return plugin, CSI_DRIVER_OF_PLUGIN[plugin], ident
         if not pvc.storage_class:
-            return "", ""  # no class: an Immediate claim, bound before scheduling
+            return "", "", ""  # no class: an Immediate claim, bound before scheduling
         cls = self.index.storage_class(pvc.storage_class)
         if cls is None:
-            return "", ""
-        driver = cls.provisioner
-        if driver in CSI_DRIVER_OF_PLUGIN:
-            if not migration_on(csi_node, driver):
-                return "", ""
-            driver = CSI_DRIVER_OF_PLUGIN[driver]
-        return driver, f"{SC_HANDLE_PREFIX}-{pvc.namespace}/{pvc.name}"
+            return "", "", ""
+        handle = f"{SC_HANDLE_PREFIX}-{pvc.namespace}/{pvc.name}"
+        if cls.provisioner in CSI_DRIVER_OF_PLUGIN:
+            if cls.provisioner not in IN_TREE_PLUGINS:
+                return "", "", ""
+            return cls.provisioner, CSI_DRIVER_OF_PLUGIN[cls.provisioner], handle
+        return "", cls.provisioner, handle
 
     # -- queueing hints -------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
@@ -169,4 +192,6 @@ class CSILimits:
 
 
 def new(args: None, handle: Handle) -> CSILimits:
-    return CSILimits(storage_index(handle))
+    plugin = CSILimits(storage_index(handle))
+    handle.add_pod_observer(plugin.attached)
+    return plugin

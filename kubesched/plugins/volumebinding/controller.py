@@ -10,7 +10,8 @@ node affinity to the chosen node's topology as its CSINode publishes it.
 from __future__ import annotations
 
 import copy
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Mapping
+from typing import Protocol, runtime_checkable
 
 from ...framework.handle import JSONObject
 from ...objects.node import Node
@@ -31,35 +32,49 @@ class StorageWriter(Protocol):
     def write_storage_objects(self, objects: list[JSONObject]) -> None: ...
 
 
+Doc = dict[str, object]
+
+
+def _map(value: object) -> Doc:
+    """A copy of a JSON object (an empty one for anything else)."""
+    return {str(k): v for k, v in value.items()} if isinstance(value, Mapping) else {}
+
+
 def _claim_ref(pvc: PersistentVolumeClaim) -> dict[str, str]:
     return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "namespace": pvc.namespace, "name": pvc.name, "uid": pvc.uid}
 
 
-def _bound_claim(pvc: PersistentVolumeClaim, pv_name: str, access_modes: list[Any], capacity: object,
-                 extra_annotations: dict[str, str]) -> dict[str, Any]:
-    doc: dict[str, Any] = copy.deepcopy(dict(pvc.raw))
-    meta = doc.setdefault("metadata", {})
-    meta["annotations"] = {**(meta.get("annotations") or {}), **extra_annotations,
+def _bound_claim(pvc: PersistentVolumeClaim, pv_name: str, access_modes: list[object], capacity: object,
+                 extra_annotations: dict[str, str]) -> Doc:
+    doc: Doc = copy.deepcopy(dict(pvc.raw))
+    meta = _map(doc.get("metadata"))
+    meta["annotations"] = {**_map(meta.get("annotations")), **extra_annotations,
                            ANN_BIND_COMPLETED: "yes", ANN_BOUND_BY_CONTROLLER: "yes"}
-    doc.setdefault("spec", {})["volumeName"] = pv_name
-    doc["status"] = {**(doc.get("status") or {}), "phase": "Bound", "accessModes": list(access_modes),
+    doc["metadata"] = meta
+    spec = _map(doc.get("spec"))
+    spec["volumeName"] = pv_name
+    doc["spec"] = spec
+    doc["status"] = {**_map(doc.get("status")), "phase": "Bound", "accessModes": access_modes,
                      "capacity": {"storage": capacity}}
     return doc
 
 
-def _static(pv: PersistentVolume, pvc: PersistentVolumeClaim) -> list[dict[str, Any]]:
-    doc: dict[str, Any] = copy.deepcopy(dict(pv.raw))
-    meta = doc.setdefault("metadata", {})
+def _static(pv: PersistentVolume, pvc: PersistentVolumeClaim) -> list[Doc]:
+    doc: Doc = copy.deepcopy(dict(pv.raw))
+    meta = _map(doc.get("metadata"))
     if pv.annotations:
         meta["annotations"] = dict(pv.annotations)
-    spec = doc.setdefault("spec", {})
+    doc["metadata"] = meta
+    spec = _map(doc.get("spec"))
     spec["claimRef"] = _claim_ref(pvc)
-    doc["status"] = {**(doc.get("status") or {}), "phase": "Bound"}
-    capacity = (spec.get("capacity") or {}).get("storage")
-    return [doc, _bound_claim(pvc, pv.name, list(spec.get("accessModes") or []), capacity, {})]
+    doc["spec"] = spec
+    doc["status"] = {**_map(doc.get("status")), "phase": "Bound"}
+    modes = spec.get("accessModes")
+    capacity = _map(spec.get("capacity")).get("storage")
+    return [doc, _bound_claim(pvc, pv.name, list(modes) if isinstance(modes, list) else [], capacity, {})]
 
 
-def _topology(csi_node: CSINodeInfo | None, driver: str, node: Node) -> dict[str, Any] | None:
+def _topology(csi_node: CSINodeInfo | None, driver: str, node: Node) -> Doc | None:
     if csi_node is None or driver not in csi_node.drivers:
         return None
     expressions = [{"key": key, "operator": "In", "values": [node.labels[key]]}
@@ -69,10 +84,10 @@ def _topology(csi_node: CSINodeInfo | None, driver: str, node: Node) -> dict[str
     return {"required": {"nodeSelectorTerms": [{"matchExpressions": expressions}]}}
 
 
-def _provisioned(pvc: PersistentVolumeClaim, cls: StorageClass, node: Node, csi_node: CSINodeInfo | None) -> list[dict[str, Any]]:
+def _provisioned(pvc: PersistentVolumeClaim, cls: StorageClass, node: Node, csi_node: CSINodeInfo | None) -> list[Doc]:
     name = f"pvc-{pvc.uid}"
-    request = ((pvc.raw.get("spec") or {}).get("resources") or {}).get("requests", {}).get("storage", "0")
-    spec: dict[str, Any] = {
+    request = _map(_map(_map(pvc.raw.get("spec")).get("resources")).get("requests")).get("storage", "0")
+    spec: Doc = {
         "accessModes": list(pvc.access_modes),
         "capacity": {"storage": request},
         "claimRef": _claim_ref(pvc),
@@ -86,18 +101,18 @@ def _provisioned(pvc: PersistentVolumeClaim, cls: StorageClass, node: Node, csi_
     affinity = _topology(csi_node, cls.provisioner, node)
     if affinity is not None:
         spec["nodeAffinity"] = affinity
-    pv = {"apiVersion": "v1", "kind": "PersistentVolume",
+    pv: Doc = {"apiVersion": "v1", "kind": "PersistentVolume",
           "metadata": {"name": name, "annotations": {ANN_PROVISIONED_BY: cls.provisioner}},
           "spec": spec, "status": {"phase": "Bound"}}
-    claim = _bound_claim(pvc, name, list(pvc.access_modes), request, {
+    claim = _bound_claim(pvc, name, list[object](pvc.access_modes), request, {
         ANN_SELECTED_NODE: node.name, ANN_STORAGE_PROVISIONER: cls.provisioner, ANN_BETA_STORAGE_PROVISIONER: cls.provisioner})
     return [pv, claim]
 
 
 def completed_bindings(volumes: PodVolumes, node: Node, classes: dict[str, StorageClass],
-                       csi_node: CSINodeInfo | None) -> list[dict[str, Any]]:
+                       csi_node: CSINodeInfo | None) -> list[Doc]:
     """The PVs and claims as the controllers would leave them once ``volumes`` (assumed for ``node``) are done."""
-    out: list[dict[str, Any]] = []
+    out: list[Doc] = []
     for pv, pvc in volumes.static_bindings:
         out.extend(_static(pv, pvc))
     for pvc in volumes.provisions:

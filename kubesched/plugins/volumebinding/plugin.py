@@ -4,7 +4,9 @@
   "<name>" is being deleted``); an unbound claim of an Immediate class makes the pod
   UnschedulableAndUnresolvable (the PV controller binds those, not the scheduler).
   A pod without claims is skipped.
-* Filter, per node: see ``binder.find_pod_volumes``; reasons are UnschedulableAndUnresolvable.
+* Filter: see ``binder.find_pod_volumes``; reasons are UnschedulableAndUnresolvable. In
+  batch form: claims all bound make it one node-affinity mask (and PreFilter skips it
+  when no PV has node affinity), so a pod with bound claims costs no per-node call.
 * PreScore / Score: capacity scoring needs StorageCapacityScoring, off in v1.36: PreScore
   skips every pod, as upstream's does without a scorer.
 * Reserve assumes the node's bindings (the next pods see them); Unreserve reverts them.
@@ -18,14 +20,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ...framework import (
     ActionType,
+    BoolArray,
     ClusterEvent,
     ClusterEventWithHint,
     Code,
     CycleState,
     EventResource,
     Handle,
+    NodeVerdicts,
     PreFilterResult,
     QueueingHint,
     RowArray,
@@ -35,9 +41,10 @@ from ...framework import (
 )
 from ...objects import NodeInfo, PodInfo
 from ...objects.quantity import value as quantity_value
-from ...objects.storage import StorageClass
+from ...objects.node import Node
+from ...objects.storage import PersistentVolume, StorageClass
 from .args import STORAGE_CAPACITY_SCORING, VolumeBindingArgs
-from .binder import BinderError, PodClaims, PodVolumes, VolumeBinder
+from .binder import ERR_REASON_NODE_CONFLICT, BinderError, PodClaims, PodVolumes, VolumeBinder
 from .controller import StorageWriter, completed_bindings
 from .index import StorageIndex, storage_index
 
@@ -47,6 +54,7 @@ NAME = "VolumeBinding"
 ERR_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
 SKIP = Status(Code.SKIP)
 UNBOUND_IMMEDIATE = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_UNBOUND_IMMEDIATE)
+NODE_CONFLICT = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_NODE_CONFLICT)
 
 
 @dataclass(slots=True)
@@ -54,6 +62,9 @@ class _State:
     claim_names: list[str] = field(default_factory=list)
     claims: PodClaims | None = None
     by_node: dict[str, PodVolumes] = field(default_factory=dict)
+    # The PVs of the bound claims when every one exists and only node labels decide its
+    # affinity (then Filter is a mask); None otherwise.
+    bound_pvs: list[PersistentVolume] | None = None
     all_bound: bool = False
 
     def clone(self) -> "_State":
@@ -114,21 +125,63 @@ class VolumeBinding:
             return None, Status.as_error(err)
         if claims.immediate:
             return None, UNBOUND_IMMEDIATE
-        state.write(_STATE, _State(names, claims))
+        s = _State(names, claims, bound_pvs=self._bound_pvs(claims))
+        state.write(_STATE, s)
+        if not claims.delayed and s.bound_pvs is not None and all(pv.node_affinity is None for pv in s.bound_pvs):
+            return None, SKIP  # every claim bound to a PV any node reaches: no node to filter out
         return None, None
 
-    # -- Filter -----------------------------------------------------------------------------
-    def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
+    def _bound_pvs(self, claims: PodClaims) -> list[PersistentVolume] | None:
+        pvs = []
+        for pvc in claims.bound:
+            pv = self.binder.get_pv(pvc.volume_name)
+            if pv is None or (pv.node_affinity is not None and any(t.fields for t in pv.node_affinity.terms)):
+                return None
+            pvs.append(pv)
+        return pvs
+
+    # -- Filter (batch form: one call per cycle) ----------------------------------------------
+    def filter_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, candidates: BoolArray) -> NodeVerdicts:
+        """Bound claims only: their PVs' node affinity as one mask over the table. Otherwise
+        (claims to bind or provision) the binder answers for each candidate row."""
+        size = snapshot.table.size
         s = state.get(_STATE)
         if s is None or s.claims is None:
+            return NodeVerdicts.all_pass(size)
+        if not s.claims.delayed and s.bound_pvs is not None:
+            passed = np.ones(size, dtype=bool)
+            for pv in s.bound_pvs:
+                if pv.node_affinity is not None:
+                    passed &= snapshot.table.selector_mask(pv.node_affinity)
+            return NodeVerdicts.from_mask(passed, NODE_CONFLICT)
+        codes = np.zeros(size, dtype=np.int32)
+        statuses: list[Status] = []
+        index: dict[tuple[Code, tuple[str, ...]], int] = {}
+        infos = snapshot.node_infos
+        for row in np.flatnonzero(candidates[:size]).tolist():
+            info = infos[row]
+            if info is None:
+                continue
+            status = self.filter_node(s, info.node)
+            if status is not None:
+                key = (status.code, status.reasons)
+                if key not in index:
+                    statuses.append(status)
+                    index[key] = len(statuses)
+                codes[row] = index[key]
+        return NodeVerdicts(codes, statuses)
+
+    def filter_node(self, s: _State, node: Node) -> Status | None:
+        """Upstream's per-node Filter: ``FindPodVolumes`` for this node; remembers its bindings."""
+        if s.claims is None:
             return None
         try:
-            volumes, reasons = self.binder.find_pod_volumes(s.claims, node.node)
+            volumes, reasons = self.binder.find_pod_volumes(s.claims, node)
         except BinderError as err:
             return Status.as_error(err)
         if reasons:
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, *reasons)
-        s.by_node[node.node.name] = volumes
+        s.by_node[node.name] = volumes
         return None
 
     # -- Score: upstream's capacity scoring needs StorageCapacityScoring (off in v1.36) --------
@@ -168,6 +221,14 @@ class VolumeBinding:
             self.binder.revert(volumes)
 
     # -- PreBind ------------------------------------------------------------------------------
+    def pre_bind_pre_flight(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
+        """Skip when PreFilter wrote no state (no claims) or every claim is bound: nothing to
+        write through the API, as upstream's PreBindPreFlight."""
+        s = state.get(_STATE)
+        if s is None or s.all_bound:
+            return Status(Code.SKIP)
+        return None
+
     def pre_bind(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
         s = state.get(_STATE)
         if s is None or s.all_bound:

@@ -1,0 +1,118 @@
+"""The attachable volumes of the pods placed on each node, kept as per-driver count columns.
+
+Upstream's Filter walks the pods of every node it asks about; kubesched answers for all
+nodes at once from columns kept current as pods come and go (a ``PodObserver``): per
+driver, the number of distinct volumes attached on each row, the rows each volume is
+attached on, each row's limit and where each in-tree plugin is migrated. Which driver
+and handle a pod's claim stands for depends on claims, PVs, classes and CSINodes, so
+any change to those throws the columns away; they are rebuilt from the placed pods on
+the next filter.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from ...framework import BoolArray, IntArray, SnapshotView
+from ...framework.handle import JSONObject
+from ...objects import NodeInfo, PodInfo
+from ...objects.storage import CSINodeInfo
+from ..volumebinding.index import StorageIndex
+from .migration import IN_TREE_PLUGINS, migration_on
+
+__all__ = ["AttachedVolumes", "Entry", "Resolver"]
+
+# One attachable volume: (in-tree plugin it is migrated from, or ""; unique name; CSI driver).
+Entry = tuple[str, str, str]
+Resolver = Callable[[PodInfo], list[Entry]]
+
+
+class AttachedVolumes:
+    def __init__(self, index: StorageIndex, resolve: Resolver) -> None:
+        self.index = index
+        self.resolve = resolve
+        self.dirty = True
+        self.size = 0
+        self.counts: dict[str, IntArray] = {}  # driver -> distinct volumes attached, per row
+        self.limits: dict[str, IntArray] = {}  # driver -> allocatable count per row (-1: none)
+        self.migrated: dict[str, BoolArray] = {}  # in-tree plugin -> rows whose CSINode migrated it
+        self.where: dict[str, dict[int, int]] = {}  # unique volume -> row -> pods using it there
+        for kind in ("PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode"):
+            index.stores[kind].add_handler(self)
+
+    # -- invalidation: ObjectHandler of the storage stores, PodObserver's nodes_changed --------
+    def on_object_add(self, obj: JSONObject) -> None:
+        self.dirty = True
+
+    def on_object_update(self, old: JSONObject, new: JSONObject) -> None:
+        self.dirty = True
+
+    def on_object_delete(self, obj: JSONObject) -> None:
+        self.dirty = True
+
+    def nodes_changed(self) -> None:
+        self.dirty = True
+
+    # -- PodObserver ------------------------------------------------------------------------
+    def pod_added(self, pod: PodInfo, node: NodeInfo) -> None:
+        if not self.dirty and pod.volumes and node.row < self.size:
+            self._apply(pod, node.row, 1)
+
+    def pod_removed(self, pod: PodInfo, node: NodeInfo) -> None:
+        if not self.dirty and pod.volumes and node.row < self.size:
+            self._apply(pod, node.row, -1)
+
+    def _apply(self, pod: PodInfo, row: int, delta: int) -> None:
+        for plugin, unique, driver in self.resolve(pod):
+            if plugin and not self.migrated[plugin][row]:
+                continue  # counted on nodes where its plugin is migrated only
+            rows = self.where.setdefault(unique, {})
+            before = rows.get(row, 0)
+            after = before + delta
+            if after > 0:
+                rows[row] = after
+            else:
+                rows.pop(row, None)
+                if not rows:
+                    del self.where[unique]
+            if (before == 0) != (after <= 0):  # the volume appeared on, or left, the node
+                column = self.counts.get(driver)
+                if column is None:
+                    column = self.counts[driver] = np.zeros(self.size, dtype=np.int64)
+                column[row] += 1 if after > 0 else -1
+
+    # -- the columns, rebuilt when stale ------------------------------------------------------
+    def current(self, snapshot: SnapshotView) -> "AttachedVolumes":
+        if self.dirty or self.size != snapshot.table.size:
+            self._rebuild(snapshot)
+        return self
+
+    def _rebuild(self, snapshot: SnapshotView) -> None:
+        size = snapshot.table.size
+        self.size, self.counts, self.limits, self.where = size, {}, {}, {}
+        self.migrated = {plugin: np.zeros(size, dtype=bool) for plugin in IN_TREE_PLUGINS}
+        infos = snapshot.node_infos
+        for row in range(size):
+            info = infos[row]
+            if info is None:
+                continue
+            csi_node: CSINodeInfo | None = self.index.csi_node(info.node.name)
+            if csi_node is None:
+                continue
+            for driver, limit in csi_node.limits.items():
+                column = self.limits.get(driver)
+                if column is None:
+                    column = self.limits[driver] = np.full(size, -1, dtype=np.int64)
+                column[row] = limit
+            for plugin in IN_TREE_PLUGINS:
+                if migration_on(csi_node, plugin):
+                    self.migrated[plugin][row] = True
+        self.dirty = False
+        for row in range(size):
+            info = infos[row]
+            if info is not None:
+                for pod in info.pods.values():
+                    if pod.volumes:
+                        self._apply(pod, row, 1)
