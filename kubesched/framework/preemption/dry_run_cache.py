@@ -89,9 +89,13 @@ class NodeResultCache(Generic[T]):
         return nominator.node_version(node.name)
 
     def get(self, node: NodeInfo, pod: PodInfo, nominator: NominatedPods | None) -> T | None:
-        entry = self._entries.get(node.name)
-        if entry is None or entry[0] is not node or entry[1] != node.generation \
-                or entry[2] != self._nominated(node, nominator) or entry[2] < 0:
+        name = node.node.name
+        entry = self._entries.get(name)
+        if entry is None or entry[0] is not node or entry[1] != node.generation or entry[2] < 0 \
+                or self._own == name:
+            self.misses += 1
+            return None
+        if entry[2] != (nominator.node_version(name) if nominator is not None else 0):
             self.misses += 1
             return None
         self.hits += 1

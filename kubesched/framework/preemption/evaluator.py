@@ -49,6 +49,7 @@ class Candidate:
     node: str
     victims: list[PodInfo]
     pdb_violations: int
+    criteria: tuple[int, int, int, int, float] | None = None  # see _criteria; kept with a cached dry run
 
 
 @dataclass(slots=True)
@@ -88,9 +89,12 @@ def _earliest_start_of_most_important(victims: list[PodInfo]) -> float:
 
 def _criteria(c: Candidate) -> tuple[int, int, int, int, float]:
     """A candidate's standing on upstream's criteria, each the larger the better."""
+    if c.criteria is not None:
+        return c.criteria
     victims = c.victims
-    return (-c.pdb_violations, -victims[0].priority, -sum(v.priority + _PRIORITY_OFFSET for v in victims),
-            -len(victims), _earliest_start_of_most_important(victims))
+    c.criteria = (-c.pdb_violations, -victims[0].priority, -sum(v.priority + _PRIORITY_OFFSET for v in victims),
+                  -len(victims), _earliest_start_of_most_important(victims))
+    return c.criteria
 
 
 def pick_candidates(candidates: Sequence[Candidate]) -> list[Candidate]:
@@ -203,7 +207,10 @@ class Evaluator:
             if selection.status is None and selection.victims:
                 group = fine if selection.pdb_violations == 0 else violating
                 if len(group) < wanted:
-                    group.append(Candidate(name, selection.victims, selection.pdb_violations))
+                    candidate = Candidate(name, selection.victims, selection.pdb_violations, selection.criteria)
+                    if selection.criteria is None:
+                        selection.criteria = _criteria(candidate)  # kept for the next pod, if cached
+                    group.append(candidate)
                 if fine and len(fine) + len(violating) >= wanted:
                     break
                 continue

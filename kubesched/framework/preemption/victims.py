@@ -56,6 +56,7 @@ class VictimSelection:
     victims: list[PodInfo]
     pdb_violations: int
     status: Status | None  # None: the preemptor fits once the victims are gone
+    criteria: tuple[int, int, int, int, float] | None = None  # the candidate's standing, once asked
 
 
 def select_victims_on_node(fwk: Framework, state: CycleState, pod: PodInfo, node: NodeInfo,
