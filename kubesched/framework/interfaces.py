@@ -272,6 +272,17 @@ class PreBindPlugin(Plugin, Protocol):
 
 
 @runtime_checkable
+class PreBindPreFlight(Protocol):
+    """Optional beside ``pre_bind`` (upstream's ``PreBindPreFlight``): a cheap check, doing no
+    work, of whether the plugin has anything to do for this pod. Skip means its PreBind is
+    skipped; a plugin without the method always runs. When every PreBind plugin skips, the
+    binding cycle is the Bind plugins' alone (in ``run``, DefaultBinder's API call straight
+    from the event loop)."""
+
+    def pre_bind_pre_flight(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None: ...
+
+
+@runtime_checkable
 class BindPlugin(Plugin, Protocol):
     """Binds the pod; Skip passes it to the next bind plugin."""
 

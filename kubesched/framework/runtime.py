@@ -29,6 +29,7 @@ from .interfaces import (
     PostFilterPlugin,
     PostFilterResult,
     PreBindPlugin,
+    PreBindPreFlight,
     PreEnqueuePlugin,
     PreFilterPlugin,
     PreFilterResult,
@@ -424,6 +425,16 @@ class Framework:
         if waits:
             return Status(Code.WAIT), waits
         return None, {}
+
+    def pre_bind_skipped(self, state: CycleState, pod: PodInfo, node_name: str) -> bool:
+        """Every PreBind plugin's pre-flight says Skip for this pod (none has anything to do)."""
+        for plugin in self._pre_bind:
+            if not isinstance(plugin, PreBindPreFlight):
+                return False
+            status = plugin.pre_bind_pre_flight(state, pod, node_name)
+            if status is None or not status.is_skip():
+                return False
+        return True
 
     @measured("PreBind", own_status)
     def run_pre_bind(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:

@@ -319,7 +319,8 @@ class Scheduler:
         def done(status: Status | None) -> None:
             self._finish_binding(fwk, state, queued, assumed, host, attempt, status)
 
-        if self._direct_binder is not None and self._binds_directly[fwk.profile_name]:
+        if (self._direct_binder is not None and self._binds_directly[fwk.profile_name]
+                and fwk.pre_bind_skipped(state, assumed, host)):
             observe = fwk.observe_point
             if observe is not None:  # the Bind point's duration, as fwk.run_bind would report it
                 started, finish = time.perf_counter(), done
@@ -447,10 +448,10 @@ class Scheduler:
 
 
 def _binds_by_default_binder(fwk: Framework, algorithm: Algorithm) -> bool:
-    """The profile's binding cycle is DefaultBinder's API call and nothing else: no PreBind
-    plugin, no other Bind plugin, no binder extender."""
+    """The profile binds with DefaultBinder's API call alone: no other Bind plugin, no binder
+    extender (whether its PreBind plugins have work is asked per pod, by their pre-flight)."""
     binders = fwk.points["bind"]
-    return (not fwk.points["preBind"] and len(binders) == 1 and type(binders[0]) is DefaultBinder
+    return (len(binders) == 1 and type(binders[0]) is DefaultBinder
             and not any(ext.is_binder() for ext in algorithm.extenders))
 
 
