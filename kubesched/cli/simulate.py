@@ -4,19 +4,18 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import BinaryIO
 
 import click
-import orjson
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..cluster.simulated import Simulation
 from ..cluster.snapshot import SnapshotError, load_snapshot
 from ..framework.config import ConfigError
-from ..scheduler.explain import attempt_record
-from ..scheduler.scheduler import Attempt
 from .common import fail, load_config, plugin_option, registry
+from .explain_stream import ExplainFilter, ExplainStream
+from .label_query import LabelQueryError, parse_label_query
 from .report import render_report
 
 PROGRESS_THRESHOLD = 200  # pending pods above which a progress bar is worth showing
@@ -25,15 +24,21 @@ PROGRESS_THRESHOLD = 200  # pending pods above which a progress bar is worth sho
 @click.command()
 @click.argument("snapshot", type=click.Path(exists=False))
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="A KubeSchedulerConfiguration (v1) file.")
-@click.option("--explain", "explain_file", type=click.Path(dir_okay=False), help="Write every attempt's decision as JSON here.")
+@click.option("--explain", "explain_file", type=click.Path(dir_okay=False),
+              help="Write each attempt's decision here as it happens, one JSON object a line.")
+@click.option("--explain-selector", "explain_selector", metavar="SELECTOR",
+              help="Explain only pods whose labels match this selector (kubectl -l syntax).")
+@click.option("--explain-pods", "explain_pods", metavar="PATTERN",
+              help="Explain only pods whose name (or namespace/name, when PATTERN has a /) matches this glob.")
+@click.option("--explain-failed", is_flag=True, help="Explain only the attempts that found no node.")
 @click.option("--output", "output_file", type=click.Path(dir_okay=False), help="Write the placements (namespace/name -> node) here.")
 @click.option("--tie-break", type=click.Choice(["random", "name"]), default="random", show_default=True,
               help="Among equally scored nodes: upstream's uniform random pick, or the smallest name.")
 @click.option("--seed", type=int, default=None, help="Seed for the random tie-break.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary line and unschedulable pods.")
 @plugin_option
-def simulate(snapshot: str, config_file: str | None, explain_file: str | None, output_file: str | None,
-             tie_break: str, seed: int | None, quiet: bool, plugins: tuple[str, ...]) -> None:
+def simulate(snapshot: str, config_file: str | None, explain_file: str | None, explain_selector: str | None,
+             explain_pods: str | None, explain_failed: bool, output_file: str | None, tie_break: str, seed: int | None, quiet: bool, plugins: tuple[str, ...]) -> None:
     """Schedule the pending pods of SNAPSHOT (a file or directory of YAML/JSON, as
     `kubectl get nodes,pods,priorityclasses -A -o yaml` writes it) on a virtual clock.
 
@@ -47,15 +52,13 @@ def simulate(snapshot: str, config_file: str | None, explain_file: str | None, o
                              keep_node_raw=bool(config.extenders))  # extenders are sent whole nodes
     except SnapshotError as err:
         fail([str(p) for p in err.problems])
-    records: list[dict[str, Any]] = []
+    which = _explain_filter(explain_selector, explain_pods, explain_failed)
     sim_ref: list[Simulation] = []
-
-    def record(attempt: Attempt) -> None:
-        records.append(attempt_record(attempt, sim_ref[0].scheduler.cache.table.order.tolist()))
-
+    explain_sink = _open(explain_file) if explain_file else None
+    stream = ExplainStream(explain_sink, lambda: sim_ref[0].scheduler.cache.table.order.tolist(), which) \
+        if explain_sink is not None else None
     try:
-        sim = Simulation(snap, config, reg, tie_break=tie_break, seed=seed,
-                         on_attempt=record if explain_file else None)
+        sim = Simulation(snap, config, reg, tie_break=tie_break, seed=seed, on_attempt=stream)
     except ConfigError as err:
         err.source = err.source or (config_file or "")
         fail(err.lines())
@@ -72,10 +75,25 @@ def simulate(snapshot: str, config_file: str | None, explain_file: str | None, o
     if output_file:
         lines = "".join(f"{pod} -> {node}\n" for pod, node in result.placements)
         _write(output_file, lines.encode())
-    if explain_file:
-        _write(explain_file, orjson.dumps({"attempts": records}, option=orjson.OPT_INDENT_2))
+    if explain_sink is not None:
+        explain_sink.close()
     console = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 160)
     render_report(console, sim, result, snapshot, quiet)
+
+
+def _explain_filter(selector: str | None, pattern: str | None, failed_only: bool) -> ExplainFilter:
+    try:
+        query = parse_label_query(selector) if selector is not None else None
+    except LabelQueryError as err:
+        fail([f"--explain-selector: {err}"])
+    return ExplainFilter(query, pattern, failed_only)
+
+
+def _open(path: str) -> BinaryIO:
+    try:
+        return open(path, "wb")  # noqa: SIM115 - closed after the run
+    except OSError as err:
+        fail([f"{path}: {err.strerror or err}"])
 
 
 def _write(path: str, data: bytes) -> None:

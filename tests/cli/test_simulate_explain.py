@@ -1,0 +1,95 @@
+"""`simulate --explain`: JSON Lines written as the run goes, and the filters that narrow it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kubesched.cli.label_query import LabelQueryError, parse_label_query
+from kubesched.cli.main import cli
+
+from dumps import node, pod, read_explain, write_list
+
+
+def _run(*args: str):
+    return CliRunner().invoke(cli, ["simulate", *args], catch_exceptions=False)
+
+
+def _labelled(name: str, cpu: str = "1", **labels: str) -> dict:
+    p = pod(name, cpu=cpu)
+    p["metadata"]["labels"] = dict(labels)
+    return p
+
+
+@pytest.fixture()
+def snapshot(tmp_path: Path) -> Path:
+    return write_list(tmp_path / "s.yaml", [
+        node("n1", cpu="3"),
+        _labelled("web-1", app="web"), _labelled("web-2", app="web"),
+        _labelled("db-1", cpu="8", app="db"),  # fits no node
+        _labelled("batch-1", cpu="100m", app="batch", tier="low"),
+    ])
+
+
+def test_every_attempt_is_one_json_object_per_line(snapshot: Path, tmp_path: Path):
+    explain = tmp_path / "e.jsonl"
+    assert _run(str(snapshot), "--explain", str(explain), "--tie-break", "name").exit_code == 0
+    lines = explain.read_text().splitlines()
+    assert len(lines) == 4
+    records = [json.loads(line) for line in lines]
+    assert {r["pod"] for r in records} == {"default/web-1", "default/web-2", "default/db-1", "default/batch-1"}
+    assert all({"pod", "attempt", "profile", "feasible", "filtered", "scores", "best", "chosen", "message"} <= r.keys()
+               for r in records)
+
+
+def test_failed_only_keeps_the_attempts_that_found_no_node(snapshot: Path, tmp_path: Path):
+    explain = tmp_path / "e.jsonl"
+    assert _run(str(snapshot), "--explain", str(explain), "--explain-failed").exit_code == 0
+    assert [(r["pod"], r["chosen"]) for r in read_explain(explain)] == [("default/db-1", None)]
+
+
+def test_a_label_selector_keeps_the_matching_pods(snapshot: Path, tmp_path: Path):
+    explain = tmp_path / "e.jsonl"
+    assert _run(str(snapshot), "--explain", str(explain), "--explain-selector", "app in (web,batch),tier!=low").exit_code == 0
+    assert sorted(r["pod"] for r in read_explain(explain)) == ["default/web-1", "default/web-2"]
+
+
+def test_a_name_pattern_keeps_the_matching_pods(snapshot: Path, tmp_path: Path):
+    explain = tmp_path / "e.jsonl"
+    assert _run(str(snapshot), "--explain", str(explain), "--explain-pods", "web-*").exit_code == 0
+    assert sorted(r["pod"] for r in read_explain(explain)) == ["default/web-1", "default/web-2"]
+
+
+def test_a_name_pattern_with_a_slash_matches_namespace_and_name(snapshot: Path, tmp_path: Path):
+    explain = tmp_path / "e.jsonl"
+    assert _run(str(snapshot), "--explain", str(explain), "--explain-pods", "other/*").exit_code == 0
+    assert read_explain(explain) == []
+
+
+def test_a_bad_selector_is_one_line_and_exit_2(snapshot: Path, tmp_path: Path):
+    result = _run(str(snapshot), "--explain", str(tmp_path / "e.jsonl"), "--explain-selector", "app=(")
+    assert result.exit_code == 2
+    assert [line for line in result.output.splitlines() if line.startswith("error:")] == [
+        "error: --explain-selector: invalid label selector 'app=(': cannot parse 'app=('"]
+
+
+@pytest.mark.parametrize("text, labels, expected", [
+    ("app=web", {"app": "web"}, True),
+    ("app==web", {"app": "db"}, False),
+    ("app!=web", {}, True),
+    ("app", {"app": ""}, True),
+    ("!app", {"app": "x"}, False),
+    ("env notin (a, b)", {"env": "c"}, True),
+    ("env in (a,b),app", {"env": "a"}, False),
+    ("", {"anything": "x"}, True),
+])
+def test_label_selectors_read_as_kubectl_reads_them(text: str, labels: dict, expected: bool):
+    assert parse_label_query(text).matches(labels) is expected
+
+
+def test_label_selector_text_that_does_not_parse_is_an_error():
+    with pytest.raises(LabelQueryError):
+        parse_label_query("a b c")
