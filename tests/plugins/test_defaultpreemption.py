@@ -312,6 +312,6 @@ def test_simulate_explains_the_preemption_and_reports_who_was_preempted_for_whom
     assert result.exit_code == 0, result.output
     assert "default/guarded on n1, for default/p" in result.output
     assert "default/low on n1, for default/p" in result.output
-    first = json.loads((tmp_path / "explain.json").read_text())["attempts"][0]
+    first = json.loads((tmp_path / "explain.json").read_text().splitlines()[0])  # JSON Lines: one attempt a line
     assert first["postFilter"] == {"code": "Success", "message": "", "nominatedNode": "n1",
                                    "victims": ["default/guarded", "default/low"], "tiedCandidates": ["n1"]}
