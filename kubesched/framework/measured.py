@@ -14,10 +14,16 @@ from typing import Callable, Concatenate, ParamSpec, Protocol, TypeVar
 
 from .status import Code, Status
 
-__all__ = ["PointObserver", "measured", "first_status", "second_status", "no_status", "own_status"]
+__all__ = ["PluginObserver", "code_label", "PointObserver", "measured", "first_status", "second_status", "no_status", "own_status"]
 
 PointObserver = Callable[[str, str, float], None]
 """Told of one extension point run: its name as upstream labels it, the status code's label, seconds."""
+PluginObserver = Callable[[str, str, str, float], None]
+"""Told of one plugin's run in a sampled cycle: plugin, extension point, status code label, seconds."""
+
+
+def code_label(status: Status | None) -> str:
+    return (status.code if status is not None else Code.SUCCESS).label
 
 P = ParamSpec("P")
 R = TypeVar("R")

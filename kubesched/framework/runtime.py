@@ -8,6 +8,7 @@ table in one go for batch plugins and node by node for per-node ones.
 
 from __future__ import annotations
 
+from time import perf_counter
 from typing import cast
 
 import numpy as np
@@ -50,7 +51,7 @@ from .outcomes import (
     go_list,
     no_rejections,
 )
-from .measured import PointObserver, first_status, measured, no_status, own_status, second_status
+from .measured import PluginObserver, PointObserver, code_label, first_status, measured, no_status, own_status, second_status
 from .status import Code, Status
 from .views import BoolArray, RowArray, SnapshotView
 
@@ -74,6 +75,7 @@ class Framework:
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self.instances: dict[str, Plugin] = instances or {}
         self.observe_point: PointObserver | None = None  # extension-point timings (the live mode's metrics)
+        self.observe_plugin: PluginObserver | None = None  # per-plugin timings, in sampled cycles
         # Each point's plugins as the protocol the point calls (build_framework checked them).
         pts = self.points
         self._pre_enqueue = cast(list[PreEnqueuePlugin], pts["preEnqueue"])
@@ -161,11 +163,15 @@ class Framework:
         skipped: set[str] = set()
         narrowing: list[str] = []
         rejected: Status | None = None
+        observe = self.observe_plugin if state.record_plugin_metrics else None
         for plugin in self._pre_filter:
+            started = perf_counter() if observe is not None else 0.0
             try:
                 res, status = plugin.pre_filter(state, pod, snapshot)
             except Exception as err:  # a plugin bug must not lose the pod
                 return result, Status.as_error(err, plugin.name), narrowing
+            if observe is not None:
+                observe(plugin.name, "PreFilter", code_label(status), perf_counter() - started)
             if status is not None and status.is_skip():
                 skipped.add(plugin.name)
                 continue
@@ -216,6 +222,7 @@ class Framework:
         undecided = candidates  # never written in place: a new array whenever rows drop out
         shrunk = True  # whether to check for an empty ``undecided`` before the next plugin
         skip = state.skip_filter_plugins
+        observe = self.observe_plugin if state.record_plugin_metrics else None
         for position, name, batch, _ in self._filter_forms:
             if batch is None or (skip and name in skip):
                 continue
@@ -223,10 +230,13 @@ class Framework:
                 if not undecided.any():
                     break
                 shrunk = False
+            started = perf_counter() if observe is not None else 0.0
             try:
                 verdicts = batch.filter_nodes(state, pod, snapshot, undecided)
             except Exception as err:
                 raise FrameworkError(f'running "{name}" filter plugin: {err}') from err
+            if observe is not None:  # one observation per batch call (upstream: one per node asked)
+                observe(name, "Filter", "Success", perf_counter() - started)
             if not verdicts.statuses:
                 continue  # no status to fail with: every row passes
             codes = verdicts.codes[:size]
@@ -321,8 +331,12 @@ class Framework:
     @measured("PreScore", own_status)
     def run_pre_score(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> Status | None:
         skipped = set()
+        observe = self.observe_plugin if state.record_plugin_metrics else None
         for plugin in self._pre_score:
+            started = perf_counter() if observe is not None else 0.0
             status = plugin.pre_score(state, pod, snapshot, rows)
+            if observe is not None:
+                observe(plugin.name, "PreScore", code_label(status), perf_counter() - started)
             if status is None or status.is_success():
                 continue
             if status.is_skip():
@@ -340,9 +354,11 @@ class Framework:
         skip = state.skip_score_plugins
         names: list[str] = []
         results: list[np.ndarray] = []
+        observe = self.observe_plugin if state.record_plugin_metrics else None
         for name, batch, per_node, extensions in self._score_forms:
             if skip and name in skip:
                 continue
+            started = perf_counter() if observe is not None else 0.0
             if batch is not None:
                 scores = np.asarray(batch.score_nodes(state, pod, snapshot, rows), dtype=np.int64)
             else:
@@ -354,6 +370,8 @@ class Framework:
                 normalized = extensions.normalize_score(state, pod, scores)
                 if normalized is not None:
                     scores = np.asarray(normalized, dtype=np.int64)
+            if observe is not None:
+                observe(name, "Score", "Success", perf_counter() - started)
             names.append(name)
             results.append(scores)
         if not names:
@@ -387,8 +405,12 @@ class Framework:
     # -- Reserve / Permit / binding ----------------------------------------
     @measured("Reserve", own_status)
     def run_reserve(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
+        observe = self.observe_plugin if state.record_plugin_metrics else None
         for plugin in self._reserve:
+            started = perf_counter() if observe is not None else 0.0
             status = plugin.reserve(state, pod, node_name)
+            if observe is not None:
+                observe(plugin.name, "Reserve", code_label(status), perf_counter() - started)
             if status is not None and not status.is_success():
                 if status.is_rejected():
                     return status.with_plugin(plugin.name)
@@ -412,8 +434,12 @@ class Framework:
     def run_permit(self, state: CycleState, pod: PodInfo, node_name: str) -> tuple[Status | None, dict[str, float]]:
         """A rejecting status; or Wait with each waiting plugin's timeout (capped at 15 min); or None."""
         waits: dict[str, float] = {}
+        observe = self.observe_plugin if state.record_plugin_metrics else None
         for plugin in self._permit:
+            started = perf_counter() if observe is not None else 0.0
             status, timeout = plugin.permit(state, pod, node_name)
+            if observe is not None:
+                observe(plugin.name, "Permit", code_label(status), perf_counter() - started)
             if status is None or status.is_success():
                 continue
             if status.is_rejected():
@@ -438,8 +464,12 @@ class Framework:
 
     @measured("PreBind", own_status)
     def run_pre_bind(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
+        observe = self.observe_plugin if state.record_plugin_metrics else None
         for plugin in self._pre_bind:
+            started = perf_counter() if observe is not None else 0.0
             status = plugin.pre_bind(state, pod, node_name)
+            if observe is not None:
+                observe(plugin.name, "PreBind", code_label(status), perf_counter() - started)
             if status is not None and not status.is_success():
                 if status.is_rejected():
                     return status.with_plugin(plugin.name)
@@ -450,8 +480,12 @@ class Framework:
     def run_bind(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
         if not self._bind:
             return Status(Code.ERROR, "no bind plugin is configured")
+        observe = self.observe_plugin if state.record_plugin_metrics else None
         for plugin in self._bind:
+            started = perf_counter() if observe is not None else 0.0
             status = plugin.bind(state, pod, node_name)
+            if observe is not None:
+                observe(plugin.name, "Bind", code_label(status), perf_counter() - started)
             if status is not None and status.is_skip():
                 continue
             if status is not None and not status.is_success():

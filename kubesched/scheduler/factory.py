@@ -112,5 +112,6 @@ def new_scheduler(
         metrics.set_unschedulable_source(queue.unschedulable_by_plugin)
         for fwk in profiles.values():
             fwk.observe_point = _point_observer(metrics, fwk.profile_name)
+            fwk.observe_plugin = metrics.plugin
     return Scheduler(profiles, cache, queue, algorithm, client, clock, on_attempt, run_binding, hub, metrics,
                      direct_binder)

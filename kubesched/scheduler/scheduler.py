@@ -49,7 +49,7 @@ from .algorithm import Algorithm, ScheduleResult
 from .extender import BindingObserver, extenders_binding
 from .fit_error import Diagnosis, FitError, NodeToStatus, NoNodesAvailableError
 from .handle import HandleHub
-from .metrics import RESULT_ERROR, RESULT_SCHEDULED, RESULT_UNSCHEDULABLE, SchedulerMetrics
+from .metrics import RESULT_ERROR, RESULT_SCHEDULED, RESULT_UNSCHEDULABLE, SchedulerMetrics, should_sample_plugins
 from .preemption import attach_preemption
 
 __all__ = ["Scheduler", "ClusterClient", "Attempt", "BindingRunner", "run_inline"]
@@ -207,6 +207,8 @@ class Scheduler:
         if self.metrics is not None:
             self._cycle_started[pod.uid] = started
         state = CycleState()
+        if self.metrics is not None:  # upstream samples per-plugin durations in 10% of cycles
+            state.record_plugin_metrics = should_sample_plugins()
         state.write(PODS_TO_ACTIVATE, {})
         snapshot = self.cache.snapshot()
         try:
