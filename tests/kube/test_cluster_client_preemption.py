@@ -87,3 +87,21 @@ def test_clearing_a_nomination_patches_it_to_null() -> None:
     asyncio.run(scenario(api))
     assert api.calls == [("PATCH", "/api/v1/namespaces/ns/pods/p/status", {"status": {"nominatedNodeName": None}},
                           "application/strategic-merge-patch+json")]
+
+
+def test_a_failed_preemption_clears_the_nomination_in_the_scheduled_condition_patch() -> None:
+    async def scenario(api: Recorder) -> None:
+        client = KubeClusterClient(api, asyncio.get_running_loop(), NoEvents(), wall_clock=lambda: 0.0)
+        client.start()
+        pod = _pod("p", "uid-p").copy_with(nominated_node_name="n1")
+        client.update_pod_condition(pod, "Unschedulable", "0/1 nodes are available: ...", "")
+        for _ in range(100):
+            if api.calls:
+                break
+            await asyncio.sleep(0.01)
+        await client.stop()
+
+    api = Recorder()
+    asyncio.run(scenario(api))
+    (_, _, body, _), = api.calls
+    assert body["status"]["nominatedNodeName"] is None  # type: ignore[index]

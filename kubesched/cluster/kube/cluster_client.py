@@ -90,6 +90,8 @@ def _status_patch(pod: PodInfo, reason: str, message: str, nominated: str | None
     status: dict[str, object] = {"conditions": [condition]}
     if nominated:
         status["nominatedNodeName"] = nominated
+    elif nominated == "" and pod.nominated_node_name:  # preemption found no node: clear it, as upstream
+        status["nominatedNodeName"] = None
     return {"status": status}
 
 
@@ -217,7 +219,8 @@ class KubeClusterClient:
 
     # -- status patches -------------------------------------------------------------
     def _enqueue_status(self, pod: PodInfo, reason: str, message: str, nominated: str | None) -> None:
-        if not nominated and scheduled_condition_unchanged(pod, reason, message):
+        clears = nominated == "" and bool(pod.nominated_node_name)
+        if not nominated and not clears and scheduled_condition_unchanged(pod, reason, message):
             self.patches_skipped += 1
             return
         queued = pod.uid in self._waiting
