@@ -117,6 +117,7 @@ class SchedulerConfig:
     pod_initial_backoff_seconds: float = 1.0
     pod_max_backoff_seconds: float = 10.0
     parallelism: int = 16
+    delay_cache_until_active: bool = False  # with leader election: fill the caches only once leading
     leader_election: LeaderElection = field(default_factory=LeaderElection)
     kubeconfig: str = ""
     qps: float = 50.0
@@ -308,6 +309,12 @@ def parse_config(raw: Any, registry: Registry, upstream_only: frozenset[str] | N
         if parallelism <= 0:
             problems.add("parallelism", f"Invalid value: {parallelism}: should be an integer value greater than zero")
         config.parallelism = parallelism
+    delay = raw.get("delayCacheUntilActive")
+    if delay is not None:
+        if not isinstance(delay, bool):
+            problems.add("delayCacheUntilActive", f"must be a boolean, got {delay!r}")
+        else:
+            config.delay_cache_until_active = delay
     percentage = problems.integer(raw, "percentageOfNodesToScore", "percentageOfNodesToScore")
     if percentage is not None:
         if not 0 <= percentage <= 100:

@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
 
@@ -211,3 +212,20 @@ def test_sigterm_exits_0(server: APIServer, kubeconfig: Path) -> None:
     wait_until(lambda: _get(port, "/readyz")[0] == 200, timeout=30, what="ready")
     os.kill(proc.pid, signal.SIGTERM)
     assert proc.wait(20) == 0
+
+
+def test_with_delay_cache_until_active_a_standby_fills_its_cache_only_once_it_leads(
+        server: APIServer, kubeconfig: Path, started: list[Kubesched]) -> None:
+    server.create(node("n1"))
+    config = lambda: scheduler_config({"delayCacheUntilActive": True}, leader_elect=True, lease_seconds=3.0)  # noqa: E731
+    leader = Kubesched(server, kubeconfig, config(), identity="replica-a").start()
+    started.append(leader)
+    wait_until(lambda: _lease_holder(server) == "replica-a", what="replica-a leading")
+    standby = Kubesched(server, kubeconfig, config(), identity="replica-b").start(wait_synced=False)
+    started.append(standby)
+    time.sleep(1.0)  # ample time for an undelayed replica to sync (it takes a few milliseconds here)
+    assert standby.call(lambda live: (live.synced(), live.scheduler.cache.node_names())) == (False, [])
+    leader.stop()
+    wait_until(lambda: standby.call(lambda live: live.synced()), timeout=10, what="the new leader's caches filled")
+    server.create(pod("p"))
+    wait_until(lambda: node_of(server, "p") == "n1", what="the pod bound by the new leader")

@@ -134,8 +134,15 @@ async def run_scheduler(settings: RunSettings, *, stop: asyncio.Event | None = N
                                f"{err.strerror or err}") from None
         log.info("serving health and metrics", extra={"address": f"{settings.bind_address}:{endpoints.port}"})
         tasks = [asyncio.create_task(broadcaster.run(), name="events")]
-        tasks += live.start_informers()
         stop = stop if stop is not None else asyncio.Event()
+        # delayCacheUntilActive: a standby replica fills its caches only once it leads.
+        delay_caches = elector is not None and config.delay_cache_until_active
+
+        async def sync_informers() -> None:
+            tasks.extend(live.start_informers())
+            await _sync_without_collector(stop, live)
+            if not stop.is_set():
+                log.info("informers synced", extra={"informers": len(live.informers)})
         outcome = {"code": EXIT_OK}
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -144,10 +151,10 @@ async def run_scheduler(settings: RunSettings, *, stop: asyncio.Event | None = N
             except (NotImplementedError, RuntimeError):  # not the main thread (tests run it in one)
                 pass
         try:
-            await _sync_without_collector(stop, live)
-            if stop.is_set():
-                return EXIT_OK
-            log.info("informers synced", extra={"informers": len(live.informers)})
+            if not delay_caches:
+                await sync_informers()
+                if stop.is_set():
+                    return EXIT_OK
             if elector is None:
                 await _until(stop, live.schedule())
             else:
@@ -161,7 +168,12 @@ async def run_scheduler(settings: RunSettings, *, stop: asyncio.Event | None = N
                 def new_leader(holder: str) -> None:
                     log.info("new leader elected", extra={"leader": holder})
 
-                await _until(stop, elector.run(live.schedule, lost, new_leader))
+                async def lead() -> None:
+                    if delay_caches:
+                        await sync_informers()
+                    await live.schedule()
+
+                await _until(stop, elector.run(lead, lost, new_leader))
             return outcome["code"]
         finally:
             live.stop_scheduling()
