@@ -306,6 +306,8 @@ class Scheduler:
         if status.reasons and status.code != Code.SUCCESS:
             err.diagnosis.post_filter_msg = status.message
         preemption = state.get(PREEMPTION_OUTCOME)
+        if preemption is not None and self.metrics is not None:  # preemption_attempts_total, preemption_victims
+            self.metrics.preemption(len(preemption.victims) if preemption.code == Code.SUCCESS else None)
         if result is not None and (status.is_success() or status.is_rejected()):
             return result.nominated_node_name, preemption
         return None, preemption

@@ -25,6 +25,7 @@ from kubesched.framework.config import API_VERSION, KIND, ConfigError, parse_con
 from kubesched.plugins.defaultpreemption import DefaultPreemptionArgs
 from kubesched.plugins.registry import UPSTREAM_ONLY, in_tree_registry
 from kubesched.scheduler.explain import attempt_record
+from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.scheduler.scheduler import Attempt
 
 HOST = "kubernetes.io/hostname"
@@ -315,3 +316,17 @@ def test_simulate_explains_the_preemption_and_reports_who_was_preempted_for_whom
     first = json.loads((tmp_path / "explain.json").read_text().splitlines()[0])  # JSON Lines: one attempt a line
     assert first["postFilter"] == {"code": "Success", "message": "", "nominatedNode": "n1",
                                    "victims": ["default/guarded", "default/low"], "tiedCandidates": ["n1"]}
+
+
+def test_preemption_attempts_and_victims_are_counted_as_upstream_names_them():
+    registry = in_tree_registry()
+    objects = [node("n1", cpu="2"), pod("a", "1", 0, "n1"), pod("b", "1", 0, "n1"), pod("p", "2", 100),
+               pod("never", "2", 100, policy="Never")]
+    sim = Simulation(snapshot_from_objects([("t", o) for o in objects]),
+                     parse_config({"apiVersion": API_VERSION, "kind": KIND}, registry, UPSTREAM_ONLY), registry,
+                     tie_break="name")
+    sim.scheduler.metrics = SchedulerMetrics()
+    sim.run(max_attempts=2)  # p preempts a and b; "never" may not preempt
+    text = sim.scheduler.metrics.exposition().decode()
+    assert "scheduler_preemption_attempts_total 2.0" in text
+    assert "scheduler_preemption_victims_count 1.0" in text and "scheduler_preemption_victims_sum 2.0" in text
