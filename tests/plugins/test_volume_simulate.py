@@ -12,10 +12,12 @@ from click.testing import CliRunner
 from kubesched.cli.main import cli
 from kubesched.cluster.simulated import Simulation
 from kubesched.cluster.snapshot import snapshot_from_objects
+from kubesched.framework.cycle_state import CycleState
+from kubesched.objects.pod import parse_pod
 from kubesched.plugins.registry import in_tree_registry
 
-from ..helpers import config, node, parse
-from .test_volume_objects import capacity, claim_pod, csi_driver, csi_node, pv, pvc, storage_class
+from ..helpers import config, framework, node, parse
+from .test_volume_objects import StorageCluster, capacity, claim_pod, csi_driver, csi_node, pv, pvc, storage_class
 
 ZONE = "topology.kubernetes.io/zone"
 EBS = "ebs.csi.example.com"
@@ -123,3 +125,16 @@ def test_a_bad_storage_object_is_one_line_and_exit_2(tmp_path: Path):
     assert any("PersistentVolume pv spec.capacity.storage: is required" in line for line in lines)
     assert any("PersistentVolume pv2 spec.accessModes[0]: unknown access mode 'Sometimes'" in line for line in lines)
     assert any("PersistentVolumeClaim ghost/data metadata.namespace: namespace 'ghost' does not exist" in line for line in lines)
+
+
+def test_a_pod_without_volumes_leaves_no_per_node_filter_to_run():
+    """The volume plugins Skip at PreFilter, so the search stays in batch form (SchedulingBasic's cost)."""
+    c = StorageCluster([node("n1", zone="a")])
+    c.add(pv("pv-a", labels={ZONE: "a"}), pvc("data", volume_name="pv-a", bound=True))
+    fwk = framework(c)
+    plain, state = parse_pod(claim_pod("plain")), CycleState()
+    fwk.run_pre_filter(state, plain, c.snapshot)
+    assert not fwk.has_node_filters(state)
+    zonal, state = parse_pod(claim_pod("zonal", "data")), CycleState()
+    fwk.run_pre_filter(state, zonal, c.snapshot)
+    assert fwk.has_node_filters(state)  # VolumeZone filters this one node by node
