@@ -7,9 +7,10 @@ is reported (file, object, field), not just the first, and nothing is half-loade
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import orjson
@@ -18,6 +19,7 @@ from ..objects.errors import ObjectError
 from ..objects.node import Node, parse_node
 from ..objects.pod import PodInfo, parse_pod
 from ..objects.storage import validate_storage_object
+from .dump_validation import object_problems
 from .yaml_documents import YAMLError, yaml_documents
 
 __all__ = ["ClusterSnapshot", "SnapshotError", "LoadProblem", "load_snapshot", "snapshot_from_objects"]
@@ -25,9 +27,13 @@ __all__ = ["ClusterSnapshot", "SnapshotError", "LoadProblem", "load_snapshot", "
 USED_KINDS = ("Node", "Pod", "PriorityClass", "Namespace")
 # Workload objects: PodTopologySpread's system defaults read their selectors.
 SELECTOR_KINDS = ("Service", "ReplicaSet", "ReplicationController", "StatefulSet")
-# Kinds that may sit in a dump beside the others and that scheduling does not read.
+# Kinds that may sit in a dump beside the others and that scheduling does not read; any
+# other kind is skipped too (counted by kind in ``ClusterSnapshot.ignored``).
 IGNORED_KINDS = ("Deployment", "DaemonSet", "Job", "CronJob", "ConfigMap", "Event", "Endpoints", "EndpointSlice")
 TERMINAL_PHASES = ("Succeeded", "Failed")
+STDIN = "-"  # a snapshot path that means standard input
+# The kind whose presence among the plugins' kinds says DynamicResources is modelled.
+RESOURCE_CLAIM_KIND = "ResourceClaim"
 
 
 @dataclass(slots=True)
@@ -60,9 +66,16 @@ class ClusterSnapshot:
     workloads: list[dict] = field(default_factory=list)  # Services, ReplicaSets, ... as raw objects
     objects: dict[str, list[dict]] = field(default_factory=dict)  # kind -> raw objects plugins read (PodGroups, ...)
     ignored: dict[str, int] = field(default_factory=dict)  # kind -> count of objects not read
-
+    finished_pods: int = 0  # pods in phase Succeeded/Failed: skipped, as the scheduler's informer skips them
+    # Bound pods whose node is not in the snapshot: kept (as upstream's cache keeps them), per node name.
+    pods_on_missing_nodes: dict[str, int] = field(default_factory=dict)
+    warnings: list[LoadProblem] = field(default_factory=list)  # loaded, but worth a look (a node with no resources)
+    # Pending pods that need a feature kubesched does not model, by feature: not queued.
+    unmodelled: dict[str, list[str]] = field(default_factory=dict)
 
 def _files(path: Path) -> list[Path]:
+    if str(path) == STDIN:
+        return [path]
     if path.is_dir():
         return sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml", ".json") and p.is_file())
     return [path]
@@ -70,7 +83,7 @@ def _files(path: Path) -> list[Path]:
 
 def _documents(path: Path, problems: list[LoadProblem]) -> Iterator[tuple[int, Any]]:
     try:
-        text = path.read_bytes()
+        text = sys.stdin.buffer.read() if str(path) == STDIN else path.read_bytes()
     except OSError as err:
         problems.append(LoadProblem(str(path), "", "", err.strerror or str(err)))
         return
@@ -100,7 +113,9 @@ def _describe(obj: Mapping) -> str:
     return f"{kind} {ns}/{name}" if ns else f"{kind} {name}"
 
 
-def _objects(doc: Any, file: str, index: int, problems: list[LoadProblem]) -> Iterator[Mapping]:
+def _objects(doc: Any, file: str, index: int, problems: list[LoadProblem]) -> Iterator[tuple[str, Mapping]]:
+    """``(where, object)``: where is ``document 2`` or ``document 1, items[5]``. Items of a typed
+    list (``PodList``) without a kind of their own take the list's kind and apiVersion."""
     if not isinstance(doc, Mapping):
         problems.append(LoadProblem(file, f"document {index}", "", "must be a Kubernetes object or List"))
         return
@@ -111,35 +126,66 @@ def _objects(doc: Any, file: str, index: int, problems: list[LoadProblem]) -> It
             problems.append(LoadProblem(file, f"{kind} (document {index})", "items", "must be a list"))
             return
         for j, item in enumerate(items):
+            where = f"document {index}, items[{j}]"
             if not isinstance(item, Mapping):
-                problems.append(LoadProblem(file, f"{kind} (document {index})", f"items[{j}]", "must be an object"))
+                problems.append(LoadProblem(file, f"{kind} ({where})", "", "must be an object"))
                 continue
-            if "kind" not in item and kind != "List":
+            if not item.get("kind") and kind != "List":
                 item = {**item, "kind": kind[: -len("List")]}
-            yield item
+                if not item.get("apiVersion") and doc.get("apiVersion"):
+                    item["apiVersion"] = doc["apiVersion"]
+            if not isinstance(item.get("kind"), str) or not item.get("kind"):
+                problems.append(LoadProblem(file, f"{_describe(item)} ({where})", "kind", "is required"))
+                continue
+            yield where, item
         return
-    yield doc
+    if not isinstance(kind, str) or not kind:
+        problems.append(LoadProblem(file, f"{_describe(doc)} (document {index})", "kind", "is required"))
+        return
+    yield f"document {index}", doc
+
+
+def _identity(obj: Mapping) -> tuple[str, str, str] | None:
+    meta = obj.get("metadata")
+    if not isinstance(meta, Mapping) or not isinstance(meta.get("name"), str):
+        return None
+    return str(obj.get("kind")), str(meta.get("namespace") or ""), meta["name"]
 
 
 def load_snapshot(path: str | Path, plugin_kinds: frozenset[str] = frozenset(),
-                  keep_node_raw: bool = False) -> ClusterSnapshot:
+                  keep_node_raw: bool = False, on_file: Callable[[str, int], None] | None = None) -> ClusterSnapshot:
     """Read and compile a snapshot; raises ``SnapshotError`` listing every bad object.
 
+    ``path``: a file, a directory, or ``-`` for standard input.
     ``plugin_kinds``: kinds that plugins read (``PluginSpec.object_kinds``), kept raw.
     ``keep_node_raw``: keep each node's document (HTTP extenders are sent it).
+    ``on_file``: called with each file's name and size before it is read (progress).
     """
     root = Path(path)
     problems: list[LoadProblem] = []
-    if not root.exists():
+    if str(root) != STDIN and not root.exists():
         raise SnapshotError([LoadProblem(str(root), "", "", "no such file or directory")])
     objects: list[tuple[str, Mapping]] = []
     files = _files(root)
     if not files:
         raise SnapshotError([LoadProblem(str(root), "", "", "holds no .yaml, .yml or .json file")])
+    seen: dict[tuple[str, str, str], str] = {}  # identity -> "file (where)" of its first occurrence
     for file in files:
+        name = "<stdin>" if str(file) == STDIN else str(file)
+        if on_file is not None:
+            on_file(name, file.stat().st_size if name != "<stdin>" else 0)
         for index, doc in _documents(file, problems):
-            for obj in _objects(doc, str(file), index, problems):
-                objects.append((str(file), obj))
+            for where, obj in _objects(doc, name, index, problems):
+                identity = _identity(obj)
+                if identity is not None:
+                    first = seen.setdefault(identity, f"{name} ({where})")
+                    if first != f"{name} ({where})":
+                        problems.append(LoadProblem(name, f"{_describe(obj)} ({where})", "",
+                                                    f"duplicate: the same {identity[0]} is at {first}"))
+                        continue
+                objects.append((name, obj))
+    if not objects and not problems:
+        raise SnapshotError([LoadProblem(str(root), "", "", "holds no Kubernetes objects")])
     snapshot = snapshot_from_objects(objects, problems, plugin_kinds, keep_node_raw)
     if problems:
         raise SnapshotError(problems)
@@ -155,8 +201,13 @@ def snapshot_from_objects(objects: list[tuple[str, Mapping]], problems: list[Loa
     raw_pods: list[tuple[str, Mapping]] = []
     claims: list[tuple[str, Mapping]] = []
     node_names: set[str] = set()
+    resource_claims_modelled = RESOURCE_CLAIM_KIND in plugin_kinds
     for file, obj in objects:
         kind = obj.get("kind")
+        invalid = object_problems(str(kind), obj)
+        if invalid:
+            problems.extend(LoadProblem(file, _describe(obj), path, message) for path, message in invalid)
+            continue
         try:
             if kind == "Node":
                 node = parse_node(obj, keep_raw=keep_node_raw)
@@ -165,6 +216,10 @@ def snapshot_from_objects(objects: list[tuple[str, Mapping]], problems: list[Loa
                     continue
                 node_names.add(node.name)
                 snap.nodes.append(node)
+                status = obj.get("status")
+                if not isinstance(status, Mapping) or not (status.get("allocatable") or status.get("capacity")):
+                    snap.warnings.append(LoadProblem(file, _describe(obj), "status",
+                                                     "has neither allocatable nor capacity: no pod fits it"))
             elif kind == "Pod":
                 raw_pods.append((file, obj))
             elif kind == "PriorityClass":
@@ -193,12 +248,8 @@ def snapshot_from_objects(objects: list[tuple[str, Mapping]], problems: list[Loa
                 snap.objects.setdefault(str(kind), []).append(dict(obj))
                 if kind == "PersistentVolumeClaim":
                     claims.append((file, obj))
-            elif kind in IGNORED_KINDS:
-                snap.ignored[kind] = snap.ignored.get(kind, 0) + 1
-            else:
-                problems.append(
-                    LoadProblem(file, _describe(obj), "kind", f"unknown kind {kind!r}; a snapshot holds {', '.join(USED_KINDS + SELECTOR_KINDS + tuple(sorted(plugin_kinds)))}")
-                )
+            else:  # Deployments, Secrets, custom resources, ...: counted, not read
+                snap.ignored[str(kind)] = snap.ignored.get(str(kind), 0) + 1
         except ObjectError as err:
             problems.append(LoadProblem(file, _describe(obj), err.field, err.message))
     _check_claim_namespaces(snap, claims, problems)
@@ -206,6 +257,7 @@ def snapshot_from_objects(objects: list[tuple[str, Mapping]], problems: list[Loa
     for order, (file, obj) in enumerate(raw_pods):
         status = obj.get("status") or {}
         if isinstance(status, Mapping) and status.get("phase") in TERMINAL_PHASES:
+            snap.finished_pods += 1
             continue
         try:
             obj = _with_priority(obj, snap.priority_classes, snap.preemption_policies)
@@ -216,6 +268,10 @@ def snapshot_from_objects(objects: list[tuple[str, Mapping]], problems: list[Loa
         if pod.node_name:
             pod.raw = None
             snap.bound_pods.append(pod)
+            if pod.node_name not in node_names:
+                snap.pods_on_missing_nodes[pod.node_name] = snap.pods_on_missing_nodes.get(pod.node_name, 0) + 1
+        elif not resource_claims_modelled and _has_resource_claims(obj):
+            snap.unmodelled.setdefault("DynamicResources", []).append(pod.key)
         else:
             created = pod.creation_timestamp if pod.creation_timestamp is not None else float("inf")
             pending.append((created, order, pod))
@@ -224,6 +280,11 @@ def snapshot_from_objects(objects: list[tuple[str, Mapping]], problems: list[Loa
     if own and problems:
         raise SnapshotError(problems)
     return snap
+
+
+def _has_resource_claims(obj: Mapping) -> bool:
+    spec = obj.get("spec")
+    return isinstance(spec, Mapping) and bool(spec.get("resourceClaims"))
 
 
 def _with_priority(obj: Mapping, classes: dict[str, int], policies: dict[str, str] | None = None) -> Mapping:

@@ -1,0 +1,145 @@
+"""What the API server's validation would reject in a dump, before anything is compiled.
+
+A dump may be hand-edited or generated; objects the API server could never have
+stored (a negative request, a resource named ``mem``, a Pod of ``apiVersion: v2``)
+would otherwise be scheduled as if they meant something. The rules are upstream's
+(``pkg/apis/core/validation``): node capacity and allocatable values must be
+non-negative (integers for ``pods`` and extended resources), container requests and
+limits and pod overhead must name a standard or fully qualified resource and be
+non-negative. Only the checks the scheduler's reading depends on are made here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+
+from ..objects.quantity import QuantityError, parse_quantity
+
+__all__ = ["API_VERSIONS", "check_api_version", "object_problems"]
+
+# The apiVersions the API server serves for the kinds a snapshot reads (Kubernetes 1.34):
+# the beta versions of PriorityClass (1.22), PodDisruptionBudget (1.25) and
+# CSIStorageCapacity (1.27) are no longer served, so kubectl never writes them.
+API_VERSIONS: dict[str, tuple[str, ...]] = {
+    "Node": ("v1",), "Pod": ("v1",), "Namespace": ("v1",), "Service": ("v1",),
+    "ReplicationController": ("v1",), "PersistentVolume": ("v1",), "PersistentVolumeClaim": ("v1",),
+    "PriorityClass": ("scheduling.k8s.io/v1",), "PodDisruptionBudget": ("policy/v1",),
+    "ReplicaSet": ("apps/v1",), "StatefulSet": ("apps/v1",), "Deployment": ("apps/v1",),
+    "StorageClass": ("storage.k8s.io/v1",), "CSINode": ("storage.k8s.io/v1",), "CSIDriver": ("storage.k8s.io/v1",),
+    "CSIStorageCapacity": ("storage.k8s.io/v1",),
+}
+
+_STANDARD = frozenset({
+    "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.ephemeral-storage",
+    "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "resourcequotas", "services",
+    "replicationcontrollers", "secrets", "configmaps", "persistentvolumeclaims", "storage", "requests.storage",
+    "services.nodeports", "services.loadbalancers",
+})
+_CONTAINER = frozenset({"cpu", "memory", "ephemeral-storage"})
+_INTEGER = frozenset({"pods", "resourcequotas", "services", "replicationcontrollers", "secrets", "configmaps",
+                      "persistentvolumeclaims", "services.nodeports", "services.loadbalancers"})
+_NAME = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$")
+_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+Problem = tuple[str, str]  # (field, message)
+
+
+def check_api_version(kind: str, api_version: object) -> Problem | None:
+    """An unknown apiVersion for a kind the snapshot reads; an absent one is taken as served."""
+    served = API_VERSIONS.get(kind)
+    if served is None or api_version is None or api_version in served:
+        return None
+    return "apiVersion", f"unknown apiVersion {api_version!r} for {kind}; the API server serves {', '.join(served)}"
+
+
+def _qualified_name_error(name: str) -> str | None:
+    prefix, _, local = name.rpartition("/")
+    if "/" in name and (not prefix or len(prefix) > 253 or not _SUBDOMAIN.match(prefix)):
+        return "prefix part must be a lowercase RFC 1123 subdomain"
+    if not local or len(local) > 63 or not _NAME.match(local):
+        return "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (at most 63 characters)"
+    return None
+
+
+def _native(name: str) -> bool:
+    return "/" not in name or "kubernetes.io/" in name
+
+
+def _extended(name: str) -> bool:
+    return not _native(name) and not name.startswith("requests.") and _qualified_name_error("requests." + name) is None
+
+
+def _resource_name_error(name: str, container: bool) -> str | None:
+    if (message := _qualified_name_error(name)) is not None:
+        return message
+    hugepages = name.startswith("hugepages-") or name.startswith("requests.hugepages-")
+    if "/" not in name:
+        if not (name in _STANDARD or hugepages):
+            return "must be a standard resource type or fully qualified"
+        if container and name not in _CONTAINER and not name.startswith("hugepages-"):
+            return "must be a standard resource for containers"
+    elif container and not _native(name) and not _extended(name):
+        return "doesn't follow extended resource name standard"
+    return None
+
+
+def _quantity_problems(name: str, value: object, path: str) -> Iterator[Problem]:
+    if not isinstance(value, (str, int, float)):
+        return
+    try:
+        quantity = parse_quantity(value)
+    except QuantityError:
+        return  # the object parsers report an unparsable quantity
+    if quantity < 0:
+        yield path, f"Invalid value: {value!r}: must be greater than or equal to 0"
+    elif (name in _INTEGER or _extended(name)) and quantity.denominator != 1:
+        yield path, f"Invalid value: {value!r}: must be an integer"
+
+
+def _resource_list(resources: object, path: str, container: bool, check_names: bool) -> Iterator[Problem]:
+    if not isinstance(resources, Mapping):
+        return
+    for name, value in resources.items():
+        field = f"{path}[{name}]"
+        if check_names and (message := _resource_name_error(str(name), container)) is not None:
+            yield field, f"Invalid value: {name!r}: {message}"
+            continue
+        yield from _quantity_problems(str(name), value, field)
+
+
+def _pod_problems(obj: Mapping) -> Iterator[Problem]:
+    spec = obj.get("spec")
+    if not isinstance(spec, Mapping):
+        return
+    for group in ("initContainers", "containers"):
+        containers = spec.get(group)
+        if not isinstance(containers, list):
+            continue
+        for i, container in enumerate(containers):
+            resources = container.get("resources") if isinstance(container, Mapping) else None
+            if not isinstance(resources, Mapping):
+                continue
+            for part in ("requests", "limits"):
+                yield from _resource_list(resources.get(part), f"spec.{group}[{i}].resources.{part}", True, True)
+    yield from _resource_list(spec.get("overhead"), "spec.overhead", False, True)
+
+
+def _node_problems(obj: Mapping) -> Iterator[Problem]:
+    status = obj.get("status")
+    if not isinstance(status, Mapping):
+        return
+    for part in ("capacity", "allocatable"):  # upstream checks node values, not node resource names
+        yield from _resource_list(status.get(part), f"status.{part}", False, False)
+
+
+def object_problems(kind: str, obj: Mapping) -> list[Problem]:
+    """What validation would reject in ``obj`` (fields as dotted paths), apiVersion first."""
+    problems: list[Problem] = []
+    if (problem := check_api_version(kind, obj.get("apiVersion"))) is not None:
+        problems.append(problem)
+    if kind == "Pod":
+        problems.extend(_pod_problems(obj))
+    elif kind == "Node":
+        problems.extend(_node_problems(obj))
+    return problems
