@@ -1,29 +1,85 @@
-"""Wiring preemption into a scheduler: the nominator, and the frameworks the plugin needs.
+"""Wiring preemption into a scheduler: the nominator, the framework and the extenders.
 
-Upstream's DefaultPreemption reaches the framework it runs in and the queue's
-nominator through its handle; here the scheduler hands both to every preemption
-plugin once its profiles are built, and gives the algorithm the same nominator so
-filtering counts nominated pods (``framework.preemption.apply_nominated_pods``).
+Upstream's DefaultPreemption reaches the framework it runs in, the queue's nominator
+and the HTTP extenders through its handle; here the scheduler hands them to every
+preemption plugin once its profiles are built, and gives the algorithm the same
+nominator so filtering counts nominated pods (``framework.preemption.apply_nominated_pods``).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
-from ..framework.preemption import PreemptionOutcome
+from ..framework.preemption import Candidate, CandidateFilter, PreemptionOutcome
 from ..framework.runtime import Framework
+from ..framework.status import Code, Status
+from ..framework.views import SnapshotView
+from ..objects.pod import PodInfo
 from ..plugins.defaultpreemption import DefaultPreemption
 from ..queue.nominator import Nominator
 from .algorithm import Algorithm
+from .extender_client import NodeInfoLister, Victims
 
-__all__ = ["attach_preemption", "post_filter_record"]
+__all__ = ["attach_preemption", "extenders_filter", "post_filter_record", "PreemptionExtender"]
 
 
-def attach_preemption(profiles: dict[str, Framework], algorithm: Algorithm, nominator: Nominator) -> None:
+class PreemptionExtender(Protocol):
+    """What preemption asks of an HTTP extender (``HTTPExtender``)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def supports_preemption(self) -> bool: ...
+
+    def is_interested(self, pod: PodInfo) -> bool: ...
+
+    def is_ignorable(self) -> bool: ...
+
+    def process_preemption(self, pod: PodInfo, victims: dict[str, Victims], node_infos: NodeInfoLister) -> dict[str, Victims]: ...
+
+
+def extenders_filter(extenders: Sequence[PreemptionExtender], snapshot: SnapshotView) -> CandidateFilter:
+    """upstream's ``callExtenders``: each preemption-capable extender interested in the pod
+    narrows the candidates (node -> victims) in turn; an ignorable one that fails, or
+    leaves a node without victims, is skipped or loses that node, another one fails the
+    preemption."""
+
+    def keep(pod: PodInfo, candidates: list[Candidate]) -> list[Candidate] | Status:
+        victims = {c.node: Victims(list(c.victims), c.pdb_violations) for c in candidates}
+        if not victims:
+            return candidates
+        for extender in extenders:
+            if not extender.supports_preemption() or not extender.is_interested(pod):
+                continue
+            try:
+                answer = extender.process_preemption(pod, victims, snapshot)
+            except Exception as err:  # noqa: BLE001 - the extender's failure is the status
+                if extender.is_ignorable():
+                    continue
+                return Status(Code.ERROR, str(err))
+            for node, kept in list(answer.items()):
+                if kept is None or not kept.pods:
+                    if extender.is_ignorable():
+                        del answer[node]
+                        continue
+                    return Status(Code.ERROR, f'expected at least one victim pod on node "{node}"')
+            victims = answer
+            if not victims:
+                break
+        return [Candidate(node, list(v.pods), v.num_pdb_violations) for node, v in victims.items()]
+
+    return keep
+
+
+def attach_preemption(profiles: dict[str, Framework], algorithm: Algorithm, nominator: Nominator,
+                      snapshot: SnapshotView | None = None) -> None:
+    extenders = [e for e in algorithm.extenders if e.supports_preemption()]
     for fwk in profiles.values():
         for plugin in fwk.points["postFilter"]:
             if isinstance(plugin, DefaultPreemption):
-                plugin.attach(fwk, nominator, algorithm.tie_break, algorithm.rng)
+                candidates = extenders_filter(extenders, snapshot) if extenders and snapshot is not None else None
+                plugin.attach(fwk, nominator, algorithm.tie_break, algorithm.rng, candidates)
     algorithm.nominator = nominator
 
 

@@ -119,7 +119,7 @@ class Scheduler:
         self.hub = hub if hub is not None else HandleHub(cache, clock, client)
         self.waiting_pods = self.hub.waiting_pods
         self.nominator = Nominator()  # pending pods nominated to nodes (by preemption)
-        attach_preemption(profiles, algorithm, self.nominator)
+        attach_preemption(profiles, algorithm, self.nominator, cache.snapshot())
         self.metrics = metrics
         self._cycle_started: dict[str, float] = {}  # pod uid -> start of its attempt, while metrics are kept
 

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import random
 
+from kubesched.cluster.simulated import Simulation
+from kubesched.cluster.snapshot import snapshot_from_objects
+from kubesched.framework.config import API_VERSION, KIND, parse_config
 from kubesched.framework.preemption import Candidate, parse_pdb, pick_candidates, split_by_pdb_violation
+from kubesched.framework.status import Code, Status
+from kubesched.plugins.registry import UPSTREAM_ONLY, in_tree_registry
+from kubesched.scheduler.extender_client import Victims
+from kubesched.scheduler.preemption import extenders_filter
 from kubesched.framework.preemption.gosort import go_sort_slice
 from kubesched.objects.pod import parse_pod
 from kubesched.objects.pod import PodInfo
@@ -128,3 +135,71 @@ def test_go_sort_slice_is_stable_up_to_twelve_and_not_beyond():
     go_sort_slice(long, lambda a, b: a[0] < b[0])
     assert [k for k, _ in long] == [0] * 20 + [1] * 20
     assert [i for k, i in long if k == 0] != list(range(0, 40, 2))
+
+
+# -- extenders ----------------------------------------------------------------------------------------------
+class FakeExtender:
+    def __init__(self, keep: dict[str, list[str]] | None = None, fails: bool = False, ignorable: bool = False,
+                 preempts: bool = True) -> None:
+        self.keep, self.fails, self.ignorable, self.preempts = keep, fails, ignorable, preempts
+        self.asked: list[dict[str, list[str]]] = []
+
+    @property
+    def name(self) -> str:
+        return "fake"
+
+    def supports_preemption(self) -> bool:
+        return self.preempts
+
+    def is_interested(self, pod: PodInfo) -> bool:
+        return True
+
+    def is_ignorable(self) -> bool:
+        return self.ignorable
+
+    def process_preemption(self, pod, victims, node_infos):  # type: ignore[no-untyped-def]
+        self.asked.append({node: [p.name for p in v.pods] for node, v in victims.items()})
+        if self.fails:
+            raise RuntimeError("extender down")
+        keep = self.keep if self.keep is not None else {n: [p.name for p in v.pods] for n, v in victims.items()}
+        return {node: Victims([p for p in victims[node].pods if p.name in names], 0) for node, names in keep.items()}
+
+
+def _candidates() -> list[Candidate]:
+    return [_candidate("a", [10]), _candidate("b", [20])]
+
+
+def test_extenders_narrow_the_candidates_in_turn():
+    first, second = FakeExtender({"a": ["a-0"], "b": ["b-0"]}), FakeExtender({"b": ["b-0"]})
+    kept = extenders_filter([first, second], None)(_pod("p"), _candidates())  # type: ignore[arg-type]
+    assert [c.node for c in kept] == ["b"] and second.asked == [{"a": ["a-0"], "b": ["b-0"]}]
+
+
+def test_an_extender_that_fails_fails_the_preemption_unless_ignorable():
+    status = extenders_filter([FakeExtender(fails=True)], None)(_pod("p"), _candidates())  # type: ignore[arg-type]
+    assert isinstance(status, Status) and status.code == Code.ERROR
+    kept = extenders_filter([FakeExtender(fails=True, ignorable=True)], None)(_pod("p"), _candidates())  # type: ignore[arg-type]
+    assert [c.node for c in kept] == ["a", "b"]
+
+
+def test_a_node_left_without_victims_is_an_error_or_dropped_when_ignorable():
+    empty = {"a": [], "b": ["b-0"]}
+    status = extenders_filter([FakeExtender(empty)], None)(_pod("p"), _candidates())  # type: ignore[arg-type]
+    assert isinstance(status, Status) and status.message == 'expected at least one victim pod on node "a"'
+    kept = extenders_filter([FakeExtender(empty, ignorable=True)], None)(_pod("p"), _candidates())  # type: ignore[arg-type]
+    assert [c.node for c in kept] == ["b"]
+
+
+def test_the_evaluator_reports_no_candidate_when_extenders_keep_none():
+    registry = in_tree_registry()
+    objects = [{"kind": "Node", "metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "1", "pods": "10"}}},
+               {"kind": "Pod", "metadata": {"name": "low", "namespace": "default", "uid": "low"},
+                "spec": {"nodeName": "n1", "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}},
+               {"kind": "Pod", "metadata": {"name": "p", "namespace": "default", "uid": "p"},
+                "spec": {"priority": 10, "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}]
+    sim = Simulation(snapshot_from_objects([("t", o) for o in objects]),
+                     parse_config({"apiVersion": API_VERSION, "kind": KIND}, registry, UPSTREAM_ONLY), registry)
+    plugin = sim.scheduler.profiles["default-scheduler"].plugin("DefaultPreemption")
+    plugin.evaluator.extenders = extenders_filter([FakeExtender({})], sim.scheduler.cache.snapshot())
+    result = sim.run(max_attempts=1)
+    assert result.outcomes["default/p"].message.endswith(" preemption: no candidate node for preemption")

@@ -27,6 +27,7 @@ from .victims import VictimSelection, select_victims_on_node, started
 
 __all__ = [
     "Candidate",
+    "CandidateFilter",
     "PreemptionOutcome",
     "PREEMPTION_OUTCOME",
     "Evaluator",
@@ -38,6 +39,7 @@ __all__ = [
 NOT_HELPFUL_REASON = "Preemption is not helpful for scheduling"
 NEVER_MESSAGE = "not eligible due to preemptionPolicy=Never."
 TERMINATING_MESSAGE = "not eligible due to a terminating pod on the nominated node."
+NO_CANDIDATE_MESSAGE = "no candidate node for preemption"
 # Upstream adds MaxInt32+1 to every priority before summing, so negative ones compare right.
 _PRIORITY_OFFSET = 2**31
 
@@ -62,6 +64,9 @@ class PreemptionOutcome:
     victims: list[PodInfo] = field(default_factory=list)
     tied: list[str] = field(default_factory=list)
 
+
+CandidateFilter = Callable[[PodInfo, list["Candidate"]], "list[Candidate] | Status"]
+"""upstream's ``callExtenders``: the candidates preemption-capable extenders keep, or an error."""
 
 PREEMPTION_OUTCOME: StateKey[PreemptionOutcome] = StateKey("kubesched.io/preemption-outcome")
 """Written to the cycle state by the preemption plugin: the scheduler reads it back."""
@@ -121,7 +126,8 @@ class Evaluator:
     def __init__(self, fwk: Framework, snapshot: Callable[[], SnapshotView], nominator: NominatedPods | None,
                  pdbs: Callable[[], list[DisruptionBudget]],
                  num_candidates: Callable[[int], int], execute: Callable[[Candidate, PodInfo], None],
-                 tie_break: str = "random", rng: random.Random | None = None) -> None:
+                 tie_break: str = "random", rng: random.Random | None = None,
+                 extenders: CandidateFilter | None = None) -> None:
         self.fwk = fwk
         self._snapshot = snapshot
         self.nominator = nominator
@@ -131,6 +137,7 @@ class Evaluator:
         self.tie_break = tie_break
         self.rng = rng or random.Random()
         self.cache: NodeResultCache[VictimSelection] = NodeResultCache()
+        self.extenders = extenders  # preemption-capable HTTP extenders, asked to filter the candidates
 
     def preempt(self, state: CycleState, pod: PodInfo, filtered: NodeToStatusReader) -> tuple[PostFilterResult | None, Status]:
         """upstream's ``Preempt``; the outcome is also written to ``state`` under ``PREEMPTION_OUTCOME``."""
@@ -153,6 +160,14 @@ class Evaluator:
             message = fit_error_message(num_all, statuses, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, NOT_HELPFUL_REASON))
             # An empty nomination clears the pod's nominatedNodeName, if it had one.
             return PostFilterResult(""), Status(Code.UNSCHEDULABLE, message), PreemptionOutcome(Code.UNSCHEDULABLE, message, None)
+        if self.extenders is not None:
+            kept = self.extenders(pod, candidates)
+            if isinstance(kept, Status):
+                return None, kept, PreemptionOutcome(kept.code, kept.message)
+            candidates = kept
+        if not candidates:
+            return None, Status(Code.UNSCHEDULABLE, NO_CANDIDATE_MESSAGE), PreemptionOutcome(
+                Code.UNSCHEDULABLE, NO_CANDIDATE_MESSAGE)
         tied = pick_candidates(candidates)
         if self.tie_break == "name":
             best = min(tied, key=lambda c: c.node)

@@ -21,6 +21,7 @@ from ...framework.preemption import (
     PDB_KIND,
     PDB_PLURAL,
     Candidate,
+    CandidateFilter,
     DisruptionBudget,
     Evaluator,
     NominatedPods,
@@ -65,11 +66,12 @@ class DefaultPreemption:
         self._in_flight: dict[str, int] = {}  # preemptor uid -> victims still being evicted
 
     def attach(self, fwk: Framework, nominator: NominatedPods | None, tie_break: str = "random",
-               rng: random.Random | None = None) -> None:
-        """Give the plugin the framework it runs in and the queue's nominator."""
+               rng: random.Random | None = None, extenders: CandidateFilter | None = None) -> None:
+        """Give the plugin the framework it runs in, the queue's nominator and the
+        preemption-capable extenders (as a filter of candidates)."""
         self.nominator = nominator
         self.evaluator = Evaluator(fwk, self.handle.snapshot, nominator, self.pdbs,
-                                   self.args.num_candidates, self._execute, tie_break, rng)
+                                   self.args.num_candidates, self._execute, tie_break, rng, extenders)
 
     def pdbs(self) -> list[DisruptionBudget]:
         return [parse_pdb(obj) for obj in self._pdb_store.list()]
