@@ -1,13 +1,23 @@
-"""The human-readable simulation report: summary, node utilisation, unschedulable pods."""
+"""The simulation report: a summary line, what loading skipped or kept, nodes by group,
+the most utilised nodes, preemptions, and pods grouped by why they did not run.
+
+``render_report`` writes text sized for any cluster; ``summary_document`` is the same
+content as JSON-ready data for ``--format json`` (with every pod name, not examples).
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-from ..cluster.simulated import Simulation, SimulationResult
+from .summary import NodeGroup, NodeUsage, PodGroup, RunSummary
 
-__all__ = ["render_report", "format_cpu", "format_bytes"]
+__all__ = ["render_report", "summary_line", "summary_document", "format_cpu", "format_bytes"]
+
+EXAMPLES = 3  # pod names shown per group
+MISSING_NODES_SHOWN = 5
 
 
 def format_cpu(millicores: int) -> str:
@@ -25,53 +35,169 @@ def _percent(used: int, total: int) -> str:
     return f"{100 * used / total:3.0f}%" if total else "  - "
 
 
-def render_report(console: Console, sim: Simulation, result: SimulationResult, source: str, quiet: bool = False) -> None:
-    scheduled, unschedulable = result.scheduled, result.unschedulable
-    nodes = sim.scheduler.cache.table.num_nodes
-    console.print(
-        f"{source}: {len(result.outcomes)} pending pod(s) on {nodes} node(s): "
-        f"{len(scheduled)} scheduled, {len(unschedulable)} unschedulable, {len(result.gated)} gated "
-        f"({result.attempts} attempt(s), {result.virtual_seconds:g}s virtual time)",
-        highlight=False,
-    )
-    if result.livelocked:
-        console.print(
-            "warning: stopped early: pods kept being retried and failing with nothing binding "
-            "(plugins waking each other's pods, e.g. gangs that time out in turn); "
-            "a live scheduler would go on retrying them",
-            highlight=False,
-        )
-    if result.gated:
-        console.print(f"{len(result.gated)} pending pod(s) wait for scheduling gates:", highlight=False)
-        for outcome in result.gated:
-            console.print(f"  {outcome.pod}: {outcome.message}", highlight=False, markup=False)
-    if result.ignored_pods:
-        console.print(f"{len(result.ignored_pods)} pending pod(s) name another scheduler and were left alone.", highlight=False)
-    if not quiet:
-        table = Table(title="Node utilisation (requested / allocatable)", title_justify="left")
-        table.add_column("NODE")
-        table.add_column("CPU", justify="right")
-        table.add_column("MEMORY", justify="right")
-        table.add_column("PODS", justify="right")
-        table.add_column("NEW", justify="right")
-        placed: dict[str, int] = {}
-        for _, node in result.placements:
-            placed[node] = placed.get(node, 0) + 1
-        for usage in sim.node_usage():
-            (cpu, cpu_total), (mem, mem_total), (pods, pods_total) = usage["cpu"], usage["memory"], usage["pods"]
-            table.add_row(
-                usage["node"],
-                f"{format_cpu(cpu)}/{format_cpu(cpu_total)} {_percent(cpu, cpu_total)}",
-                f"{format_bytes(mem)}/{format_bytes(mem_total)} {_percent(mem, mem_total)}",
-                f"{pods}/{pods_total}",
-                str(placed.get(usage["node"], 0) or ""),
-            )
-        console.print(table)
+def _examples(pods: list[str]) -> str:
+    shown = ", ".join(pods[:EXAMPLES])
+    return f"{shown} and {len(pods) - EXAMPLES} more" if len(pods) > EXAMPLES else shown
+
+
+def summary_line(summary: RunSummary) -> str:
+    result = summary.result
+    pending = len(result.outcomes)
+    preempted = sum(1 for o in result.outcomes.values() if o.preempted_by)
+    tie = f"seed {summary.seed}" if summary.seed is not None else "ties broken by name"
+    parts = [f"{len(result.scheduled)} scheduled", f"{len(result.unschedulable)} unschedulable",
+             f"{len(result.gated)} gated"]
+    if preempted:
+        parts.append(f"{preempted} preempted")
+    return (f"{summary.source}: {pending} pending pod(s) on {len(summary.nodes)} node(s): {', '.join(parts)} "
+            f"({result.attempts} attempt(s), {result.virtual_seconds:g}s virtual time, {tie})")
+
+
+def _print(console: Console, text: str) -> None:
+    console.print(text, highlight=False, markup=False)
+
+
+def _snapshot_notes(console: Console, summary: RunSummary) -> None:
+    snap = summary.snapshot
+    if snap.ignored:
+        kinds = ", ".join(f"{kind} {count}" for kind, count in sorted(snap.ignored.items()))
+        _print(console, f"skipped {sum(snap.ignored.values())} object(s) of kinds the scheduler does not read: {kinds}")
+    if snap.finished_pods:
+        _print(console, f"ignored {snap.finished_pods} finished pod(s) (phase Succeeded or Failed), as the scheduler does")
+    if snap.pods_on_missing_nodes:
+        missing = sorted(snap.pods_on_missing_nodes.items(), key=lambda kv: (-kv[1], kv[0]))
+        shown = ", ".join(f"{node} ({count})" for node, count in missing[:MISSING_NODES_SHOWN])
+        more = f" and {len(missing) - MISSING_NODES_SHOWN} more" if len(missing) > MISSING_NODES_SHOWN else ""
+        _print(console, f"{sum(snap.pods_on_missing_nodes.values())} bound pod(s) are on {len(missing)} node(s) absent "
+                        f"from the snapshot (kept, taking room on no node here): {shown}{more}")
+    for warning in snap.warnings:
+        _print(console, f"warning: {warning}")
+    for feature, pods in sorted(snap.unmodelled.items()):
+        _print(console, f"{len(pods)} pending pod(s) need {feature}, which kubesched does not model yet; "
+                        f"not scheduled: {_examples(pods)}")
+    if summary.result.livelocked:
+        _print(console, "warning: stopped early: pods kept being retried and failing with nothing binding "
+                        "(plugins waking each other's pods, e.g. gangs that time out in turn); "
+                        "a live scheduler would go on retrying them")
+
+
+def _usage_columns(table: Table) -> None:
+    for title in ("CPU", "MEMORY", "PODS", "NEW"):
+        table.add_column(title, justify="right")
+
+
+def _usage_cells(cpu: tuple[int, int] | list[int], memory: tuple[int, int] | list[int],
+                 pods: tuple[int, int] | list[int], new: int) -> list[str]:
+    return [f"{format_cpu(cpu[0])}/{format_cpu(cpu[1])} {_percent(cpu[0], cpu[1])}",
+            f"{format_bytes(memory[0])}/{format_bytes(memory[1])} {_percent(memory[0], memory[1])}",
+            f"{pods[0]}/{pods[1]}", str(new or "")]
+
+
+def _group_table(groups: list[NodeGroup]) -> Table:
+    table = Table(title="Nodes by pool and zone (requested / allocatable)", title_justify="left")
+    table.add_column("POOL")
+    table.add_column("ZONE")
+    table.add_column("NODES", justify="right")
+    _usage_columns(table)
+    for g in groups:
+        table.add_row(g.pool, g.zone, str(g.nodes), *_usage_cells(g.cpu, g.memory, g.pods, g.new))
+    return table
+
+
+def _node_table(nodes: list[NodeUsage], title: str) -> Table:
+    table = Table(title=title, title_justify="left")
+    table.add_column("NODE")
+    table.add_column("POOL")
+    table.add_column("ZONE")
+    _usage_columns(table)
+    for n in nodes:
+        table.add_row(n.name, n.pool, n.zone, *_usage_cells(n.cpu, n.memory, n.pods, n.new))
+    return table
+
+
+def _pod_groups(console: Console, title: str, groups: list[PodGroup]) -> None:
+    if not groups:
+        return
+    _print(console, title.format(count=sum(len(g.pods) for g in groups)) + ":")
+    for group in groups:
+        if len(group.pods) == 1:
+            _print(console, f"  {group.pods[0]}: {group.reason}")
+        else:
+            _print(console, f"  {len(group.pods)} pods: {group.reason}")
+            _print(console, f"    {_examples(group.pods)}")
+
+
+def render_report(console: Console, summary: RunSummary, quiet: bool = False, all_nodes: bool = False) -> None:
+    _print(console, summary_line(summary))
+    if quiet:
+        return
+    _snapshot_notes(console, summary)
+    if len(summary.groups) > 1:
+        console.print(_group_table(summary.groups))
+    if all_nodes or len(summary.nodes) <= len(summary.top_nodes):
+        console.print(_node_table(summary.nodes, "Nodes (requested / allocatable)"))
+    else:
+        console.print(_node_table(summary.top_nodes, f"Most utilised nodes ({len(summary.top_nodes)} of "
+                                                     f"{len(summary.nodes)}; --all-nodes lists every node)"))
+    result = summary.result
     if result.preemptions:
-        console.print(f"{len(result.preemptions)} pod(s) preempted:", highlight=False)
+        _print(console, f"{len(result.preemptions)} pod(s) preempted:")
         for victim, preemptor, node in result.preemptions:
-            console.print(f"  {victim} on {node}, for {preemptor}", highlight=False, markup=False)
-    if unschedulable:
-        console.print("Unschedulable pods:", highlight=False)
-        for outcome in unschedulable:
-            console.print(f"  {outcome.pod}: {outcome.message}", highlight=False, markup=False)
+            _print(console, f"  {victim} on {node}, for {preemptor}")
+    _pod_groups(console, "Unschedulable pods ({count}), by reason", summary.unschedulable)
+    _pod_groups(console, "Pods waiting for scheduling gates ({count})", summary.gated)
+    _pod_groups(console, "Pending pods left to other schedulers ({count}), by scheduler", summary.other_schedulers)
+
+
+def _usage(cpu: tuple[int, int] | list[int], memory: tuple[int, int] | list[int],
+           pods: tuple[int, int] | list[int]) -> dict[str, dict[str, int]]:
+    return {"cpuMillicores": {"requested": cpu[0], "allocatable": cpu[1]},
+            "memoryBytes": {"requested": memory[0], "allocatable": memory[1]},
+            "pods": {"requested": pods[0], "allocatable": pods[1]}}
+
+
+def _node_document(n: NodeUsage) -> dict[str, Any]:
+    return {"name": n.name, "pool": n.pool, "zone": n.zone, **_usage(n.cpu, n.memory, n.pods), "newPods": n.new}
+
+
+def _groups_document(groups: list[PodGroup], key: str) -> list[dict[str, Any]]:
+    return [{key: g.reason, "count": len(g.pods), "pods": g.pods} for g in groups]
+
+
+def summary_document(summary: RunSummary, all_nodes: bool = False) -> dict[str, Any]:
+    """The report as JSON-ready data; ``nodes.all`` only with ``all_nodes``."""
+    result, snap = summary.result, summary.snapshot
+    nodes: dict[str, Any] = {
+        "count": len(summary.nodes),
+        "groups": [{"pool": g.pool, "zone": g.zone, "nodes": g.nodes, **_usage(g.cpu, g.memory, g.pods), "newPods": g.new}
+                   for g in summary.groups],
+        "top": [_node_document(n) for n in summary.top_nodes],
+    }
+    if all_nodes:
+        nodes["all"] = [_node_document(n) for n in summary.nodes]
+    return {
+        "source": summary.source,
+        "tieBreak": summary.tie_break,
+        "seed": summary.seed,
+        "pods": {
+            "pending": len(result.outcomes), "scheduled": len(result.scheduled),
+            "unschedulable": len(result.unschedulable), "gated": len(result.gated),
+            "preempted": sum(1 for o in result.outcomes.values() if o.preempted_by),
+            "otherSchedulers": len(result.ignored_pods),
+        },
+        "attempts": result.attempts,
+        "virtualSeconds": result.virtual_seconds,
+        "livelocked": result.livelocked,
+        "nodes": nodes,
+        "unschedulable": _groups_document(summary.unschedulable, "message"),
+        "gated": _groups_document(summary.gated, "message"),
+        "otherSchedulers": _groups_document(summary.other_schedulers, "schedulerName"),
+        "preemptions": [{"victim": v, "preemptor": p, "node": n} for v, p, n in result.preemptions],
+        "snapshot": {
+            "skippedKinds": dict(sorted(snap.ignored.items())),
+            "finishedPods": snap.finished_pods,
+            "podsOnMissingNodes": dict(sorted(snap.pods_on_missing_nodes.items())),
+            "warnings": [str(w) for w in snap.warnings],
+            "unmodelled": {feature: pods for feature, pods in sorted(snap.unmodelled.items())},
+        },
+    }

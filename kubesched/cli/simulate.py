@@ -2,27 +2,29 @@
 
 from __future__ import annotations
 
+import os
+import random
 import sys
 from pathlib import Path
 from typing import BinaryIO
 
 import click
+import orjson
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..cluster.simulated import Simulation
-from ..cluster.snapshot import SnapshotError, load_snapshot
+from ..cluster.snapshot import STDIN, SnapshotError, load_snapshot
 from ..framework.config import ConfigError
 from .common import fail, load_config, plugin_option, registry
 from .explain_stream import ExplainFilter, ExplainStream
 from .label_query import LabelQueryError, parse_label_query
-from .report import render_report
-
-PROGRESS_THRESHOLD = 200  # pending pods above which a progress bar is worth showing
+from .progress import PhaseProgress
+from .report import render_report, summary_document
+from .summary import summarize
 
 
 @click.command()
-@click.argument("snapshot", type=click.Path(exists=False))
+@click.argument("snapshot", type=click.Path(exists=False, allow_dash=True))
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="A KubeSchedulerConfiguration (v1) file.")
 @click.option("--explain", "explain_file", type=click.Path(dir_okay=False),
               help="Write each attempt's decision here as it happens, one JSON object a line.")
@@ -32,27 +34,42 @@ PROGRESS_THRESHOLD = 200  # pending pods above which a progress bar is worth sho
               help="Explain only pods whose name (or namespace/name, when PATTERN has a /) matches this glob.")
 @click.option("--explain-failed", is_flag=True, help="Explain only the attempts that found no node.")
 @click.option("--output", "output_file", type=click.Path(dir_okay=False), help="Write the placements (namespace/name -> node) here.")
+@click.option("--format", "-o", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="The summary as text, or as one JSON document.")
+@click.option("--all-nodes", is_flag=True, help="List every node, not only the most utilised ones.")
 @click.option("--tie-break", type=click.Choice(["random", "name"]), default="random", show_default=True,
               help="Among equally scored nodes: upstream's uniform random pick, or the smallest name.")
-@click.option("--seed", type=int, default=None, help="Seed for the random tie-break.")
-@click.option("--quiet", "-q", is_flag=True, help="Print only the summary line and unschedulable pods.")
+@click.option("--seed", type=int, default=None, help="Seed for the random tie-break (default: a random one, printed).")
+@click.option("--quiet", "-q", is_flag=True, help="Print only the summary line.")
 @plugin_option
 def simulate(snapshot: str, config_file: str | None, explain_file: str | None, explain_selector: str | None,
-             explain_pods: str | None, explain_failed: bool, output_file: str | None, tie_break: str, seed: int | None, quiet: bool, plugins: tuple[str, ...]) -> None:
-    """Schedule the pending pods of SNAPSHOT (a file or directory of YAML/JSON, as
-    `kubectl get nodes,pods,priorityclasses -A -o yaml` writes it) on a virtual clock.
+             explain_pods: str | None, explain_failed: bool, output_file: str | None, output_format: str,
+             all_nodes: bool, tie_break: str, seed: int | None, quiet: bool, plugins: tuple[str, ...]) -> None:
+    """Schedule the pending pods of SNAPSHOT (a file or directory of YAML/JSON as
+    `kubectl get nodes,pods,... -A -o json` writes it, or - for standard input) on a virtual clock.
 
     Bound pods occupy their nodes; pending pods whose spec.schedulerName matches a
     profile are scheduled in queue order until the queue settles.
     """
+    for path in (output_file, explain_file):
+        if path:
+            _check_writable(path)
+    which = _explain_filter(explain_selector, explain_pods, explain_failed)
     reg = registry(plugins)
     config = load_config(config_file, reg)
+    err_console = Console(stderr=True)
+    progress = PhaseProgress(sys.stderr, err_console.is_terminal, enabled=not quiet)
+    source = "<stdin>" if snapshot == STDIN else snapshot
     try:
+        progress.start(f"loading {source}")
         snap = load_snapshot(snapshot, frozenset(kind for _, kind in reg.object_kinds()),
                              keep_node_raw=bool(config.extenders))  # extenders are sent whole nodes
     except SnapshotError as err:
+        progress.finish()
         fail([str(p) for p in err.problems])
-    which = _explain_filter(explain_selector, explain_pods, explain_failed)
+    progress.finish()
+    if tie_break == "random" and seed is None:
+        seed = random.SystemRandom().randrange(2**31)  # printed, so the run can be repeated
     sim_ref: list[Simulation] = []
     explain_sink = _open(explain_file) if explain_file else None
     stream = ExplainStream(explain_sink, lambda: sim_ref[0].scheduler.cache.table.order.tolist(), which) \
@@ -63,22 +80,33 @@ def simulate(snapshot: str, config_file: str | None, explain_file: str | None, e
         err.source = err.source or (config_file or "")
         fail(err.lines())
     sim_ref.append(sim)
-    pending = len(sim.outcomes)
-    err_console = Console(stderr=True)
-    if pending >= PROGRESS_THRESHOLD and err_console.is_terminal and not quiet:
-        with Progress(TextColumn("scheduling"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                      console=err_console, transient=True) as bar:
-            task = bar.add_task("pods", total=pending)
-            result = sim.run(progress=lambda done, total: bar.update(task, completed=done))
-    else:
-        result = sim.run()
+    progress.start("scheduling", total=len(sim.outcomes), unit="pods placed")
+    result = sim.run(progress=lambda done, total: progress.update(done))
+    progress.finish()
+    if explain_sink is not None:
+        explain_sink.close()
     if output_file:
         lines = "".join(f"{pod} -> {node}\n" for pod, node in result.placements)
         _write(output_file, lines.encode())
-    if explain_sink is not None:
-        explain_sink.close()
+    summary = summarize(sim, result, source, tie_break, seed)
+    if output_format == "json":
+        sys.stdout.buffer.write(orjson.dumps(summary_document(summary, all_nodes), option=orjson.OPT_INDENT_2) + b"\n")
+        sys.stdout.flush()
+        return
     console = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 160)
-    render_report(console, sim, result, snapshot, quiet)
+    render_report(console, summary, quiet, all_nodes)
+
+
+def _check_writable(path: str) -> None:
+    """Before anything runs: an output that cannot be written fails now, not after the run."""
+    target = Path(path)
+    parent = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        fail([f"{path}: is a directory"])
+    if not parent.is_dir():
+        fail([f"{path}: no such directory: {parent}"])
+    if not os.access(target if target.exists() else parent, os.W_OK):
+        fail([f"{path}: permission denied"])
 
 
 def _explain_filter(selector: str | None, pattern: str | None, failed_only: bool) -> ExplainFilter:

@@ -61,7 +61,7 @@ def run(*args: str):
 
 
 def test_demo_snapshot_schedules_and_explains_the_rest():
-    result = run(str(DEMO), "--tie-break", "name", "-q")
+    result = run(str(DEMO), "--tie-break", "name")
     assert result.exit_code == 0, result.output
     assert "62 pending pod(s) on 54 node(s): 56 scheduled, 5 unschedulable, 1 gated" in result.output
     assert (
@@ -73,7 +73,7 @@ def test_demo_snapshot_schedules_and_explains_the_rest():
         "42 node(s) didn't match Pod's node affinity/selector." in result.output
     )
     assert "batch/gated-0: waiting for scheduling gates: [example.com/quota-check]" in result.output
-    assert "1 pending pod(s) name another scheduler" in result.output
+    assert "Pending pods left to other schedulers (1), by scheduler:\n  batch/packed-0: bin-packing-scheduler" in result.output
 
 
 def test_demo_with_the_example_config_schedules_the_second_profiles_pod(tmp_path: Path):
@@ -226,9 +226,9 @@ def test_zone_spreading_and_anti_affinity_shape_the_placements(tmp_path: Path):
 
 def test_pods_for_another_scheduler_are_left_alone(tmp_path: Path):
     snap = write_list(tmp_path / "s.yaml", [node("n1"), pod("mine"), pod("theirs", scheduler="other-scheduler")])
-    result = run(str(snap), "-q")
+    result = run(str(snap))
     assert "1 pending pod(s) on 1 node(s): 1 scheduled" in result.output
-    assert "1 pending pod(s) name another scheduler" in result.output
+    assert "Pending pods left to other schedulers (1), by scheduler:\n  default/theirs: other-scheduler" in result.output
 
 
 # -- bad input ----------------------------------------------------------------------
