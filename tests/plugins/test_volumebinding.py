@@ -173,3 +173,15 @@ def test_args_default_to_a_ten_minute_bind_timeout_and_reject_a_negative_one():
     assert decode_args(volumebinding.VolumeBindingArgs, None).bind_timeout_seconds == 600
     with pytest.raises(ArgsError, match="bindTimeoutSeconds"):
         decode_args(volumebinding.VolumeBindingArgs, {"bindTimeoutSeconds": -1})
+
+
+@pytest.mark.parametrize(("anywhere", "expected"), [("10Gi", "pv-any"), ("30Gi", "pv-n1")])
+def test_the_smallest_match_wins_between_pvs_pinned_to_the_node_and_pvs_reachable_anywhere(anywhere, expected):
+    objects = [LOCAL, pvc("data", cls="local", request="5Gi"), pv("pv-n1", cls="local", capacity="20Gi", hosts=["n1"]),
+               pv("pv-n2", cls="local", capacity="1Gi", hosts=["n2"]), pv("pv-any", cls="local", capacity=anywhere)]
+    c = cluster(*objects)
+    plugin, state, got = attempt(c, claim_pod("p", "data"))
+    assert got["n1"] is None
+    plugin.reserve(state, parse_pod(claim_pod("p", "data")), "n1")
+    [(chosen, _)] = state.read(volumebinding.plugin._STATE).by_node["n1"].static_bindings
+    assert chosen.name == expected

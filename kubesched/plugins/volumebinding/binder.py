@@ -37,6 +37,9 @@ __all__ = [
     "PodVolumes",
     "VolumeBinder",
     "find_matching_volume",
+    "claim_candidates",
+    "match_on_node",
+    "Candidates",
 ]
 
 ANN_BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
@@ -59,7 +62,8 @@ class PodClaims:
     bound: list[PersistentVolumeClaim] = field(default_factory=list)
     delayed: list[PersistentVolumeClaim] = field(default_factory=list)  # unbound, WaitForFirstConsumer
     immediate: list[PersistentVolumeClaim] = field(default_factory=list)  # unbound Immediate, or pre-bound
-    pvs_by_class: dict[str, list[PersistentVolume]] = field(default_factory=dict)
+    # Per delayed claim (namespace, name): its PVs as of PreFilter (upstream lists them then too).
+    candidates: dict[tuple[str, str], Candidates] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -81,33 +85,102 @@ def is_bound_to_claim(pv: PersistentVolume, pvc: PersistentVolumeClaim) -> bool:
     return not ref.uid or ref.uid == pvc.uid
 
 
-def find_matching_volume(pvc: PersistentVolumeClaim, volumes: list[PersistentVolume], labels: Mapping[str, str],
-                         excluded: set[str]) -> PersistentVolume | None:
-    """The PV for an unbound claim on a node with ``labels`` (upstream's ``FindMatchingVolume``,
-    scheduler path): one pre-bound to the claim if any, else the smallest available match."""
+@dataclass(slots=True, frozen=True)
+class Candidates:
+    """A claim's PVs as far as the node does not matter, in the order matching tries them.
+
+    ``bound_to_claim``: PVs pre-bound to the claim (the first one not taken decides, whatever
+    its size). ``available``: available PVs that match, smallest first (name order among
+    equals); ``rank`` is each one's place in that order. PVs pinned by one ``key In values``
+    expression (local PVs on their host) are also indexed by ``pinned[key][value]``, so a
+    node looks at its own PVs and the others' (``unpinned``) only.
+    """
+
+    bound_to_claim: tuple[PersistentVolume, ...]
+    available: tuple[PersistentVolume, ...]
+    rank: dict[str, int] = field(default_factory=dict)
+    unpinned: tuple[PersistentVolume, ...] = ()
+    pinned: dict[str, dict[str, list[PersistentVolume]]] = field(default_factory=dict)
+
+
+def _pin(pv: PersistentVolume) -> tuple[str, frozenset[str]] | None:
+    """(key, values) when the PV's node affinity is exactly one ``key In values`` expression."""
+    affinity = pv.node_affinity
+    if affinity is None or len(affinity.terms) != 1:
+        return None
+    term = affinity.terms[0]
+    if term.fields or len(term.expressions) != 1 or term.expressions[0].operator != "In":
+        return None
+    return term.expressions[0].key, term.expressions[0].values
+
+
+def claim_candidates(pvc: PersistentVolumeClaim, volumes: list[PersistentVolume]) -> Candidates:
+    """The node-independent half of upstream's ``FindMatchingVolume`` (scheduler path), once per cycle."""
     requested = pvc.request or 0
-    smallest: PersistentVolume | None = None
+    bound: list[PersistentVolume] = []
+    available: list[PersistentVolume] = []
     for pv in volumes:
-        if pv.name in excluded:
-            continue
         if pv.claim_ref is not None and not is_bound_to_claim(pv, pvc):
             continue
         if pv.capacity < requested or pv.volume_mode != pvc.volume_mode or pv.deleting:
             continue
-        affinity_ok = pv.node_affinity_matches(labels)
         if is_bound_to_claim(pv, pvc):
-            return pv if affinity_ok else None
+            bound.append(pv)
+            continue
         if pv.phase != "Available":
             continue
         if pvc.selector is not None and not pvc.selector.matches(pv.labels):
             continue
-        if pv.storage_class != pvc.storage_class or not affinity_ok:
+        if pv.storage_class != pvc.storage_class:
             continue
         if not all(mode in pv.access_modes for mode in pvc.access_modes):
             continue
-        if smallest is None or pv.capacity < smallest.capacity:
-            smallest = pv
-    return smallest
+        available.append(pv)
+    available.sort(key=lambda pv: pv.capacity)  # stable: name order among PVs of one size
+    unpinned: list[PersistentVolume] = []
+    pinned: dict[str, dict[str, list[PersistentVolume]]] = {}
+    for pv in available:
+        pin = _pin(pv)
+        if pin is None:
+            unpinned.append(pv)
+            continue
+        by_value = pinned.setdefault(pin[0], {})
+        for value in pin[1]:
+            by_value.setdefault(value, []).append(pv)
+    rank = {pv.name: i for i, pv in enumerate(available)}
+    return Candidates(tuple(bound), tuple(available), rank, tuple(unpinned), pinned)
+
+
+def match_on_node(candidates: Candidates, labels: Mapping[str, str], excluded: set[str]) -> PersistentVolume | None:
+    """The node-dependent half: a pre-bound PV if one is left (None if the node cannot reach
+    it), else the smallest available PV whose node affinity the node's labels satisfy."""
+    for pv in candidates.bound_to_claim:
+        if pv.name not in excluded:
+            return pv if pv.node_affinity_matches(labels) else None
+    rank = candidates.rank
+    best: PersistentVolume | None = None
+    for pv in candidates.unpinned:
+        if pv.name not in excluded and pv.node_affinity_matches(labels):
+            best = pv
+            break
+    for key, by_value in candidates.pinned.items():
+        value = labels.get(key)
+        if value is None:
+            continue
+        for pv in by_value.get(value, ()):
+            if best is not None and rank[pv.name] >= rank[best.name]:
+                break
+            if pv.name not in excluded:
+                best = pv
+                break
+    return best
+
+
+def find_matching_volume(pvc: PersistentVolumeClaim, volumes: list[PersistentVolume], labels: Mapping[str, str],
+                         excluded: set[str]) -> PersistentVolume | None:
+    """The PV for an unbound claim on a node with ``labels`` (upstream's ``FindMatchingVolume``,
+    scheduler path): one pre-bound to the claim if any, else the smallest available match."""
+    return match_on_node(claim_candidates(pvc, volumes), labels, excluded)
 
 
 class VolumeBinder:
@@ -152,9 +225,11 @@ class VolumeBinder:
                 out.delayed.append(pvc)
             else:
                 out.immediate.append(pvc)
+        by_class: dict[str, list[PersistentVolume]] = {}
         for pvc in out.delayed:
-            if pvc.storage_class not in out.pvs_by_class:
-                out.pvs_by_class[pvc.storage_class] = self.list_pvs(pvc.storage_class)
+            if pvc.storage_class not in by_class:
+                by_class[pvc.storage_class] = self.list_pvs(pvc.storage_class)
+            out.candidates[pvc.key] = claim_candidates(pvc, by_class[pvc.storage_class])
         return out
 
     # -- Filter ---------------------------------------------------------------------------
@@ -198,7 +273,7 @@ class VolumeBinder:
         if to_match:
             chosen: set[str] = set()
             for pvc in sorted(to_match, key=lambda c: c.request or 0):
-                pv = find_matching_volume(pvc, claims.pvs_by_class.get(pvc.storage_class, []), node.labels, chosen)
+                pv = match_on_node(claims.candidates[pvc.key], node.labels, chosen)
                 if pv is None:
                     to_provision.append(pvc)
                     satisfied = False
