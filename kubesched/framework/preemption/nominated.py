@@ -42,7 +42,7 @@ class _Plugins:
     """A framework's filter plugins (per-node form) and PreFilter extensions, found once:
     protocol checks cost microseconds, and a dry run asks for them thousands of times."""
 
-    __slots__ = ("filters", "extensions", "verdicts", "order")
+    __slots__ = ("filters", "extensions", "verdicts", "order", "_active")
 
     def __init__(self, fwk: Framework) -> None:
         self.order = {p.name: i for i, p in enumerate(fwk.points["filter"])}
@@ -55,23 +55,37 @@ class _Plugins:
         ]
         # First-pass verdicts of nodes with nominated pods, kept while nothing they read changes.
         self.verdicts = NominatedVerdicts()
+        self._active: dict[frozenset[str], tuple[list[tuple[str, FilterPlugin | None]],
+                                                 list[tuple[str, PreFilterExtensions]]]] = {}
+
+    def active(self, skip: frozenset[str]) -> tuple[list[tuple[str, FilterPlugin | None]],
+                                                     list[tuple[str, PreFilterExtensions]]]:
+        """The filters and PreFilter extensions that run for a pod whose PreFilter skipped ``skip``."""
+        found = self._active.get(skip)
+        if found is None:
+            found = self._active[skip] = ([f for f in self.filters if f[0] not in skip],
+                                          [e for e in self.extensions if e[0] not in skip])
+        return found
 
 
 _PLUGINS: "weakref.WeakKeyDictionary[Framework, _Plugins]" = weakref.WeakKeyDictionary()
+_last: list[tuple[Framework, _Plugins]] = []  # the framework asked last, at hand
 
 
 def _plugins(fwk: Framework) -> _Plugins:
+    if _last and _last[0][0] is fwk:
+        return _last[0][1]
     found = _PLUGINS.get(fwk)
     if found is None:
         found = _PLUGINS[fwk] = _Plugins(fwk)
+    _last[:] = [(fwk, found)]
     return found
 
 
 def clone_state(fwk: Framework, state: CycleState) -> CycleState:
     """A copy of the state for what-if changes, or the state itself when no PreFilter
     plugin that keeps state for this pod could change it (filters only read it)."""
-    skip = state.skip_filter_plugins
-    if any(not (skip and name in skip) for name, _ in _plugins(fwk).extensions):
+    if _plugins(fwk).active(state.skip_filter_plugins)[1]:
         return state.clone()
     return state
 
@@ -99,10 +113,7 @@ def run_filter_plugins(fwk: Framework, state: CycleState, pod: PodInfo, node: No
     """Every Filter plugin on one node, in order, stopping at the first that rejects it
     (upstream's ``RunFilterPlugins``); the per-node form reads ``node`` itself, so a
     what-if copy is filtered as it is, not as the node table has it."""
-    skip = state.skip_filter_plugins
-    for name, plugin in _plugins(fwk).filters:
-        if skip and name in skip:
-            continue
+    for name, plugin in _plugins(fwk).active(state.skip_filter_plugins)[0]:
         if plugin is None:
             raise FrameworkError(f"filter plugin {name!r} has no per-node form: preemption cannot evaluate it")
         status = plugin.filter(state, pod, node)
@@ -116,13 +127,10 @@ def run_filter_plugins(fwk: Framework, state: CycleState, pod: PodInfo, node: No
 
 def _run_extension(fwk: Framework, state: CycleState, pod: PodInfo, other: PodInfo, node: NodeInfo,
                    adding: bool) -> Status | None:
-    skip = state.skip_filter_plugins
-    verb = "AddPod" if adding else "RemovePod"
-    for name, plugin in _plugins(fwk).extensions:
-        if skip and name in skip:
-            continue
+    for name, plugin in _plugins(fwk).active(state.skip_filter_plugins)[1]:
         status = (plugin.add_pod if adding else plugin.remove_pod)(state, pod, other, node)
         if status is not None and not status.is_success():
+            verb = "AddPod" if adding else "RemovePod"
             return Status(Code.ERROR, f'running {verb} on PreFilter plugin "{name}": {status.message}', plugin=name)
     return None
 
