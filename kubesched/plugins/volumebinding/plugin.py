@@ -44,7 +44,7 @@ from ...objects.quantity import value as quantity_value
 from ...objects.node import Node
 from ...objects.storage import PersistentVolume, StorageClass
 from .args import STORAGE_CAPACITY_SCORING, VolumeBindingArgs
-from .binder import ERR_REASON_NODE_CONFLICT, BinderError, PodClaims, PodVolumes, VolumeBinder
+from .binder import ANN_SELECTED_NODE, ERR_REASON_NODE_CONFLICT, BinderError, PodClaims, PodVolumes, VolumeBinder
 from .controller import StorageWriter, completed_bindings
 from .index import StorageIndex, storage_index
 
@@ -154,11 +154,15 @@ class VolumeBinding:
                 if pv.node_affinity is not None:
                     passed &= snapshot.table.selector_mask(pv.node_affinity)
             return NodeVerdicts.from_mask(passed, NODE_CONFLICT)
+        rows = candidates[:size]
+        found = self._pinned_rows(s, snapshot)
+        if found is not None:
+            rows = rows & ~found  # a PV of their own fits there: only the others need a look
         codes = np.zeros(size, dtype=np.int32)
         statuses: list[Status] = []
         index: dict[tuple[Code, tuple[str, ...]], int] = {}
         infos = snapshot.node_infos
-        for row in np.flatnonzero(candidates[:size]).tolist():
+        for row in np.flatnonzero(rows).tolist():
             info = infos[row]
             if info is None:
                 continue
@@ -170,6 +174,33 @@ class VolumeBinding:
                     index[key] = len(statuses)
                 codes[row] = index[key]
         return NodeVerdicts(codes, statuses)
+
+    def _pinned_rows(self, s: _State, snapshot: SnapshotView) -> BoolArray | None:
+        """One unbound claim and PVs each pinned to label values (local PVs on their hosts):
+        the rows that have one, from the label columns at once. None: not that case."""
+        claims = s.claims
+        if claims is None or claims.bound or len(claims.delayed) != 1:
+            return None
+        pvc = claims.delayed[0]
+        found_pvs = claims.candidates[pvc.key]
+        if ANN_SELECTED_NODE in pvc.annotations or found_pvs.bound_to_claim or found_pvs.unpinned:
+            return None
+        table = snapshot.table
+        found = np.zeros(table.size, dtype=bool)
+        for key, by_value in found_pvs.pinned.items():
+            ids, value_ids = table.label_column(key)
+            wanted = [value_ids[v] for v in by_value if v in value_ids]
+            if wanted:
+                found |= np.isin(ids[: table.size], wanted)
+        return found
+
+    def _volumes_on(self, s: _State, node_name: str) -> PodVolumes | None:
+        """The node's bindings when Filter did not record them (its rows were answered at once)."""
+        info = self.handle.snapshot().get(node_name)
+        if s.claims is None or info is None:
+            return None
+        volumes, reasons = self.binder.find_pod_volumes(s.claims, info.node)
+        return None if reasons else volumes
 
     def filter_node(self, s: _State, node: Node) -> Status | None:
         """Upstream's per-node Filter: ``FindPodVolumes`` for this node; remembers its bindings."""
@@ -202,6 +233,8 @@ class VolumeBinding:
         if s is None:
             return None  # the pod has no claims
         volumes = s.by_node.get(node_name)
+        if volumes is None and s.claims is not None and s.claims.delayed:
+            volumes = self._volumes_on(s, node_name)
         if volumes is None:
             s.all_bound = True
             return None
