@@ -208,18 +208,19 @@ class Evaluator:
         offset, wanted = self.offset_and_count(len(potential))
         fine: list[Candidate] = []
         violating: list[Candidate] = []
-        for i in range(len(potential)):
-            name = potential[(offset + i) % len(potential)]
-            info = snapshot.get(name)
+        lookup, node_info, nominator, fwk = self.cache.get, snapshot.get, self.nominator, self.fwk
+        for name in potential[offset:] + potential[:offset]:
+            info = node_info(name)
             if info is None:
                 continue
-            selection = self.cache.get(info, pod, self.nominator) if cached else None
+            selection = lookup(info, pod, nominator) if cached else None
             if selection is None:
-                selection = select_victims_on_node(self.fwk, clone_state(self.fwk, state), pod, clone_node_info(info),
-                                                   pdbs, self.nominator)
+                selection = select_victims_on_node(fwk, clone_state(fwk, state), pod, clone_node_info(info), pdbs,
+                                                   nominator)
                 if cached:
-                    self.cache.put(info, pod, self.nominator, selection)
-            if selection.status is None and selection.victims:
+                    self.cache.put(info, pod, nominator, selection)
+            status = selection.status
+            if status is None and selection.victims:
                 group = fine if selection.pdb_violations == 0 else violating
                 if len(group) < wanted:
                     candidate = Candidate(name, selection.victims, selection.pdb_violations, selection.criteria)
@@ -229,7 +230,6 @@ class Evaluator:
                 if fine and len(fine) + len(violating) >= wanted:
                     break
                 continue
-            status = selection.status
             if status is None:
                 status = Status(Code.ERROR, f'expected at least one victim pod on node "{name}"')
             statuses[name] = status
