@@ -12,7 +12,8 @@ non-negative. Only the checks the scheduler's reading depends on are made here.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
+from functools import lru_cache
 
 from ..objects.quantity import QuantityError, parse_quantity
 
@@ -66,10 +67,12 @@ def _native(name: str) -> bool:
     return "/" not in name or "kubernetes.io/" in name
 
 
+@lru_cache(maxsize=1024)
 def _extended(name: str) -> bool:
     return not _native(name) and not name.startswith("requests.") and _qualified_name_error("requests." + name) is None
 
 
+@lru_cache(maxsize=1024)
 def _resource_name_error(name: str, container: bool) -> str | None:
     if (message := _qualified_name_error(name)) is not None:
         return message
@@ -84,62 +87,75 @@ def _resource_name_error(name: str, container: bool) -> str | None:
     return None
 
 
-def _quantity_problems(name: str, value: object, path: str) -> Iterator[Problem]:
-    if not isinstance(value, (str, int, float)):
-        return
+def _quantity_error(name: str, value: object) -> str | None:
+    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+        return None
+    whole = name in _INTEGER or _extended(name)
+    if isinstance(value, str) and not value.startswith("-") and not whole:
+        return None  # the common case: nothing to parse
     try:
         quantity = parse_quantity(value)
     except QuantityError:
-        return  # the object parsers report an unparsable quantity
+        return None  # the object parsers report an unparsable quantity
     if quantity < 0:
-        yield path, f"Invalid value: {value!r}: must be greater than or equal to 0"
-    elif (name in _INTEGER or _extended(name)) and quantity.denominator != 1:
-        yield path, f"Invalid value: {value!r}: must be an integer"
+        return f"Invalid value: {value!r}: must be greater than or equal to 0"
+    if whole and quantity.denominator != 1:
+        return f"Invalid value: {value!r}: must be an integer"
+    return None
 
 
-def _resource_list(resources: object, path: str, container: bool, check_names: bool) -> Iterator[Problem]:
-    if not isinstance(resources, Mapping):
+@lru_cache(maxsize=8192)
+def _entry_error(name: str, value: str | int | float, container: bool, check_name: bool) -> str | None:
+    """One ``name: value`` of a resource list; cached, as a dump repeats the same few pairs."""
+    if check_name and (message := _resource_name_error(name, container)) is not None:
+        return f"Invalid value: {name!r}: {message}"
+    return _quantity_error(name, value)
+
+
+def _resource_list(resources: object, path: str, container: bool, check_names: bool, out: list[Problem]) -> None:
+    if not isinstance(resources, dict):
         return
     for name, value in resources.items():
-        field = f"{path}[{name}]"
-        if check_names and (message := _resource_name_error(str(name), container)) is not None:
-            yield field, f"Invalid value: {name!r}: {message}"
-            continue
-        yield from _quantity_problems(str(name), value, field)
+        scalar = value if isinstance(value, (str, int, float)) else "0"  # other types: the parsers say why
+        message = _entry_error(str(name), scalar, container, check_names)
+        if message is not None:
+            out.append((f"{path}[{name}]", message))
 
 
-def _pod_problems(obj: Mapping) -> Iterator[Problem]:
+def _pod_problems(obj: Mapping[str, object], out: list[Problem]) -> None:
     spec = obj.get("spec")
-    if not isinstance(spec, Mapping):
+    if not isinstance(spec, dict):
         return
     for group in ("initContainers", "containers"):
         containers = spec.get(group)
         if not isinstance(containers, list):
             continue
         for i, container in enumerate(containers):
-            resources = container.get("resources") if isinstance(container, Mapping) else None
-            if not isinstance(resources, Mapping):
+            resources = container.get("resources") if isinstance(container, dict) else None
+            if not resources or not isinstance(resources, dict):
                 continue
             for part in ("requests", "limits"):
-                yield from _resource_list(resources.get(part), f"spec.{group}[{i}].resources.{part}", True, True)
-    yield from _resource_list(spec.get("overhead"), "spec.overhead", False, True)
+                if part in resources:
+                    _resource_list(resources[part], f"spec.{group}[{i}].resources.{part}", True, True, out)
+    if "overhead" in spec:
+        _resource_list(spec["overhead"], "spec.overhead", False, True, out)
 
 
-def _node_problems(obj: Mapping) -> Iterator[Problem]:
+def _node_problems(obj: Mapping[str, object], out: list[Problem]) -> None:
     status = obj.get("status")
-    if not isinstance(status, Mapping):
+    if not isinstance(status, dict):
         return
     for part in ("capacity", "allocatable"):  # upstream checks node values, not node resource names
-        yield from _resource_list(status.get(part), f"status.{part}", False, False)
+        _resource_list(status.get(part), f"status.{part}", False, False, out)
 
 
-def object_problems(kind: str, obj: Mapping) -> list[Problem]:
+def object_problems(kind: str, obj: Mapping[str, object]) -> list[Problem]:
     """What validation would reject in ``obj`` (fields as dotted paths), apiVersion first."""
     problems: list[Problem] = []
     if (problem := check_api_version(kind, obj.get("apiVersion"))) is not None:
         problems.append(problem)
     if kind == "Pod":
-        problems.extend(_pod_problems(obj))
+        _pod_problems(obj, problems)
     elif kind == "Node":
-        problems.extend(_node_problems(obj))
+        _node_problems(obj, problems)
     return problems
