@@ -177,7 +177,7 @@ class Cli:
         if output.exists():
             run.placements = dict(line.split(" -> ") for line in output.read_text().splitlines())
         if explain.exists():
-            run.attempts = json.loads(explain.read_text())["attempts"]
+            run.attempts = [json.loads(line) for line in explain.read_text().splitlines() if line.strip()]
         return run
 
     def _write(self, name: str, content: dict) -> Path:
