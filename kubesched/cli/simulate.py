@@ -51,6 +51,8 @@ def simulate(snapshot: str, config_file: str | None, explain_file: str | None, e
     Bound pods occupy their nodes; pending pods whose spec.schedulerName matches a
     profile are scheduled in queue order until the queue settles.
     """
+    if not explain_file and (explain_selector is not None or explain_pods is not None or explain_failed):
+        fail(["--explain-selector, --explain-pods and --explain-failed narrow --explain: give --explain FILE too"])
     for path in (output_file, explain_file):
         if path:
             _check_writable(path)

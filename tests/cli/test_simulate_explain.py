@@ -76,6 +76,14 @@ def test_a_bad_selector_is_one_line_and_exit_2(snapshot: Path, tmp_path: Path):
         "error: --explain-selector: invalid label selector 'app=(': cannot parse 'app=('"]
 
 
+@pytest.mark.parametrize("option", [["--explain-failed"], ["--explain-pods", "web-*"], ["--explain-selector", "app"]])
+def test_a_filter_without_explain_is_an_error(snapshot: Path, option: list[str]):
+    result = _run(str(snapshot), *option)
+    assert result.exit_code == 2
+    assert [line for line in result.output.splitlines() if line.startswith("error:")] == [
+        "error: --explain-selector, --explain-pods and --explain-failed narrow --explain: give --explain FILE too"]
+
+
 @pytest.mark.parametrize("text, labels, expected", [
     ("app=web", {"app": "web"}, True),
     ("app==web", {"app": "db"}, False),
