@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from kubesched.cli.explain_stream import ExplainStream
 from kubesched.cli.label_query import LabelQueryError, parse_label_query
 from kubesched.cli.main import cli
+from kubesched.cluster.simulated import Simulation
+from kubesched.cluster.snapshot import snapshot_from_objects
+from kubesched.framework.config import default_config
+from kubesched.plugins.registry import in_tree_registry
 
 from dumps import node, pod, read_explain, write_list
 
@@ -101,3 +107,29 @@ def test_label_selectors_read_as_kubectl_reads_them(text: str, labels: dict, exp
 def test_label_selector_text_that_does_not_parse_is_an_error():
     with pytest.raises(LabelQueryError):
         parse_label_query("a b c")
+
+
+def test_each_line_is_written_during_its_attempt_not_after_the_run():
+    from_objects = [node("n1", cpu="3"), _labelled("a"), _labelled("b"), _labelled("c", cpu="8")]
+    registry = in_tree_registry()
+    sims: list[Simulation] = []
+
+    class Sink(io.BytesIO):
+        """Notes how many attempts the simulation had made at each line written."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.at: list[int] = []
+
+        def write(self, data) -> int:  # type: ignore[override]
+            if data != b"\n":
+                self.at.append(sims[0].attempts)
+            return super().write(data)
+
+    sink = Sink()
+    stream = ExplainStream(sink, lambda: sims[0].scheduler.cache.table.order.tolist())
+    snap = snapshot_from_objects([("t", o) for o in from_objects])
+    sims.append(Simulation(snap, default_config(registry), registry, tie_break="name", on_attempt=stream))
+    sims[0].run()
+    assert sink.at == [1, 2, 3]
+    assert [json.loads(line)["pod"] for line in sink.getvalue().splitlines()] == ["default/a", "default/b", "default/c"]
