@@ -24,9 +24,11 @@ import asyncio
 import logging
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Callable, Coroutine, Protocol
 
+from ...framework.handle import JSONObject
 from ...objects.pod import PodInfo
 from .errors import ApiError
 
@@ -144,6 +146,28 @@ class KubeClusterClient:
         }
         await self._api.request("POST", f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/binding",
                                 body=body, timeout=self._bind_timeout)
+
+    # -- storage (VolumeBinding's PreBind, on a binding worker) ----------------------------
+    def update_storage_object(self, obj: JSONObject) -> None:
+        """PUT a PersistentVolume or PersistentVolumeClaim (VolumeBinding's ``bindAPIUpdate``);
+        its resourceVersion makes a concurrent change a conflict."""
+        if self._on_loop():
+            raise RuntimeError("update_storage_object must run on a binding worker, not on the event loop")
+        future = asyncio.run_coroutine_threadsafe(self._put_storage_object(obj), self._loop)
+        future.result(self._bind_timeout + 5.0)
+
+    async def _put_storage_object(self, obj: JSONObject) -> None:
+        meta = obj.get("metadata")
+        name = meta.get("name") if isinstance(meta, Mapping) else None
+        namespace = meta.get("namespace") if isinstance(meta, Mapping) else None
+        kind = obj.get("kind")
+        if kind == "PersistentVolume" and isinstance(name, str):
+            path = f"/api/v1/persistentvolumes/{name}"
+        elif kind == "PersistentVolumeClaim" and isinstance(name, str) and isinstance(namespace, str):
+            path = f"/api/v1/namespaces/{namespace}/persistentvolumeclaims/{name}"
+        else:
+            raise ValueError(f"not a PersistentVolume or PersistentVolumeClaim: {kind} {name}")
+        await self._api.request("PUT", path, body=dict(obj), timeout=self._bind_timeout)
 
     def record_event(self, pod: PodInfo, event_type: str, reason: str, message: str) -> None:
         action = _ACTIONS.get(reason, reason)

@@ -45,6 +45,7 @@ from ...objects.node import Node
 from ...objects.storage import PersistentVolume, StorageClass
 from .args import STORAGE_CAPACITY_SCORING, VolumeBindingArgs
 from .binder import ANN_SELECTED_NODE, ERR_REASON_NODE_CONFLICT, BinderError, PodClaims, PodVolumes, VolumeBinder
+from .live import StorageUpdater, api_updates, wait_for_bindings
 from .controller import StorageWriter, completed_bindings
 from .index import StorageIndex, storage_index
 
@@ -270,6 +271,14 @@ class VolumeBinding:
         if volumes is None:
             return Status(Code.ERROR, f'no pod volumes found for node "{node_name}"')
         client = self.handle.client
+        if isinstance(client, StorageUpdater):  # run: write the decisions, the controllers bind
+            try:
+                for obj in api_updates(volumes):
+                    client.update_storage_object(obj)
+                wait_for_bindings(self.index, volumes, float(self.args.bind_timeout_seconds))
+            except Exception as err:  # the API's refusal, a reset binding or the timeout
+                return Status.as_error(err)
+            return None
         if not isinstance(client, StorageWriter):
             return Status(Code.ERROR, "binding volumes: writing PV bindings through the API server is not supported yet")
         node = self.handle.snapshot().get(node_name)
