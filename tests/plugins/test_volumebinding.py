@@ -185,3 +185,44 @@ def test_the_smallest_match_wins_between_pvs_pinned_to_the_node_and_pvs_reachabl
     plugin.reserve(state, parse_pod(claim_pod("p", "data")), "n1")
     [(chosen, _)] = state.read(volumebinding.plugin._STATE).by_node["n1"].static_bindings
     assert chosen.name == expected
+
+
+# -- queueing hints ----------------------------------------------------------------------------------
+def hint_answers(*args):
+    plugin = volumebinding.new(None, cluster().handle)
+    waiting = parse_pod(claim_pod("p", "data"))
+    return [h(waiting, old, new).name for h, old, new in args[0](plugin)]
+
+
+def test_a_claim_of_the_pod_created_or_changed_queues_it_and_others_do_not():
+    assert hint_answers(lambda pl: [
+        (pl._hint_claim_changed, None, pvc("data")),
+        (pl._hint_claim_changed, None, pvc("other")),
+        (pl._hint_claim_changed, None, pvc("data", namespace="elsewhere")),
+    ]) == ["QUEUE", "SKIP", "SKIP"]
+
+
+def test_a_new_class_or_new_allowed_topologies_queue_the_pod():
+    zonal = storage_class("zonal", provisioner="csi.example.com", allowed={ZONE: ["a"]})
+    wider = storage_class("zonal", provisioner="csi.example.com", allowed={ZONE: ["a", "b"]})
+    assert hint_answers(lambda pl: [
+        (pl._hint_class_changed, None, zonal),
+        (pl._hint_class_changed, zonal, wider),
+        (pl._hint_class_changed, zonal, {**zonal, "parameters": {"type": "gp3"}}),
+    ]) == ["QUEUE", "QUEUE", "SKIP"]
+
+
+def test_more_storage_capacity_queues_the_pod_less_does_not():
+    small, large = capacity("c", "dynamic", "5Gi", hostname="n1"), capacity("c", "dynamic", "50Gi", hostname="n1")
+    assert hint_answers(lambda pl: [
+        (pl._hint_capacity_changed, None, small),
+        (pl._hint_capacity_changed, small, large),
+        (pl._hint_capacity_changed, large, small),
+    ]) == ["QUEUE", "QUEUE", "SKIP"]
+
+
+def test_the_plugin_registers_for_every_storage_kind_it_reads():
+    plugin = volumebinding.new(None, cluster().handle)
+    resources = {str(e.event.resource) for e in plugin.events_to_register()}
+    assert {"persistentvolumes", "persistentvolumeclaims", "storageclasses.v1.storage.k8s.io", "csinodes.v1.storage.k8s.io",
+            "csidrivers.v1.storage.k8s.io", "csistoragecapacities.v1.storage.k8s.io"} <= resources
