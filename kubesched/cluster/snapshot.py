@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import orjson
@@ -32,6 +32,7 @@ SELECTOR_KINDS = ("Service", "ReplicaSet", "ReplicationController", "StatefulSet
 IGNORED_KINDS = ("Deployment", "DaemonSet", "Job", "CronJob", "ConfigMap", "Event", "Endpoints", "EndpointSlice")
 TERMINAL_PHASES = ("Succeeded", "Failed")
 STDIN = "-"  # a snapshot path that means standard input
+STDIN_NAME = "<stdin>"  # what problems call it
 # The kind whose presence among the plugins' kinds says DynamicResources is modelled.
 RESOURCE_CLAIM_KIND = "ResourceClaim"
 
@@ -82,10 +83,11 @@ def _files(path: Path) -> list[Path]:
 
 
 def _documents(path: Path, problems: list[LoadProblem]) -> Iterator[tuple[int, Any]]:
+    label = STDIN_NAME if str(path) == STDIN else str(path)
     try:
         text = sys.stdin.buffer.read() if str(path) == STDIN else path.read_bytes()
     except OSError as err:
-        problems.append(LoadProblem(str(path), "", "", err.strerror or str(err)))
+        problems.append(LoadProblem(label, "", "", err.strerror or str(err)))
         return
     if path.suffix == ".json" or text.lstrip()[:1] in (b"{", b"["):
         try:
@@ -93,12 +95,12 @@ def _documents(path: Path, problems: list[LoadProblem]) -> Iterator[tuple[int, A
             return
         except orjson.JSONDecodeError as err:
             if path.suffix == ".json":
-                problems.append(LoadProblem(str(path), "", "", f"invalid JSON: {err}"))
+                problems.append(LoadProblem(label, "", "", f"invalid JSON: {err}"))
                 return
     try:
         docs = yaml_documents(text)
     except YAMLError as err:
-        problems.append(LoadProblem(str(path), "", "", str(err)))
+        problems.append(LoadProblem(label, "", "", str(err)))
         return
     for i, doc in enumerate(docs, start=1):
         if doc is not None:
@@ -153,13 +155,12 @@ def _identity(obj: Mapping) -> tuple[str, str, str] | None:
 
 
 def load_snapshot(path: str | Path, plugin_kinds: frozenset[str] = frozenset(),
-                  keep_node_raw: bool = False, on_file: Callable[[str, int], None] | None = None) -> ClusterSnapshot:
+                  keep_node_raw: bool = False) -> ClusterSnapshot:
     """Read and compile a snapshot; raises ``SnapshotError`` listing every bad object.
 
     ``path``: a file, a directory, or ``-`` for standard input.
     ``plugin_kinds``: kinds that plugins read (``PluginSpec.object_kinds``), kept raw.
     ``keep_node_raw``: keep each node's document (HTTP extenders are sent it).
-    ``on_file``: called with each file's name and size before it is read (progress).
     """
     root = Path(path)
     problems: list[LoadProblem] = []
@@ -169,23 +170,22 @@ def load_snapshot(path: str | Path, plugin_kinds: frozenset[str] = frozenset(),
     files = _files(root)
     if not files:
         raise SnapshotError([LoadProblem(str(root), "", "", "holds no .yaml, .yml or .json file")])
-    seen: dict[tuple[str, str, str], str] = {}  # identity -> "file (where)" of its first occurrence
+    seen: dict[tuple[str, str, str], tuple[str, str]] = {}  # identity -> (file, where) of its first occurrence
     for file in files:
-        name = "<stdin>" if str(file) == STDIN else str(file)
-        if on_file is not None:
-            on_file(name, file.stat().st_size if name != "<stdin>" else 0)
+        name = STDIN_NAME if str(file) == STDIN else str(file)
         for index, doc in _documents(file, problems):
             for where, obj in _objects(doc, name, index, problems):
                 identity = _identity(obj)
                 if identity is not None:
-                    first = seen.setdefault(identity, f"{name} ({where})")
-                    if first != f"{name} ({where})":
+                    first = seen.get(identity)
+                    if first is not None:
                         problems.append(LoadProblem(name, f"{_describe(obj)} ({where})", "",
-                                                    f"duplicate: the same {identity[0]} is at {first}"))
+                                                    f"duplicate: the same {identity[0]} is at {first[0]} ({first[1]})"))
                         continue
+                    seen[identity] = (name, where)
                 objects.append((name, obj))
     if not objects and not problems:
-        raise SnapshotError([LoadProblem(str(root), "", "", "holds no Kubernetes objects")])
+        raise SnapshotError([LoadProblem(STDIN_NAME if str(root) == STDIN else str(root), "", "", "holds no Kubernetes objects")])
     snapshot = snapshot_from_objects(objects, problems, plugin_kinds, keep_node_raw)
     if problems:
         raise SnapshotError(problems)

@@ -139,3 +139,15 @@ def test_an_output_path_that_is_a_directory_fails_before_loading(tmp_path: Path)
     result = run(str(tmp_path / "missing.yaml"), "--output", str(tmp_path))
     assert result.exit_code == 2
     assert "is a directory" in result.output and "no such file" not in result.output
+
+
+def test_bad_input_on_stdin_is_named_stdin():
+    result = CliRunner().invoke(cli, ["simulate", "-"], input="a: [1, 2\n", catch_exceptions=False)
+    assert result.exit_code == 2
+    [line] = errors(result)
+    assert line.startswith("error: <stdin>: invalid YAML at line 1")
+
+
+def test_an_empty_stdin_is_bad_input():
+    result = CliRunner().invoke(cli, ["simulate", "-"], input="", catch_exceptions=False)
+    assert result.exit_code == 2 and errors(result) == ["error: <stdin>: holds no Kubernetes objects"]
