@@ -12,7 +12,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import BinaryIO
 
 import orjson
@@ -31,7 +31,7 @@ class ExplainFilter:
     selector: LabelQuery | None = None
     name_pattern: str | None = None  # a glob on "namespace/name" (or on the name alone when it has no "/")
     failed_only: bool = False
-    _pattern: re.Pattern[str] | None = None
+    _pattern: re.Pattern[str] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.name_pattern:
