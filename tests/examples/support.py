@@ -126,28 +126,51 @@ class CliRun:
 
     @property
     def virtual_seconds(self) -> float:
-        found = re.search(r"([0-9.e+]+)s virtual time\)", self.summary)
+        found = re.search(r"\(\d+ attempt\(s\), ([0-9.e+]+)s virtual time[,)]", self.summary)
         assert found, self.stdout
         return float(found.group(1))
 
     def unschedulable(self) -> dict[str, str]:
-        """Pod -> its last message, from the report's "Unschedulable pods" list."""
+        """Pod -> its last message, from the report's "Unschedulable pods (N), by reason" list:
+        a pod alone with its reason is ``  ns/name: reason``; pods sharing one are
+        ``  K pods: reason`` followed by ``    ns/a, ns/b, ns/c`` (all named: a group
+        shown only by examples, "... and K more", fails here)."""
         lines = self.stdout.splitlines()
-        if "Unschedulable pods:" not in lines:
+        heading = next((i for i, line in enumerate(lines) if re.fullmatch(r"Unschedulable pods \(\d+\), by reason:", line)), None)
+        if heading is None:
             return {}
-        out = {}
-        for line in lines[lines.index("Unschedulable pods:") + 1:]:
-            key, _, message = line.strip().partition(": ")
-            out[key.rstrip(":")] = message
+        out: dict[str, str] = {}
+        body = lines[heading + 1:]
+        i = 0
+        while i < len(body) and body[i].startswith("  ") and not body[i].startswith("    "):
+            key, _, message = body[i].strip().partition(": ")
+            group = re.fullmatch(r"(\d+) pods", key)
+            if group is None:
+                out[key] = message
+                i += 1
+                continue
+            names = body[i + 1].strip()
+            assert " more" not in names, f"not every pod is named: {names}"
+            pods = names.split(", ")
+            assert len(pods) == int(group.group(1)), body[i:i + 2]
+            out.update(dict.fromkeys(pods, message))
+            i += 2
+        total = int(re.search(r"\((\d+)\)", lines[heading]).group(1))
+        assert len(out) == total, self.stdout
         return out
 
     def requested_cpu(self) -> dict[str, str]:
-        """Node -> requested cpu, from the report's node utilisation table."""
+        """Node -> requested cpu, from the report's per-node table (NODE, POOL, ZONE, CPU as
+        ``requested/allocatable share``, MEMORY, PODS, NEW); ``simulate`` runs with
+        ``--all-nodes``, so every node is in it."""
         out = {}
+        in_nodes = False
         for line in self.stdout.splitlines():
-            cells = [c.strip() for c in line.split("│")[1:-1]]
-            if len(cells) == 5 and "/" in cells[1]:
-                out[cells[0]] = cells[1].split("/")[0]
+            cells = [c.strip() for c in re.split("[│┃]", line)[1:-1]]
+            if cells and cells[0] in ("NODE", "POOL"):
+                in_nodes = cells[0] == "NODE"
+            elif in_nodes and len(cells) == 7:
+                out[cells[0]] = cells[3].split("/")[0]
         return out
 
     def order(self) -> list[str]:
@@ -171,7 +194,7 @@ class Cli:
         output, explain = self.workdir / "placements.txt", self.workdir / "explain.json"
         output.unlink(missing_ok=True)
         explain.unlink(missing_ok=True)
-        command += ["--output", str(output), "--explain", str(explain), *args]
+        command += ["--output", str(output), "--explain", str(explain), "--all-nodes", *args]
         proc = subprocess.run(command, capture_output=True, text=True, env=self.env, cwd=self.workdir, timeout=120, check=False)
         run = CliRun(proc.returncode, proc.stdout, proc.stderr)
         if output.exists():
