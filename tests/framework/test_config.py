@@ -53,7 +53,8 @@ def test_the_default_profile_runs_upstreams_plugins_in_upstreams_order():
     weights = {k: v for k, v in expected["scoreWeights"].items() if k not in UPSTREAM_ONLY}
     assert {p: fwk.weights[p] for p in fwk.plugin_names("score")} == weights
     assert fwk.plugin_names("queueSort") == ["PrioritySort"]
-    assert fwk.plugin_names("preEnqueue") == ["SchedulingGates"]
+    assert fwk.plugin_names("preEnqueue") == ["SchedulingGates", "DefaultPreemption"]  # async preemption's gate
+    assert fwk.plugin_names("postFilter") == ["DefaultPreemption"]
     assert fwk.plugin_names("bind") == ["DefaultBinder"]
 
 
