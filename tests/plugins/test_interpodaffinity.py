@@ -558,7 +558,11 @@ def test_simulation_spreads_anti_affine_replicas_and_packs_affine_ones():
     web_nodes = [placed[f"default/web-{i}"] for i in range(4)]
     assert sorted(web_nodes) == ["n0", "n1", "n2", "n3"]
     assert placed["default/web-4"] is None
-    assert messages["default/web-4"] == "0/4 nodes are available: 4 node(s) didn't match pod anti-affinity rules."
+    # DefaultPreemption (on by default) finds no lower-priority pod to evict
+    assert messages["default/web-4"] == (
+        "0/4 nodes are available: 4 node(s) didn't match pod anti-affinity rules. "
+        "preemption: 0/4 nodes are available: 4 No preemption victims found for incoming pod."
+    )
     assert {placed["default/cache-0"], placed["default/cache-1"]} <= {"n1", "n3"}  # zone z1, with the db
 
 

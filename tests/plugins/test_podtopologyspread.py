@@ -425,7 +425,8 @@ def test_hard_spreading_end_to_end():
     failed = [o for o in result.outcomes.values() if not o.node]
     assert len(failed) == 1
     assert failed[0].message == (
-        "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't match pod topology spread constraints."
+        "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't match pod topology spread constraints. "
+        "preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."
     )
 
 

@@ -44,7 +44,9 @@ def test_post_filter_gets_each_nodes_rejecting_status():
     registry = in_tree_registry()
     registry.register(PluginSpec("Reads", lambda args, handle: plugin))
     config = parse_config({"apiVersion": API_VERSION, "kind": KIND, "profiles": [
-        {"schedulerName": "default-scheduler", "plugins": {"postFilter": {"enabled": [{"name": "Reads"}]}}}]}, registry)
+        {"schedulerName": "default-scheduler",  # Reads alone at PostFilter: DefaultPreemption off
+         "plugins": {"postFilter": {"enabled": [{"name": "Reads"}], "disabled": [{"name": "DefaultPreemption"}]}}}]},
+        registry)
     objects = [
         _node("small", "3"),
         {"kind": "Pod", "metadata": {"name": "running", "namespace": "default", "uid": "running"},

@@ -117,7 +117,9 @@ def test_a_pod_fitting_no_node_waits_among_the_unschedulable_pods():
     sched, client, p, _ = setup(cpu="3")
     sched.schedule_one()
     assert_returned(sched, client, p, UNSCHEDULABLE, "Unschedulable")
-    assert client.conditions[p.key][1] == "0/2 nodes are available: 2 Insufficient cpu."
+    assert client.conditions[p.key][1] == (  # 3 cpu on nodes of 2: preemption would not help either
+        "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: "
+        "2 Preemption is not helpful for scheduling.")
 
 
 def test_no_nodes_at_all_sends_the_pod_to_backoff():
