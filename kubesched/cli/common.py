@@ -48,9 +48,11 @@ def load_config(path: str | None, reg: Registry) -> SchedulerConfig:
         return default_config(reg)
     file = Path(path)
     try:
-        text = file.read_text()
+        text = file.read_text(encoding="utf-8")
     except OSError as err:
         fail([f"{path}: {err.strerror or err}"])
+    except UnicodeDecodeError as err:
+        fail([f"{path}: not UTF-8 text (byte {err.start})"])
     try:
         docs = [d for d in yaml.safe_load_all(text) if d is not None]
     except yaml.YAMLError as err:

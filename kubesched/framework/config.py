@@ -343,9 +343,9 @@ def parse_config(raw: Any, registry: Registry, upstream_only: frozenset[str] | N
     for key, attr in (("leaseDuration", "lease_duration"), ("renewDeadline", "renew_deadline"), ("retryPeriod", "retry_period")):
         if key in leader:
             seconds = _duration(leader[key])
-            if seconds is None or seconds <= 0:
+            if seconds is None or seconds < 0:
                 problems.add(f"leaderElection.{key}", f"must be a positive duration such as 15s, got {leader[key]!r}")
-            else:
+            elif seconds > 0:  # 0s is unset: upstream's defaulting keeps 15s, 10s, 2s
                 setattr(le, attr, seconds)
     for key, attr in (("resourceLock", "resource_lock"), ("resourceName", "resource_name"), ("resourceNamespace", "resource_namespace")):
         if key in leader:
@@ -358,12 +358,12 @@ def parse_config(raw: Any, registry: Registry, upstream_only: frozenset[str] | N
     if qps is not None:
         if isinstance(qps, bool) or not isinstance(qps, (int, float)):
             problems.add("clientConnection.qps", f"must be a number, got {qps!r}")
-        else:
+        elif qps != 0:  # 0 is unset: upstream defaults it to 50
             config.qps = float(qps)
     if burst is not None:
         if isinstance(burst, bool) or not isinstance(burst, int):
             problems.add("clientConnection.burst", f"must be an integer, got {burst!r}")
-        else:
+        elif burst != 0:  # 0 is unset: upstream defaults it to 100
             config.burst = burst
     profiles = raw.get("profiles")
     if profiles is None or profiles == []:

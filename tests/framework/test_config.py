@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kubesched.framework.config import ConfigError
+from kubesched.framework.config import API_VERSION, KIND, ConfigError, parse_config
 from kubesched.framework.profile import build_framework
 from kubesched.framework.registry import Registry
 from kubesched.plugins.registry import UPSTREAM_ONLY, in_tree_registry
@@ -259,3 +259,13 @@ def test_build_framework_rejects_a_profile_naming_an_unknown_plugin():
     profile = parse(config()).profiles[0]
     with pytest.raises(ConfigError):
         build_framework(profile, Registry(), None)
+
+
+def test_zero_leader_election_durations_and_client_rates_are_upstreams_defaults() -> None:
+    config = parse_config({"apiVersion": API_VERSION, "kind": KIND,
+                           "leaderElection": {"leaseDuration": "0s", "renewDeadline": "0s", "retryPeriod": "0s",
+                                              "resourceName": "kubesched"},
+                           "clientConnection": {"qps": 0, "burst": 0}}, in_tree_registry())
+    le = config.leader_election
+    assert (le.leader_elect, le.lease_duration, le.renew_deadline, le.retry_period) == (True, 15.0, 10.0, 2.0)
+    assert (le.resource_name, config.qps, config.burst) == ("kubesched", 50.0, 100)
