@@ -97,16 +97,21 @@ def test_the_process_serves_health_readiness_and_metrics(server: APIServer, kube
         assert _get(port, "/livez")[0] == 200
         wait_until(lambda: node_of(server, "p"), what="the pod bound")
         wait_until(lambda: scheduled_condition(server, "huge"), what="the huge pod reported")
+        expected = [
+            'scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"} 1.0',
+            'scheduler_pending_pods{queue="active"} 0.0',
+            'scheduler_unschedulable_pods{plugin="NodeResourcesFit",profile="default-scheduler"} 1.0',
+            'scheduler_schedule_attempts_total{profile="default-scheduler",result="unschedulable"}',
+            'scheduler_framework_extension_point_duration_seconds_count{extension_point="Bind",'
+            'profile="default-scheduler",status="Success"} 1.0',
+            'scheduler_framework_extension_point_duration_seconds_count{extension_point="PreFilter",'
+            'profile="default-scheduler",status="Success"}',
+        ]
+        # The API server shows the binding before kubesched has read the answer and recorded it.
+        wait_until(lambda: all(line in _get(port, "/metrics")[1] for line in expected), what="the metrics")
         status, body = _get(port, "/metrics")
         assert status == 200
-        assert 'scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"} 1.0' in body
-        assert 'scheduler_pending_pods{queue="active"} 0.0' in body
-        assert 'scheduler_unschedulable_pods{plugin="NodeResourcesFit",profile="default-scheduler"} 1.0' in body
-        assert 'scheduler_schedule_attempts_total{profile="default-scheduler",result="unschedulable"}' in body
-        assert ('scheduler_framework_extension_point_duration_seconds_count{extension_point="Bind",'
-                'profile="default-scheduler",status="Success"} 1.0') in body
-        assert ('scheduler_framework_extension_point_duration_seconds_count{extension_point="PreFilter",'
-                'profile="default-scheduler",status="Success"}') in body
+        assert all(line in body for line in expected)
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(20) == 0
@@ -195,7 +200,7 @@ def test_an_invalid_config_file_is_one_line_per_problem(tmp_path: Path, kubeconf
                       "podMaxBackoffSeconds: -1\n")
     code, output = _run_cli("--config", str(config), "--kubeconfig", str(kubeconfig))
     assert code == 2
-    assert all(line.startswith("error: ") for line in output.splitlines())
+    assert all(line.startswith("error: ") for line in output.splitlines()), output
     assert "Traceback" not in output
 
 
