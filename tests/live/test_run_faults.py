@@ -103,16 +103,24 @@ def test_a_watch_resumed_at_a_compacted_version_relists_and_reconciles(server: A
     # Hold every re-watch back while the cluster changes and the history is compacted.
     server.faults.add(method="GET", path=r"watch=", status=503, retry_after=None, times=None)
     server.drop_watches()
+    wait_until(lambda: server.watch_count == 0, what="every watch closed")  # else a closing one still sees the changes
     server.delete("Pod", "default", "bound-elsewhere")
     server.delete("Node", None, "a")
     server.create(node("c"))
-    server.create(pod("new"))
+    # Only node c (added during the gap) may take it: the pods informer may relist before the
+    # nodes informer, and with node a still cached the pod could be bound there, which a real
+    # API server accepts too (it does not check that the node exists).
+    gap_pod = pod("new")
+    gap_pod["spec"]["nodeSelector"] = {"kubernetes.io/hostname": "c"}
+    server.create(gap_pod)
     server.compact()
     server.faults.clear()
-    wait_until(lambda: node_of(server, "new") in ("b", "c"), what="the pod created during the gap bound")
-    wait_until(lambda: sched.call(lambda live: live.scheduler.cache.get_pod(gone_uid)) is None,
+    # The informers come back after client-go's backoff (0.8 s doubling, jittered up to twice):
+    # a few failed re-watches and the relist can take several seconds.
+    wait_until(lambda: node_of(server, "new") == "c", timeout=60, what="the pod created during the gap bound")
+    wait_until(lambda: sched.call(lambda live: live.scheduler.cache.get_pod(gone_uid)) is None, timeout=60,
                what="the pod deleted during the gap out of the cache")
-    wait_until(lambda: sched.call(lambda live: live.scheduler.cache.snapshot().get("a")) is None,
+    wait_until(lambda: sched.call(lambda live: live.scheduler.cache.snapshot().get("a")) is None, timeout=60,
                what="the node deleted during the gap out of the cache")
     assert_invariants(server, sched)
 
