@@ -31,7 +31,7 @@ from typing import Generic, Protocol, TypeVar, cast
 
 from .backoff import INITIAL_BACKOFF, Backoff
 from .client import ApiClient
-from .reflector import Reflector, object_key
+from .reflector import Reflector, object_key, resource_version
 from .watch import DELETED
 
 __all__ = ["Resource", "DeletedFinalStateUnknown", "EventHandler", "Informer", "POD_FIELD_SELECTOR", "PODS", "NODES"]
@@ -135,7 +135,7 @@ class Informer(Generic[T]):
         once (a sync of 150,000 pods would otherwise hold every document until the end).
         An object whose resourceVersion the store already has is not decoded again."""
         key = object_key(raw)
-        version = _version(raw)
+        version = resource_version(raw)
         old = self._items.get(key)
         if old is not None and old[1] == version:
             return _Prepared(key, version, None, unchanged=True)
@@ -189,7 +189,7 @@ class Informer(Generic[T]):
         if obj is None:
             return
         old = store.get(key)
-        store[key] = (obj, _version(raw))
+        store[key] = (obj, resource_version(raw))
         if old is None:
             self._call(self._handler.on_add, obj, False)
         else:
@@ -219,11 +219,3 @@ class Informer(Generic[T]):
         except Exception:
             log.exception("%s: event handler %s failed", self.name, getattr(method, "__name__", method))
 
-
-def _version(raw: Mapping[str, object]) -> str:
-    meta = raw.get("metadata")
-    if isinstance(meta, dict):
-        rv = meta.get("resourceVersion")
-        if isinstance(rv, str):
-            return rv
-    return ""

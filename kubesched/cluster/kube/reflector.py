@@ -82,9 +82,10 @@ def object_key(obj: Mapping[str, object]) -> str:
     return f"{namespace}/{name}" if namespace else str(name)
 
 
-def _resource_version(obj: Mapping[str, object]) -> str:
+def resource_version(obj: Mapping[str, object]) -> str:
+    """``metadata.resourceVersion`` of an object, a list or a bookmark ("" when absent)."""
     meta = obj.get("metadata")
-    if isinstance(meta, dict):
+    if isinstance(meta, Mapping):
         rv = meta.get("resourceVersion")
         if isinstance(rv, str):
             return rv
@@ -200,7 +201,7 @@ class Reflector:
                 initial.pop(object_key(event.object), None)
             elif kind == BOOKMARK:
                 if _initial_events_end(event.object):
-                    version = _resource_version(event.object)
+                    version = resource_version(event.object)
                     self._rv_unavailable = False
                     self.sink.replace(list(initial.values()), version)
                     self.last_sync_resource_version = version
@@ -247,11 +248,11 @@ class Reflector:
                 # The continue token expired: one full list with the original options.
                 log.info("%s: continue token of %s expired; listing in full", self.name, self.resource.path)
                 page = await self.client.request("GET", self.resource.path, params=base)
-                return [prepare(item) for item in _items(page)], _list_version(page)
+                return [prepare(item) for item in _items(page)], resource_version(page)
             items.extend(prepare(item) for item in _items(page))
             token = _continue_token(page)
             if not token:
-                return items, _list_version(page)
+                return items, resource_version(page)
             params = self._selectors()
             params["limit"] = str(self.page_size)
             params["continue"] = token
@@ -304,11 +305,11 @@ class Reflector:
             kind = event.type
             if kind == ADDED or kind == MODIFIED or kind == DELETED:
                 apply(kind, event.object)
-                version = _resource_version(event.object)
+                version = resource_version(event.object)
                 if version:
                     self.last_sync_resource_version = version
             elif kind == BOOKMARK:
-                version = _resource_version(event.object)
+                version = resource_version(event.object)
                 if version:
                     self.last_sync_resource_version = version
             elif kind == ERROR:
@@ -336,14 +337,6 @@ def _items(page: Mapping[str, object]) -> list[dict[str, object]]:
     items = page.get("items")
     return [item for item in items if isinstance(item, dict)] if isinstance(items, list) else []
 
-
-def _list_version(page: Mapping[str, object]) -> str:
-    meta = page.get("metadata")
-    if isinstance(meta, Mapping):
-        rv = meta.get("resourceVersion")
-        if isinstance(rv, str):
-            return rv
-    return ""
 
 
 def _continue_token(page: Mapping[str, object]) -> str:
