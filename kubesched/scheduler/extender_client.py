@@ -279,7 +279,7 @@ class HTTPExtender:
         """``ProcessPreemption``: the candidates (node -> victims) the extender keeps, its victims
         found again among the pods on each node by UID. Sends ``NodeNameToVictims`` (whole pods),
         or ``NodeNameToMetaVictims`` (UIDs) when node-cache capable; the extender always answers
-        with ``NodeNameToMetaVictims``. For the preemption PostFilter (not implemented yet)."""
+        with ``NodeNameToMetaVictims``. DefaultPreemption asks the extenders that support it to narrow its candidates."""
         if not self.config.preempt_verb:
             raise ExtenderError(f"preempt verb is not defined for extender {self.name} but run into ProcessPreemption")
         args: dict[str, object] = {"Pod": pod_json(pod), "NodeNameToVictims": None, "NodeNameToMetaVictims": None}
