@@ -143,6 +143,7 @@ async def run_scheduler(settings: RunSettings, *, stop: asyncio.Event | None = N
             await _sync_without_collector(stop, live)
             if not stop.is_set():
                 log.info("informers synced", extra={"informers": len(live.informers)})
+
         outcome = {"code": EXIT_OK}
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
