@@ -65,35 +65,38 @@ def _rfc3339(now: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))
 
 
+def _scheduled_condition(pod: PodInfo) -> dict[str, object] | None:
+    """The pod's ``PodScheduled`` condition as last seen (pending pods keep their document)."""
+    status = pod.raw.get("status") if pod.raw is not None else None
+    conditions = status.get("conditions") if isinstance(status, dict) else None
+    for cond in conditions if isinstance(conditions, list) else ():
+        if isinstance(cond, dict) and cond.get("type") == "PodScheduled":
+            return cond
+    return None
+
+
 def scheduled_condition_unchanged(pod: PodInfo, reason: str, message: str) -> bool:
     """The pod, as last seen, already says ``PodScheduled=False`` for this reason and message
     (upstream's ``podutil.UpdatePodCondition`` returning false): no patch is needed."""
-    raw = pod.raw
-    if raw is None:
-        return False
-    status = raw.get("status")
-    conditions = status.get("conditions") if isinstance(status, dict) else None
-    if not isinstance(conditions, list):
-        return False
-    for cond in conditions:
-        if isinstance(cond, dict) and cond.get("type") == "PodScheduled":
-            return cond.get("status") == "False" and cond.get("reason") == reason and cond.get("message") == message
-    return False
+    cond = _scheduled_condition(pod)
+    return (cond is not None and cond.get("status") == "False" and cond.get("reason") == reason
+            and cond.get("message") == message)
+
+
+def _nomination_changes(pod: PodInfo, nominated: str | None) -> bool:
+    """upstream's ``nnnNeedsUpdate``: a nomination given ("" clears one) that differs from the pod's."""
+    return nominated is not None and nominated != pod.nominated_node_name
 
 
 def _status_patch(pod: PodInfo, reason: str, message: str, nominated: str | None, now: float) -> dict[str, object]:
-    condition = {"type": "PodScheduled", "status": "False", "reason": reason, "message": message,
-                 "lastProbeTime": None, "lastTransitionTime": _rfc3339(now)}
-    raw = pod.raw
-    if raw is not None:  # the transition time moves only when the status does, as upstream
-        for cond in (raw.get("status") or {}).get("conditions") or ():
-            if isinstance(cond, dict) and cond.get("type") == "PodScheduled" and cond.get("status") == "False":
-                condition["lastTransitionTime"] = cond.get("lastTransitionTime") or condition["lastTransitionTime"]
+    condition: dict[str, object] = {"type": "PodScheduled", "status": "False", "reason": reason, "message": message,
+                                    "lastProbeTime": None, "lastTransitionTime": _rfc3339(now)}
+    old = _scheduled_condition(pod)
+    if old is not None and old.get("status") == "False" and old.get("lastTransitionTime"):
+        condition["lastTransitionTime"] = old["lastTransitionTime"]  # it moves only when the status does
     status: dict[str, object] = {"conditions": [condition]}
-    if nominated:
-        status["nominatedNodeName"] = nominated
-    elif nominated == "" and pod.nominated_node_name:  # preemption found no node: clear it, as upstream
-        status["nominatedNodeName"] = None
+    if _nomination_changes(pod, nominated):
+        status["nominatedNodeName"] = nominated or None  # None clears it (preemption found no node)
     return {"status": status}
 
 
@@ -243,8 +246,7 @@ class KubeClusterClient:
 
     # -- status patches -------------------------------------------------------------
     def _enqueue_status(self, pod: PodInfo, reason: str, message: str, nominated: str | None) -> None:
-        clears = nominated == "" and bool(pod.nominated_node_name)
-        if not nominated and not clears and scheduled_condition_unchanged(pod, reason, message):
+        if not _nomination_changes(pod, nominated) and scheduled_condition_unchanged(pod, reason, message):
             self.patches_skipped += 1
             return
         queued = pod.uid in self._waiting
