@@ -34,9 +34,23 @@ class BindingPool:
         self._idle.set()
         self._tasks: set[asyncio.Task[None]] = set()
 
-    def __call__(self, work: BindingWork, done: BindingDone) -> None:
+    def _started(self) -> None:
         self.in_flight += 1
         self._idle.clear()
+
+    def _finished(self, status: Status | None, done: BindingDone) -> None:
+        """Hand the result to the scheduler's completion, on the loop."""
+        self.in_flight -= 1
+        try:
+            done(status)
+        except Exception:  # pragma: no cover - the completion's own paths catch their failures
+            log.exception("completing a binding cycle failed")
+        if self.in_flight == 0:
+            self._idle.set()
+        self._on_done()
+
+    def __call__(self, work: BindingWork, done: BindingDone) -> None:
+        self._started()
         future = self._executor.submit(work)
         future.add_done_callback(lambda f: self._hand_back(f, done))
 
@@ -47,26 +61,18 @@ class BindingPool:
             log.debug("binding finished after shutdown")
 
     def _complete(self, future: concurrent.futures.Future[Status | None], done: BindingDone) -> None:
-        self.in_flight -= 1
         try:
             status = future.result()
         except BaseException as err:  # noqa: BLE001 - the pod must reach the failure path whatever happened
             status = Status.as_error(err)
-        try:
-            done(status)
-        except Exception:  # pragma: no cover - the completion's own paths catch their failures
-            log.exception("completing a binding cycle failed")
-        if self.in_flight == 0:
-            self._idle.set()
-        self._on_done()
+        self._finished(status, done)
 
     def direct(self, bind: Callable[[PodInfo, str], Awaitable[None]]) -> DirectBinder:
         """A ``DirectBinder`` that awaits ``bind`` on the loop itself: DefaultBinder's API call
         without a worker thread or two thread hand-offs per pod."""
 
         def start(pod: PodInfo, node_name: str, done: BindingDone) -> None:
-            self.in_flight += 1
-            self._idle.clear()
+            self._started()
             task = self._loop.create_task(self._bind_then(bind, pod, node_name, done))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
@@ -80,14 +86,7 @@ class BindingPool:
             status = None
         except Exception as err:  # the API's refusal is the binding cycle's error, as DefaultBinder returns it
             status = Status.as_error(err)
-        self.in_flight -= 1
-        try:
-            done(status)
-        except Exception:  # pragma: no cover - the completion's own paths catch their failures
-            log.exception("completing a binding cycle failed")
-        if self.in_flight == 0:
-            self._idle.set()
-        self._on_done()
+        self._finished(status, done)
 
     async def drain(self, timeout: float) -> bool:
         """Wait for bindings in flight (on shutdown); False if some were still running."""

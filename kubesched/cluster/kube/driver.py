@@ -87,7 +87,6 @@ class LiveScheduler:
         self.bindings: BindingPool | None = None
         self._wake: asyncio.Event | None = None
         self._leading = False
-        self._stopped = False
         self.cycles = 0
 
     # -- assembling ---------------------------------------------------------------
