@@ -27,6 +27,7 @@ from kubesched.cluster.kube.connection import load_connection
 from kubesched.cluster.kube.driver import LiveOptions, LiveScheduler
 from kubesched.framework.config import SchedulerConfig, parse_config
 from kubesched.plugins.registry import in_tree_registry
+from kubesched.objects.quantity import milli_value, value
 from tests.apiserver import APIServer
 from tests.apiserver.resources import resource_for
 
@@ -234,8 +235,8 @@ def invariants(server: APIServer, sched: Kubesched | None, schedulers: tuple[str
         acc = requested.setdefault(spec["nodeName"], [0.0, 0.0, 0.0])
         for c in spec.get("containers") or ():
             req = (c.get("resources") or {}).get("requests") or {}
-            acc[0] += _milli(req.get("cpu", "0"))
-            acc[1] += _bytes(req.get("memory", "0"))
+            acc[0] += milli_value(req.get("cpu", "0"))
+            acc[1] += value(req.get("memory", "0"))
         acc[2] += 1
     for p in pods:
         if (p.get("spec") or {}).get("nodeName"):
@@ -252,7 +253,7 @@ def invariants(server: APIServer, sched: Kubesched | None, schedulers: tuple[str
         alloc = (nodes.get(name) or {}).get("status", {}).get("allocatable") or {}
         if name not in nodes:
             continue
-        if cpu > _milli(alloc.get("cpu", "0")) or mem > _bytes(alloc.get("memory", "0")) or count > int(alloc.get("pods", "110")):
+        if cpu > milli_value(alloc.get("cpu", "0")) or mem > value(alloc.get("memory", "0")) or count > int(alloc.get("pods", "110")):
             over += 1
     lost = 0
     if sched is not None and sched.running:
@@ -273,21 +274,3 @@ def invariants(server: APIServer, sched: Kubesched | None, schedulers: tuple[str
             scheduled[uid] = scheduled.get(uid, 0) + int((event.get("series") or {}).get("count") or 1)
     double = sum(1 for n in scheduled.values() if n > 1)
     return Figures(len(pods), bound, pending, lost, double, over, wrong)
-
-
-def _milli(text: str) -> int:
-    text = str(text)
-    if text.endswith("m"):
-        return int(float(text[:-1]))
-    return int(float(text) * 1000)
-
-
-_SUFFIX = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
-
-
-def _bytes(text: str) -> int:
-    text = str(text)
-    for suffix, scale in _SUFFIX.items():
-        if text.endswith(suffix):
-            return int(float(text[: -len(suffix)]) * scale)
-    return int(float(text))
