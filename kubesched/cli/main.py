@@ -5,6 +5,8 @@ from __future__ import annotations
 import click
 
 from .. import __version__
+from .capacity_cmd import capacity
+from .compare_cmd import compare
 from .config_cmd import config_group
 from .run import run
 from .simulate import simulate
@@ -23,6 +25,8 @@ def cli() -> None:
 cli.add_command(simulate)
 cli.add_command(config_group)
 cli.add_command(run)
+cli.add_command(capacity)
+cli.add_command(compare)
 
 
 def main() -> None:

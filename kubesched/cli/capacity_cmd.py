@@ -1,0 +1,146 @@
+"""`kubesched capacity`: how many more of these pods fit, and why not one more?
+
+The report follows cluster-capacity's: each spec's requirements, "The cluster can
+schedule N instance(s) of the pod X.", the termination reason (the scheduler's own
+message for the replica that did not fit), which nodes rejected it for which reason,
+and how the replicas spread over the nodes.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+
+import click
+import orjson
+from rich.console import Console
+from rich.table import Table
+
+from ..planning import CapacityResult, CapacitySpec, PlanningError, SpecCapacity, run_capacity, to_document
+from ..planning.inputs import DEFAULT_CONFIG
+from .common import fail, plugin_option
+from .progress import PhaseProgress
+from .report import format_bytes, format_cpu
+
+__all__ = ["capacity"]
+
+NODES_SHOWN = 20  # rows of the distribution table without --all-nodes
+NAMES_SHOWN = 8  # node names listed per reason
+
+
+@click.command()
+@click.argument("snapshot", type=click.Path(allow_dash=True))
+@click.argument("pod_files", nargs=-1, required=True, metavar="POD.yaml [POD2.yaml ...]")
+@click.option("--config", "config_file", default=DEFAULT_CONFIG, show_default=True, metavar="FILE",
+              help="A KubeSchedulerConfiguration (v1) file, or 'default'.")
+@click.option("--max-replicas", type=click.IntRange(min=0), default=None, metavar="N",
+              help="Count at most N replicas of each spec.")
+@click.option("--output", "-o", "output_format", type=click.Choice(["table", "json"]), default="table",
+              show_default=True, help="The report as text and tables, or as one JSON document.")
+@click.option("--tie-break", type=click.Choice(["random", "name"]), default="random", show_default=True,
+              help="Among equally scored nodes: upstream's uniform random pick, or the smallest name.")
+@click.option("--seed", type=int, default=None, help="Seed for the random tie-break (default: a random one, printed).")
+@click.option("--all-nodes", is_flag=True, help="List every node in the distribution, and every node name per reason.")
+@plugin_option
+def capacity(snapshot: str, pod_files: tuple[str, ...], config_file: str, max_replicas: int | None,
+             output_format: str, tie_break: str, seed: int | None, all_nodes: bool, plugins: tuple[str, ...]) -> None:
+    """How many more replicas of each pod spec fit in SNAPSHOT, placed as the scheduler places them.
+
+    Each POD.yaml holds a Pod, or a Deployment, StatefulSet, ReplicaSet,
+    ReplicationController, Job or CronJob whose pod template is used. Replicas are
+    created one at a time (round-robin over several specs) after the snapshot's own
+    pending pods are scheduled, until one does not fit.
+    """
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**31)  # printed, so the run can be repeated
+    spec = CapacitySpec(snapshot, pod_files, config_file, max_replicas, seed, tie_break, plugins)
+    err_console = Console(stderr=True)
+    progress = PhaseProgress(sys.stderr, err_console.is_terminal)
+    progress.start("placing replicas", unit="replicas placed")
+    try:
+        result = run_capacity(spec, progress=progress.update)
+    except PlanningError as err:
+        progress.finish()
+        fail(err.lines)
+    progress.finish()
+    if output_format == "json":
+        document = {"kind": "CapacityReport", "replicas": result.replicas, **_object(to_document(result))}
+        sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
+        sys.stdout.flush()
+        return
+    console = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 160)
+    render_capacity(console, result, all_nodes)
+
+
+def _object(value: object) -> dict[str, object]:
+    return value if isinstance(value, dict) else {}
+
+
+def _print(console: Console, text: str) -> None:
+    console.print(text, highlight=False, markup=False)
+
+
+def _requirements(console: Console, spec: SpecCapacity) -> None:
+    req = spec.requirements
+    _print(console, f"{spec.name} pod requirements ({spec.title}, {spec.source}):")
+    _print(console, f"\t- CPU: {format_cpu(req.cpu_millis)}")
+    _print(console, f"\t- Memory: {format_bytes(req.memory_bytes)}")
+    if req.ephemeral_storage_bytes:
+        _print(console, f"\t- EphemeralStorage: {format_bytes(req.ephemeral_storage_bytes)}")
+    for name, amount in req.extended.items():
+        _print(console, f"\t- {name}: {amount}")
+    if req.node_selector:
+        _print(console, f"\t- NodeSelector: {','.join(f'{k}={v}' for k, v in req.node_selector.items())}")
+    if req.priority:
+        _print(console, f"\t- Priority: {req.priority}")
+    _print(console, "")
+
+
+def _names(nodes: list[str], all_nodes: bool) -> str:
+    if all_nodes or len(nodes) <= NAMES_SHOWN:
+        return ", ".join(nodes)
+    return f"{', '.join(nodes[:NAMES_SHOWN])} and {len(nodes) - NAMES_SHOWN} more"
+
+
+def _distribution(result: CapacityResult, all_nodes: bool) -> Table:
+    totals: dict[str, int] = {}
+    for spec in result.specs:
+        for node, count in spec.per_node.items():
+            totals[node] = totals.get(node, 0) + count
+    rows = sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))
+    shown = rows if all_nodes else rows[:NODES_SHOWN]
+    title = "Pod distribution among nodes"
+    if len(shown) < len(rows):
+        title += f" ({len(shown)} of {len(rows)} nodes; --all-nodes lists every node)"
+    table = Table(title=title, title_justify="left")
+    table.add_column("NODE")
+    for spec in result.specs:
+        table.add_column(spec.name, justify="right")
+    if len(result.specs) > 1:
+        table.add_column("TOTAL", justify="right")
+    for node, total in shown:
+        cells = [str(spec.per_node.get(node, "")) for spec in result.specs]
+        table.add_row(node, *cells, *([str(total)] if len(result.specs) > 1 else []))
+    return table
+
+
+def render_capacity(console: Console, result: CapacityResult, all_nodes: bool = False) -> None:
+    tie = f"seed {result.seed}" if result.tie_break == "random" else "ties broken by name"
+    _print(console, f"{result.snapshot}: {result.nodes} node(s); config {result.config}; {tie}; "
+                    f"{result.pending_placed} of the snapshot's {result.pending_pods} pending pod(s) placed first")
+    _print(console, "")
+    for spec in result.specs:
+        _requirements(console, spec)
+    for spec in result.specs:
+        _print(console, f"The cluster can schedule {spec.replicas} instance(s) of the pod {spec.name}.")
+    for spec in result.specs:
+        _print(console, "")
+        prefix = f"{spec.name}: " if len(result.specs) > 1 else ""
+        _print(console, f"{prefix}Termination reason: {spec.termination}")
+        if spec.node_reasons:
+            _print(console, f"{prefix}Nodes that rejected the next replica, by reason:")
+            for group in spec.node_reasons:
+                _print(console, f"\t- {group.reason} ({len(group.nodes)}): {_names(group.nodes, all_nodes)}")
+    if result.replicas:
+        _print(console, "")
+        console.print(_distribution(result, all_nodes))

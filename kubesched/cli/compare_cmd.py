@@ -1,0 +1,159 @@
+"""`kubesched compare`: what changes if the scheduler ran with this configuration instead?
+
+Runs the snapshot's pending pods under each configuration (same snapshot, same seed)
+and prints the outcomes side by side; ``--report`` writes them as an HTML page with
+plots (needs the ``research`` extra: matplotlib), ``--json`` as one JSON document.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import random
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+import orjson
+from rich.console import Console
+from rich.table import Table
+
+from ..planning import CompareResult, CompareSpec, PlanningError, run_compare, to_document
+from ..planning.summary import summary_rows
+from .common import fail, plugin_option
+
+__all__ = ["compare"]
+
+REPORT_MODULE = "kubesched.planning.html_report"  # imported only for --report: it needs matplotlib
+RESEARCH_EXTRA = "pip install 'kubesched[research]'"
+REASONS_SHOWN = 3  # unschedulable reasons per configuration in the terminal
+
+
+@click.command()
+@click.argument("snapshot", type=click.Path(allow_dash=True))
+@click.option("--config", "configs", multiple=True, required=True, metavar="FILE",
+              help="A KubeSchedulerConfiguration (v1) file, or 'default'; give two or more. The first is the baseline.")
+@click.option("--report", "report_file", type=click.Path(dir_okay=False), metavar="FILE.html",
+              help="Write a self-contained HTML report with plots here (needs matplotlib).")
+@click.option("--json", "json_file", type=click.Path(dir_okay=False, allow_dash=True), metavar="FILE",
+              help="Write the whole comparison as JSON here (- for standard output).")
+@click.option("--pods", "pods_shown", type=click.IntRange(min=0), default=20, show_default=True, metavar="N",
+              help="List at most N pods placed differently (the reports list them all).")
+@click.option("--tie-break", type=click.Choice(["random", "name"]), default="random", show_default=True,
+              help="Among equally scored nodes: upstream's uniform random pick, or the smallest name.")
+@click.option("--seed", type=int, default=None,
+              help="Seed for the random tie-break, the same for every configuration (default: a random one, printed).")
+@plugin_option
+def compare(snapshot: str, configs: tuple[str, ...], report_file: str | None, json_file: str | None, pods_shown: int,
+            tie_break: str, seed: int | None, plugins: tuple[str, ...]) -> None:
+    """Schedule the pending pods of SNAPSHOT under each --config and compare: pods placed
+    elsewhere or not at all, utilisation and fragmentation per configuration."""
+    if len(configs) < 2:
+        fail(["give two or more --config (a file, or 'default' for the default configuration)"])
+    writer = _report_writer() if report_file else None
+    for path in (report_file, json_file):
+        if path and path != "-":
+            _check_writable(path)
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**31)  # printed, so the run can be repeated
+    try:
+        result = run_compare(CompareSpec(snapshot, configs, seed, tie_break, plugins))
+    except PlanningError as err:
+        fail(err.lines)
+    if json_file:
+        data = orjson.dumps(to_document(result), option=orjson.OPT_INDENT_2) + b"\n"
+        if json_file == "-":
+            sys.stdout.buffer.write(data)
+            sys.stdout.flush()
+            return
+        _write(json_file, lambda path: Path(path).write_bytes(data))
+    if writer is not None and report_file:
+        _write(report_file, lambda path: writer(result, path))
+    console = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 160)
+    render_compare(console, result, pods_shown)
+    for path in (json_file, report_file):
+        if path:
+            _print(console, f"wrote {path}")
+
+
+ReportWriter = Callable[[CompareResult, str], None]
+
+
+def _report_writer() -> ReportWriter:
+    """The HTML writer, or one line naming the extra to install when matplotlib is missing
+    (checked before the run, not after it)."""
+    if importlib.util.find_spec("matplotlib") is None:
+        fail([f"--report draws its plots with matplotlib, which is not installed: {RESEARCH_EXTRA}"])
+    writer: ReportWriter = getattr(importlib.import_module(REPORT_MODULE), "write_compare_report")
+    return writer
+
+
+def _check_writable(path: str) -> None:
+    """An output that cannot be written fails before the run, not after it."""
+    target = Path(path)
+    parent = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        fail([f"{path}: is a directory"])
+    if not parent.is_dir():
+        fail([f"{path}: no such directory: {parent}"])
+    if not os.access(target if target.exists() else parent, os.W_OK):
+        fail([f"{path}: permission denied"])
+
+
+def _write(path: str, write: Callable[[str], object]) -> None:
+    try:
+        write(path)
+    except OSError as err:
+        fail([f"{path}: {err.strerror or err}"])
+
+
+def _print(console: Console, text: str) -> None:
+    console.print(text, highlight=False, markup=False)
+
+
+def _summary_table(result: CompareResult) -> Table:
+    table = Table(title="Side by side (the first configuration is the baseline)", title_justify="left")
+    table.add_column("")
+    for label in result.labels:
+        table.add_column(label, justify="right")
+    section = None
+    for row in summary_rows(result):
+        if row.section != section:
+            section = row.section
+            table.add_section()
+            table.add_row(f"[bold]{section}[/bold]", *([""] * len(result.labels)))
+        table.add_row(f"  {row.label}", *row.cells)
+    return table
+
+
+def _pods_table(result: CompareResult, shown: int) -> Table:
+    title = f"Pods placed differently ({len(result.pods)})"
+    if shown < len(result.pods):
+        title += f"; the first {shown}, --pods N lists more"
+    table = Table(title=title, title_justify="left")
+    table.add_column("POD")
+    for label in result.labels:
+        table.add_column(label)
+    for change in result.pods[:shown]:
+        table.add_row(change.pod, *(node or "[red]not placed[/red]" for node in change.nodes))
+    return table
+
+
+def render_compare(console: Console, result: CompareResult, pods_shown: int = 20) -> None:
+    tie = f"seed {result.seed}" if result.tie_break == "random" else "ties broken by name"
+    _print(console, f"{result.snapshot}: {result.pending} pending pod(s) on {result.nodes} node(s) under "
+                    f"{len(result.configs)} configurations ({tie})")
+    console.print(_summary_table(result))
+    if result.pods and pods_shown:
+        console.print(_pods_table(result, pods_shown))
+    elif not result.pods:
+        _print(console, "Every pending pod is placed on the same node (or on none) under every configuration.")
+    for run in result.configs:
+        if run.unschedulable_reasons:
+            _print(console, f"{run.label}: unschedulable pods by reason:")
+            for reason in run.unschedulable_reasons[:REASONS_SHOWN]:
+                _print(console, f"  {reason.pods} pod(s): {reason.message}")
+            if len(run.unschedulable_reasons) > REASONS_SHOWN:
+                _print(console, f"  and {len(run.unschedulable_reasons) - REASONS_SHOWN} more reason(s)")

@@ -1,0 +1,273 @@
+"""``run_capacity``: how many more replicas of each pod spec fit, placed as the scheduler places them.
+
+The model is cluster-capacity (kubernetes-sigs/cluster-capacity): replicas are created
+one at a time and scheduled by the real scheduler (the given configuration's plugins),
+the next created once the previous is bound, until one does not fit; the report says
+how many fit, why the next did not (the scheduler's ``0/N nodes are available: ...``,
+and which nodes failed for which reason) and how the replicas spread over the nodes.
+
+Differences, on purpose: the snapshot's own pending pods are scheduled first (they are
+ahead in the queue; the count is what fits once they are placed), and with several
+specs the replicas are interleaved round-robin as cluster-capacity does, but a spec
+whose replica does not fit drops out while the others go on, so each spec gets its own
+count and its own reason.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from ..cluster.simulated import PodOutcome
+from ..cluster.snapshot import ClusterSnapshot, SELECTOR_KINDS
+from ..objects.pod import PodInfo
+from ..scheduler.fit_error import FitError
+from ..scheduler.scheduler import Attempt
+from .inputs import DEFAULT_CONFIG, TIE_BREAKS, PlanningError, load_config_file, load_registry, new_simulation, read_snapshot
+from .replicas import NodeReason, ReplicaSimulation, node_reasons
+from .templates import PodTemplate, read_templates
+
+__all__ = ["CapacitySpec", "CapacityResult", "SpecCapacity", "PodRequirements", "Termination", "run_capacity",
+           "UNSCHEDULABLE", "LIMIT_REACHED", "SCHEDULING_GATED", "FAILED"]
+
+# Termination types, as cluster-capacity names its ``FailType``.
+UNSCHEDULABLE = "Unschedulable"
+LIMIT_REACHED = "LimitReached"
+SCHEDULING_GATED = "SchedulingGated"
+FAILED = "Error"  # the attempt ended with an error other than "no node fits"
+
+
+@dataclass(frozen=True, slots=True)
+class CapacitySpec:
+    """What to count: plain paths and values, so that a run can be shipped to another process."""
+
+    snapshot: str
+    pod_files: tuple[str, ...]
+    config: str = DEFAULT_CONFIG  # a KubeSchedulerConfiguration file, or "default"
+    max_replicas: int | None = None  # per spec
+    seed: int = 0
+    tie_break: str = "random"
+    plugins: tuple[str, ...] = ()  # out-of-tree plugins, module:attribute
+
+
+@dataclass(slots=True)
+class PodRequirements:
+    """What one replica asks for (cluster-capacity's "pod requirements")."""
+
+    cpu_millis: int
+    memory_bytes: int
+    ephemeral_storage_bytes: int
+    extended: dict[str, int]
+    node_selector: dict[str, str]
+    priority: int
+    scheduler_name: str
+
+
+@dataclass(slots=True)
+class Termination:
+    """Why counting stopped: ``type`` is Unschedulable, LimitReached, SchedulingGated or Error."""
+
+    type: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.type}: {self.message}"
+
+
+@dataclass(slots=True)
+class SpecCapacity:
+    name: str
+    kind: str
+    namespace: str
+    source: str
+    requirements: PodRequirements
+    replicas: int  # how many fit
+    per_node: dict[str, int]  # node -> replicas placed there, most first
+    termination: Termination
+    node_reasons: list[NodeReason] = field(default_factory=list)  # the replica that did not fit, by node
+
+    @property
+    def title(self) -> str:
+        return f"{self.kind} {self.namespace}/{self.name}"
+
+
+@dataclass(slots=True)
+class CapacityResult:
+    snapshot: str
+    config: str
+    seed: int
+    tie_break: str
+    nodes: int
+    pending_pods: int  # the snapshot's pending pods (of the config's profiles), scheduled before counting ...
+    pending_placed: int  # ... of which these were placed
+    specs: list[SpecCapacity]
+    attempts: int  # scheduling attempts in all, the snapshot's pending pods' included
+    seconds: float  # wall-clock time of the simulation (loading excluded)
+
+    @property
+    def replicas(self) -> int:
+        return sum(s.replicas for s in self.specs)
+
+
+def run_capacity(spec: CapacitySpec, progress: Callable[[int], None] | None = None) -> CapacityResult:
+    """Count replicas for ``spec``; ``progress(placed)`` is called after each replica.
+
+    Raises ``PlanningError`` for input a user can get wrong (files, config, specs).
+    """
+    if spec.max_replicas is not None and spec.max_replicas < 0:
+        raise PlanningError([f"max replicas must be 0 or more, got {spec.max_replicas}"])
+    if spec.tie_break not in TIE_BREAKS:
+        raise PlanningError([f"tie break must be one of {', '.join(TIE_BREAKS)}, got {spec.tie_break!r}"])
+    if not spec.pod_files:
+        raise PlanningError(["give at least one pod spec file"])
+    registry = load_registry(spec.plugins)
+    config = load_config_file(spec.config, registry)
+    templates = read_templates(spec.pod_files)
+    snapshot = read_snapshot(spec.snapshot, registry, keep_node_raw=bool(config.extenders))
+    _check_namespaces(templates, snapshot)
+    recorder = _FailureRecorder([node.name for node in snapshot.nodes])
+    sim = new_simulation(ReplicaSimulation, _with_controllers(snapshot, templates), config, registry, spec.config,
+                         spec.tie_break, spec.seed, on_attempt=recorder)
+    _check_profiles(templates, sim, spec.config)
+    started = time.perf_counter()
+    sim.run()  # the snapshot's own pending pods first
+    pending_pods = len(sim.outcomes)
+    pending_placed = sum(1 for o in sim.outcomes.values() if o.node)
+    counters = [_Counter(t, i, _taken_names(snapshot)) for i, t in enumerate(templates)]
+    active = list(counters)
+    placed = 0
+    while active:
+        for counter in list(active):  # round-robin: one replica of each spec still counting
+            if spec.max_replicas is not None and counter.replicas >= spec.max_replicas:
+                counter.termination = Termination(LIMIT_REACHED, f"the limit of {spec.max_replicas} replica(s) was reached")
+                active.remove(counter)
+                continue
+            pod = counter.next_replica()
+            recorder.watch(pod.uid)
+            outcome = sim.place(pod)
+            if outcome.node:
+                counter.placed(outcome.node)
+                placed += 1
+                if progress is not None:
+                    progress(placed)
+                continue
+            sim.withdraw(pod)
+            counter.termination = _termination(outcome)
+            counter.reasons = recorder.reasons
+            active.remove(counter)
+    return CapacityResult(
+        snapshot=spec.snapshot, config=spec.config, seed=spec.seed, tie_break=spec.tie_break, nodes=len(snapshot.nodes),
+        pending_pods=pending_pods, pending_placed=pending_placed,
+        specs=[c.result() for c in counters], attempts=sim.attempts, seconds=time.perf_counter() - started,
+    )
+
+
+class _FailureRecorder:
+    """Keeps, for the replica being placed, the per-node reasons of its failed attempt
+    (read from the attempt as it happens: the diagnosis is not kept after it)."""
+
+    def __init__(self, all_nodes: list[str]) -> None:
+        self._all_nodes = all_nodes
+        self._uid = ""
+        self.reasons: list[NodeReason] = []
+
+    def watch(self, uid: str) -> None:
+        self._uid = uid
+        self.reasons = []
+
+    def __call__(self, attempt: Attempt) -> None:
+        if attempt.pod.uid == self._uid and isinstance(attempt.error, FitError):
+            self.reasons = node_reasons(attempt.error, attempt.node_names, self._all_nodes)
+
+
+class _Counter:
+    """One spec's replicas: their names (``<name>-<n>``, skipping names the snapshot's pods
+    have, as a StatefulSet's next ordinal does) and where they went."""
+
+    def __init__(self, template: PodTemplate, index: int, taken: set[str]) -> None:
+        self.template = template
+        self._index = index
+        self._taken = taken
+        self._next = 0
+        self.replicas = 0
+        self.per_node: dict[str, int] = {}
+        self.termination = Termination(LIMIT_REACHED, "")
+        self.reasons: list[NodeReason] = []
+
+    def next_replica(self) -> PodInfo:
+        t = self.template
+        while f"{t.namespace}/{t.name}-{self._next}" in self._taken:
+            self._next += 1
+        ordinal = self._next
+        self._next += 1
+        name = f"{t.name}-{ordinal}"
+        uid = f"capacity-{self._index}-{ordinal}"
+        labels = t.labels_for(name, ordinal)
+        meta = {**t.pod["metadata"], "name": name, "uid": uid, "labels": labels}
+        return t.parsed.copy_with(name=name, uid=uid, labels=labels, raw={**t.pod, "metadata": meta})
+
+    def placed(self, node: str) -> None:
+        self.replicas += 1
+        self.per_node[node] = self.per_node.get(node, 0) + 1
+
+    def result(self) -> SpecCapacity:
+        t = self.template
+        per_node = dict(sorted(self.per_node.items(), key=lambda kv: (-kv[1], kv[0])))
+        return SpecCapacity(t.name, t.kind, t.namespace, t.source, _requirements(t.parsed), self.replicas, per_node,
+                            self.termination, self.reasons)
+
+
+def _requirements(pod: PodInfo) -> PodRequirements:
+    r = pod.requests.requests
+    return PodRequirements(r.milli_cpu, r.memory, r.ephemeral_storage, dict(sorted(r.scalar.items())),
+                           dict(pod.node_selector), pod.priority, pod.scheduler_name)
+
+
+def _termination(outcome: PodOutcome) -> Termination:
+    if outcome.gated:
+        return Termination(SCHEDULING_GATED, outcome.message)
+    if outcome.message.startswith("0/") or outcome.message.startswith("no nodes available"):
+        return Termination(UNSCHEDULABLE, outcome.message)
+    return Termination(FAILED, outcome.message or "the replica was not placed")
+
+
+def _taken_names(snapshot: ClusterSnapshot) -> set[str]:
+    return {p.key for p in snapshot.bound_pods} | {p.key for p in snapshot.pending_pods}
+
+
+def _check_namespaces(templates: list[PodTemplate], snapshot: ClusterSnapshot) -> None:
+    """A replica's namespace must exist when the snapshot lists namespaces (as the API server requires)."""
+    if not snapshot.namespaces:
+        return
+    missing = [f"{t.source}: {t.title}: namespace {t.namespace!r} is not in the snapshot"
+               for t in templates if t.namespace not in snapshot.namespaces]
+    if missing:
+        raise PlanningError(missing)
+
+
+def _check_profiles(templates: list[PodTemplate], sim: ReplicaSimulation, config: str) -> None:
+    missing = [f"{t.source}: {t.title}: spec.schedulerName {t.parsed.scheduler_name!r} is no profile of {config}"
+               for t in templates if not sim.scheduler.responsible_for(t.parsed)]
+    if missing:
+        raise PlanningError(missing)
+
+
+def _with_controllers(snapshot: ClusterSnapshot, templates: list[PodTemplate]) -> ClusterSnapshot:
+    """The snapshot plus the controllers of the specs' replicas that default spreading reads
+    (the ReplicaSet of a Deployment, a StatefulSet...), unless the snapshot has them already."""
+    present = {_identity(obj) for obj in snapshot.workloads}
+    extra = []
+    for t in templates:
+        if t.controller is not None and t.controller.get("kind") in SELECTOR_KINDS and _identity(t.controller) not in present:
+            present.add(_identity(t.controller))
+            extra.append(t.controller)
+    return replace(snapshot, workloads=[*snapshot.workloads, *extra]) if extra else snapshot
+
+
+def _identity(obj: dict[str, object]) -> tuple[str, str, str]:
+    meta = obj.get("metadata")
+    name = namespace = ""
+    if isinstance(meta, dict):
+        name, namespace = str(meta.get("name", "")), str(meta.get("namespace") or "default")
+    return str(obj.get("kind", "")), namespace, name
