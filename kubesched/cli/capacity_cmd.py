@@ -83,16 +83,16 @@ def _print(console: Console, text: str) -> None:
 def _requirements(console: Console, spec: SpecCapacity) -> None:
     req = spec.requirements
     _print(console, f"{spec.name} pod requirements ({spec.title}, {spec.source}):")
-    _print(console, f"\t- CPU: {format_cpu(req.cpu_millis)}")
-    _print(console, f"\t- Memory: {format_bytes(req.memory_bytes)}")
+    _print(console, f"    - CPU: {format_cpu(req.cpu_millis)}")
+    _print(console, f"    - Memory: {format_bytes(req.memory_bytes)}")
     if req.ephemeral_storage_bytes:
-        _print(console, f"\t- EphemeralStorage: {format_bytes(req.ephemeral_storage_bytes)}")
+        _print(console, f"    - EphemeralStorage: {format_bytes(req.ephemeral_storage_bytes)}")
     for name, amount in req.extended.items():
-        _print(console, f"\t- {name}: {amount}")
+        _print(console, f"    - {name}: {amount}")
     if req.node_selector:
-        _print(console, f"\t- NodeSelector: {','.join(f'{k}={v}' for k, v in req.node_selector.items())}")
+        _print(console, f"    - NodeSelector: {','.join(f'{k}={v}' for k, v in req.node_selector.items())}")
     if req.priority:
-        _print(console, f"\t- Priority: {req.priority}")
+        _print(console, f"    - Priority: {req.priority}")
     _print(console, "")
 
 
@@ -140,7 +140,7 @@ def render_capacity(console: Console, result: CapacityResult, all_nodes: bool = 
         if spec.node_reasons:
             _print(console, f"{prefix}Nodes that rejected the next replica, by reason:")
             for group in spec.node_reasons:
-                _print(console, f"\t- {group.reason} ({len(group.nodes)}): {_names(group.nodes, all_nodes)}")
+                _print(console, f"    - {group.reason} ({len(group.nodes)}): {_names(group.nodes, all_nodes)}")
     if result.replicas:
         _print(console, "")
         console.print(_distribution(result, all_nodes))
