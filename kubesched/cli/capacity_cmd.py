@@ -108,7 +108,12 @@ def _distribution(result: CapacityResult, all_nodes: bool) -> Table:
         for node, count in spec.per_node.items():
             totals[node] = totals.get(node, 0) + count
     rows = sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))
-    shown = rows if all_nodes else rows[:NODES_SHOWN]
+    if all_nodes:
+        shown = rows
+    else:  # every spec's busiest nodes, so that a small spec is not crowded out by a big one
+        each = max(NODES_SHOWN // len(result.specs), 3)
+        picked = {node for spec in result.specs for node in list(spec.per_node)[:each]}
+        shown = [row for row in rows if row[0] in picked]
     title = "Pod distribution among nodes"
     if len(shown) < len(rows):
         title += f" ({len(shown)} of {len(rows)} nodes; --all-nodes lists every node)"

@@ -23,6 +23,7 @@ from rich.table import Table
 from ..planning import CompareResult, CompareSpec, PlanningError, run_compare, to_document
 from ..planning.summary import summary_rows
 from .common import fail, plugin_option
+from .progress import PhaseProgress
 
 __all__ = ["compare"]
 
@@ -58,10 +59,14 @@ def compare(snapshot: str, configs: tuple[str, ...], report_file: str | None, js
             _check_writable(path)
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)  # printed, so the run can be repeated
+    progress = PhaseProgress(sys.stderr, Console(stderr=True).is_terminal)
     try:
-        result = run_compare(CompareSpec(snapshot, configs, seed, tie_break, plugins))
+        result = run_compare(CompareSpec(snapshot, configs, seed, tie_break, plugins),
+                             progress=lambda label: progress.start(f"scheduling under {label}"))
     except PlanningError as err:
+        progress.finish()
         fail(err.lines)
+    progress.finish()
     if json_file:
         data = orjson.dumps(to_document(result), option=orjson.OPT_INDENT_2) + b"\n"
         if json_file == "-":

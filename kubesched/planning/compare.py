@@ -11,6 +11,7 @@ distribution), nodes used, and fragmentation (see ``usage``).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -114,8 +115,9 @@ def config_labels(configs: tuple[str, ...] | list[str]) -> list[str]:
     return labels
 
 
-def run_compare(spec: CompareSpec) -> CompareResult:
-    """Schedule the snapshot's pending pods under each configuration of ``spec``.
+def run_compare(spec: CompareSpec, progress: Callable[[str], None] | None = None) -> CompareResult:
+    """Schedule the snapshot's pending pods under each configuration of ``spec``;
+    ``progress(label)`` is called as each configuration's run starts.
 
     Raises ``PlanningError`` for input a user can get wrong (files, configs).
     """
@@ -135,8 +137,11 @@ def run_compare(spec: CompareSpec) -> CompareResult:
         raise PlanningError(problems)
     snapshot = read_snapshot(spec.snapshot, registry, keep_node_raw=any(c.extenders for c in configs))
     shape, shape_pods = common_shape(snapshot.pending_pods)
-    runs = [_run_one(snapshot, config, registry, path, label, spec, shape, shape_pods)
-            for path, label, config in zip(spec.configs, config_labels(spec.configs), configs)]
+    runs = []
+    for path, label, config in zip(spec.configs, config_labels(spec.configs), configs):
+        if progress is not None:
+            progress(label)
+        runs.append(_run_one(snapshot, config, registry, path, label, spec, shape, shape_pods))
     pods = [p.key for p in snapshot.pending_pods]
     return CompareResult(spec.snapshot, spec.seed, spec.tie_break, len(snapshot.nodes), len(pods), runs,
                          [_changes(runs[0], run) for run in runs[1:]], _pod_changes(pods, runs))
