@@ -53,6 +53,7 @@ class ConfigRun:
     unschedulable: int
     gated: int
     preempted: int  # pods evicted by preemption (bound ones included)
+    other_schedulers: int  # pending pods whose schedulerName names no profile of this configuration
     attempts: int
     livelocked: bool
     seconds: float  # wall-clock time of the simulation
@@ -159,7 +160,8 @@ def _run_one(snapshot: ClusterSnapshot, config: SchedulerConfig, registry: Regis
         placements[key] = outcome.node
     return ConfigRun(
         label=label, config=path, scheduled=len(result.scheduled), unschedulable=len(result.unschedulable),
-        gated=len(result.gated), preempted=len(result.preemptions), attempts=result.attempts,
+        gated=len(result.gated), preempted=len(result.preemptions),
+        other_schedulers=len(result.ignored_pods), attempts=result.attempts,
         livelocked=result.livelocked, seconds=seconds,
         nodes_used=sum(1 for info in infos if info.pods),
         nodes_with_new_pods=len({o.node for o in result.outcomes.values() if o.node}),

@@ -88,6 +88,7 @@ def summary_rows(result: CompareResult) -> list[SummaryRow]:
         SummaryRow("unschedulable", [str(r.unschedulable) for r in runs], pods),
         SummaryRow("gated", [str(r.gated) for r in runs], pods),
         SummaryRow("preempted", [str(r.preempted) for r in runs], pods),
+        SummaryRow("left to other schedulers", [str(r.other_schedulers) for r in runs], pods),
         SummaryRow("on another node than the baseline", _change_cells(result, "moved"), pods),
         SummaryRow("unschedulable, placed by the baseline", _change_cells(result, "became_unschedulable"), pods),
         SummaryRow("placed, unschedulable in the baseline", _change_cells(result, "became_schedulable"), pods),
