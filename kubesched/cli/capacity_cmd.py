@@ -133,6 +133,9 @@ def render_capacity(console: Console, result: CapacityResult, all_nodes: bool = 
     tie = f"seed {result.seed}" if result.tie_break == "random" else "ties broken by name"
     _print(console, f"{result.snapshot}: {result.nodes} node(s); config {result.config}; {tie}; "
                     f"{result.pending_placed} of the snapshot's {result.pending_pods} pending pod(s) placed first")
+    if result.preempted:
+        _print(console, f"{len(result.preempted)} pod(s) of the snapshot preempted by the replicas: "
+                        f"{_names(result.preempted, all_nodes)}")
     _print(console, "")
     for spec in result.specs:
         _requirements(console, spec)

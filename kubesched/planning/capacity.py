@@ -7,10 +7,11 @@ how many fit, why the next did not (the scheduler's ``0/N nodes are available: .
 and which nodes failed for which reason) and how the replicas spread over the nodes.
 
 Differences, on purpose: the snapshot's own pending pods are scheduled first (they are
-ahead in the queue; the count is what fits once they are placed), and with several
-specs the replicas are interleaved round-robin as cluster-capacity does, but a spec
-whose replica does not fit drops out while the others go on, so each spec gets its own
-count and its own reason.
+ahead in the queue; the count is what fits once they are placed); a replica that
+preempts lower-priority pods is retried once they are evicted and counts when it is
+placed, as the scheduler would place it; and with several specs the replicas are
+interleaved round-robin as cluster-capacity does, but a spec whose replica does not fit
+drops out while the others go on, so each spec gets its own count and its own reason.
 """
 
 from __future__ import annotations
@@ -102,6 +103,7 @@ class CapacityResult:
     pending_pods: int  # the snapshot's pending pods (of the config's profiles), scheduled before counting ...
     pending_placed: int  # ... of which these were placed
     specs: list[SpecCapacity]
+    preempted: list[str]  # pods the replicas preempted (evicted to make room), in order
     attempts: int  # scheduling attempts in all, the snapshot's pending pods' included
     seconds: float  # wall-clock time of the simulation (loading excluded)
 
@@ -134,13 +136,28 @@ def run_capacity(spec: CapacitySpec, progress: Callable[[int], None] | None = No
     sim.run()  # the snapshot's own pending pods first
     pending_pods = len(sim.outcomes)
     pending_placed = sum(1 for o in sim.outcomes.values() if o.node)
-    counters = [_Counter(t, i, _taken_names(snapshot)) for i, t in enumerate(templates)]
+    preempted_before = len(sim.cluster.preemptions)
+    taken = _taken_names(snapshot)
+    counters = [_Counter(t, i, taken) for i, t in enumerate(templates)]
+    _count(sim, counters, recorder, spec.max_replicas, progress)
+    preempted = [victim.key for victim, _, _ in sim.cluster.preemptions[preempted_before:]]
+    return CapacityResult(
+        snapshot=spec.snapshot, config=spec.config, seed=spec.seed, tie_break=spec.tie_break, nodes=len(snapshot.nodes),
+        pending_pods=pending_pods, pending_placed=pending_placed,
+        specs=[c.result() for c in counters], preempted=preempted, attempts=sim.attempts, seconds=time.perf_counter() - started,
+    )
+
+
+def _count(sim: ReplicaSimulation, counters: list[_Counter], recorder: _FailureRecorder, max_replicas: int | None,
+           progress: Callable[[int], None] | None) -> None:
+    """Place replicas round-robin over the specs still counting; a spec stops at its first
+    replica that does not fit (withdrawn, so no later binding wakes it) or at the bound."""
     active = list(counters)
     placed = 0
     while active:
-        for counter in list(active):  # round-robin: one replica of each spec still counting
-            if spec.max_replicas is not None and counter.replicas >= spec.max_replicas:
-                counter.termination = Termination(LIMIT_REACHED, f"the limit of {spec.max_replicas} replica(s) was reached")
+        for counter in list(active):
+            if max_replicas is not None and counter.replicas >= max_replicas:
+                counter.termination = Termination(LIMIT_REACHED, f"the limit of {max_replicas} replica(s) was reached")
                 active.remove(counter)
                 continue
             pod = counter.next_replica()
@@ -156,11 +173,6 @@ def run_capacity(spec: CapacitySpec, progress: Callable[[int], None] | None = No
             counter.termination = _termination(outcome)
             counter.reasons = recorder.reasons
             active.remove(counter)
-    return CapacityResult(
-        snapshot=spec.snapshot, config=spec.config, seed=spec.seed, tie_break=spec.tie_break, nodes=len(snapshot.nodes),
-        pending_pods=pending_pods, pending_placed=pending_placed,
-        specs=[c.result() for c in counters], attempts=sim.attempts, seconds=time.perf_counter() - started,
-    )
 
 
 class _FailureRecorder:

@@ -44,13 +44,20 @@ def _png(figure: Figure) -> str:
     return f'<img alt="" src="data:image/png;base64,{base64.b64encode(buffer.getvalue()).decode()}">'
 
 
+def _grid(count: int) -> tuple[Figure, int, int]:
+    """A figure for ``count`` panels, three to a row."""
+    columns = min(count, 3)
+    rows = (count + 2) // 3
+    return Figure(figsize=(5 * columns, 3.6 * rows)), rows, columns
+
+
 def _sorted_utilisation(result: CompareResult) -> Figure:
     """Per resource, each configuration's node utilisation sorted high to low: packing
     shows as a steep curve that drops to zero, spreading as a flat one."""
     names = [u.resource for u in result.configs[0].usage]
-    figure = Figure(figsize=(5 * min(len(names), 3), 3.6 * ((len(names) + 2) // 3)))
+    figure, rows, columns = _grid(len(names))
     for i, name in enumerate(names):
-        axes = figure.add_subplot((len(names) + 2) // 3, min(len(names), 3), i + 1)
+        axes = figure.add_subplot(rows, columns, i + 1)
         for run in result.configs:
             usage = run.resource(name)
             if usage is not None:
@@ -67,9 +74,9 @@ def _sorted_utilisation(result: CompareResult) -> Figure:
 
 def _distribution(result: CompareResult) -> Figure:
     names = [u.resource for u in result.configs[0].usage]
-    figure = Figure(figsize=(4 * len(names), 3.6))
+    figure, rows, columns = _grid(len(names))
     for i, name in enumerate(names):
-        axes = figure.add_subplot(1, len(names), i + 1)
+        axes = figure.add_subplot(rows, columns, i + 1)
         data = []
         for run in result.configs:
             usage = run.resource(name)

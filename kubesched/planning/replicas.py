@@ -29,7 +29,8 @@ class ReplicaSimulation(Simulation):
 
         Pods ahead of it in the queue (pending pods its predecessor's binding woke) are
         attempted first, as the scheduler would. A pod the loop cannot decide at once (it
-        waits at Permit) is left to the virtual clock's full loop.
+        waits at Permit, or it preempted pods and was nominated to a node: it is retried
+        once they are gone) is left to the virtual clock's full loop.
         """
         s = self.scheduler
         outcome = self.outcomes[pod.key] = PodOutcome(pod.key)
@@ -42,9 +43,14 @@ class ReplicaSimulation(Simulation):
         while not outcome.attempts and s.queue.num_active():
             s.schedule_one()
             self._deliver()
-        if not outcome.node and (not outcome.attempts or s.waiting_pods.get(pod.uid) is not None):
+        if not outcome.node and (not outcome.attempts or s.waiting_pods.get(pod.uid) is not None
+                                 or self._nominated(pod)):
             self.run()
         return outcome
+
+    def _nominated(self, pod: PodInfo) -> bool:
+        current = self.scheduler.pods.get(pod.uid)
+        return current is not None and bool(current.nominated_node_name)
 
     def withdraw(self, pod: PodInfo) -> None:
         """Delete a pending pod (a replica that did not fit), so that no later binding

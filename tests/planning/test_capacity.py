@@ -49,7 +49,14 @@ def _zone_spread() -> tuple[list[dict[str, Any]], dict[str, Any]]:
     return nodes, template
 
 
-SCENARIOS = {"resources": _resources, "anti-affinity": _anti_affinity, "zone-spread": _zone_spread}
+def _preemption() -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The node is full of a low-priority pod; the replicas outrank it."""
+    low = pod("low", cpu="2", memory="1Gi", node_name="only", priority=0)
+    return [node("only", cpu="2", memory="8Gi"), low], small_pod("high", priority=1000)
+
+
+SCENARIOS = {"resources": _resources, "anti-affinity": _anti_affinity, "zone-spread": _zone_spread,
+             "preemption": _preemption}
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
@@ -197,3 +204,11 @@ def test_specs_and_results_pickle(tmp_path: Path) -> None:
     again = pickle.loads(pickle.dumps(result))
     assert again.specs[0].per_node == result.specs[0].per_node == {"only": 2}
     assert again.specs[0].node_reasons == result.specs[0].node_reasons
+
+
+def test_a_replica_that_preempts_is_placed_once_its_victims_are_gone(tmp_path: Path) -> None:
+    items, template = _preemption()
+    snapshot = write(tmp_path / "cluster.yaml", *items)
+    result = run_capacity(CapacitySpec(snapshot, (write_one(tmp_path / "p.yaml", template),)))
+    assert result.preempted == ["default/low"]
+    assert result.specs[0].replicas == 2
