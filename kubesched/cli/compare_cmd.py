@@ -67,15 +67,15 @@ def compare(snapshot: str, configs: tuple[str, ...], report_file: str | None, js
         progress.finish()
         fail(err.lines)
     progress.finish()
+    if writer is not None and report_file:
+        _write(report_file, lambda path: writer(result, path))
     if json_file:
         data = orjson.dumps(to_document(result), option=orjson.OPT_INDENT_2) + b"\n"
-        if json_file == "-":
+        if json_file == "-":  # the JSON is the whole output
             sys.stdout.buffer.write(data)
             sys.stdout.flush()
             return
         _write(json_file, lambda path: Path(path).write_bytes(data))
-    if writer is not None and report_file:
-        _write(report_file, lambda path: writer(result, path))
     console = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 160)
     render_compare(console, result, pods_shown)
     for path in (json_file, report_file):

@@ -62,9 +62,11 @@ def test_html_and_json_reports_are_written(tmp_path: Path) -> None:
 
 
 def test_json_to_standard_output_is_the_whole_output(tmp_path: Path) -> None:
-    result = run(_cluster(tmp_path), "--config", "default", "--config", "default", "--json", "-")
+    html = tmp_path / "r.html"
+    result = run(_cluster(tmp_path), "--config", "default", "--config", "default", "--json", "-", "--report", str(html))
     assert result.exit_code == 0, result.output
     assert orjson.loads(result.output)["pods"] == []
+    assert html.exists()
 
 
 def test_one_config_is_not_a_comparison(tmp_path: Path) -> None:
