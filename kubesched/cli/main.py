@@ -8,6 +8,7 @@ from .. import __version__
 from .capacity_cmd import capacity
 from .compare_cmd import compare
 from .config_cmd import config_group
+from .replay_cmd import replay
 from .run import run
 from .simulate import simulate
 
@@ -27,6 +28,7 @@ cli.add_command(config_group)
 cli.add_command(run)
 cli.add_command(capacity)
 cli.add_command(compare)
+cli.add_command(replay)
 
 
 def main() -> None:
