@@ -7,22 +7,23 @@ is reported (file, object, field), not just the first, and nothing is half-loade
 
 from __future__ import annotations
 
+import gc
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Iterator, Mapping
-from typing import Any
-
-import orjson
 
 from ..objects.errors import ObjectError
 from ..objects.node import Node, parse_node
 from ..objects.pod import PodInfo, parse_pod
 from ..objects.storage import validate_storage_object
+from .dump_reader import STDIN, STDIN_NAME, ReadProblem, read_dump
+from .dump_reader import describe as _describe
 from .dump_validation import object_problems
-from .yaml_documents import YAMLError, yaml_documents
 
-__all__ = ["ClusterSnapshot", "SnapshotError", "LoadProblem", "load_snapshot", "snapshot_from_objects"]
+__all__ = ["ClusterSnapshot", "SnapshotBuilder", "SnapshotError", "LoadProblem", "STDIN", "gc_paused", "load_snapshot",
+           "snapshot_from_objects"]
 
 USED_KINDS = ("Node", "Pod", "PriorityClass", "Namespace")
 # Workload objects: PodTopologySpread's system defaults read their selectors.
@@ -31,8 +32,6 @@ SELECTOR_KINDS = ("Service", "ReplicaSet", "ReplicationController", "StatefulSet
 # other kind is skipped too (counted by kind in ``ClusterSnapshot.ignored``).
 IGNORED_KINDS = ("Deployment", "DaemonSet", "Job", "CronJob", "ConfigMap", "Event", "Endpoints", "EndpointSlice")
 TERMINAL_PHASES = ("Succeeded", "Failed")
-STDIN = "-"  # a snapshot path that means standard input
-STDIN_NAME = "<stdin>"  # what problems call it
 # The kind whose presence among the plugins' kinds says DynamicResources is modelled.
 RESOURCE_CLAIM_KIND = "ResourceClaim"
 
@@ -82,78 +81,6 @@ def _files(path: Path) -> list[Path]:
     return [path]
 
 
-def _documents(path: Path, problems: list[LoadProblem]) -> Iterator[tuple[int, Any]]:
-    label = STDIN_NAME if str(path) == STDIN else str(path)
-    try:
-        text = sys.stdin.buffer.read() if str(path) == STDIN else path.read_bytes()
-    except OSError as err:
-        problems.append(LoadProblem(label, "", "", err.strerror or str(err)))
-        return
-    if path.suffix == ".json" or text.lstrip()[:1] in (b"{", b"["):
-        try:
-            yield 1, orjson.loads(text)
-            return
-        except orjson.JSONDecodeError as err:
-            if path.suffix == ".json":
-                problems.append(LoadProblem(label, "", "", f"invalid JSON: {err}"))
-                return
-    try:
-        docs = yaml_documents(text)
-    except YAMLError as err:
-        problems.append(LoadProblem(label, "", "", str(err)))
-        return
-    for i, doc in enumerate(docs, start=1):
-        if doc is not None:
-            yield i, doc
-
-
-def _describe(obj: Mapping) -> str:
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
-    name = meta.get("name", "<unnamed>")
-    ns = meta.get("namespace")
-    kind = obj.get("kind", "object")
-    return f"{kind} {ns}/{name}" if ns else f"{kind} {name}"
-
-
-def _objects(doc: Any, file: str, index: int, problems: list[LoadProblem]) -> Iterator[tuple[str, Mapping]]:
-    """``(where, object)``: where is ``document 2`` or ``document 1, items[5]``. Items of a typed
-    list (``PodList``) without a kind of their own take the list's kind and apiVersion."""
-    if not isinstance(doc, Mapping):
-        problems.append(LoadProblem(file, f"document {index}", "", "must be a Kubernetes object or List"))
-        return
-    kind = doc.get("kind")
-    if isinstance(kind, str) and kind.endswith("List") and "items" in doc:
-        items = doc.get("items") or []
-        if not isinstance(items, list):
-            problems.append(LoadProblem(file, f"{kind} (document {index})", "items", "must be a list"))
-            return
-        for j, item in enumerate(items):
-            where = f"document {index}, items[{j}]"
-            if not isinstance(item, Mapping):
-                problems.append(LoadProblem(file, f"{kind} ({where})", "", "must be an object"))
-                continue
-            if not item.get("kind") and kind != "List":
-                item = {**item, "kind": kind[: -len("List")]}
-                if not item.get("apiVersion") and doc.get("apiVersion"):
-                    item["apiVersion"] = doc["apiVersion"]
-            if not isinstance(item.get("kind"), str) or not item.get("kind"):
-                problems.append(LoadProblem(file, f"{_describe(item)} ({where})", "kind", "is required"))
-                continue
-            yield where, item
-        return
-    if not isinstance(kind, str) or not kind:
-        problems.append(LoadProblem(file, f"{_describe(doc)} (document {index})", "kind", "is required"))
-        return
-    yield f"document {index}", doc
-
-
-def _identity(obj: Mapping) -> tuple[str, str, str] | None:
-    meta = obj.get("metadata")
-    if not isinstance(meta, Mapping) or not isinstance(meta.get("name"), str):
-        return None
-    return str(obj.get("kind")), str(meta.get("namespace") or ""), meta["name"]
-
-
 def load_snapshot(path: str | Path, plugin_kinds: frozenset[str] = frozenset(),
                   keep_node_raw: bool = False) -> ClusterSnapshot:
     """Read and compile a snapshot; raises ``SnapshotError`` listing every bad object.
@@ -161,125 +88,216 @@ def load_snapshot(path: str | Path, plugin_kinds: frozenset[str] = frozenset(),
     ``path``: a file, a directory, or ``-`` for standard input.
     ``plugin_kinds``: kinds that plugins read (``PluginSpec.object_kinds``), kept raw.
     ``keep_node_raw``: keep each node's document (HTTP extenders are sent it).
+
+    Objects are compiled as they are read and their documents let go (a large dump is
+    mostly bound pods, kept compact), with the cyclic garbage collector paused: the
+    loader builds millions of objects and no cycles, and each collection would walk
+    all of them.
     """
     root = Path(path)
-    problems: list[LoadProblem] = []
     if str(root) != STDIN and not root.exists():
         raise SnapshotError([LoadProblem(str(root), "", "", "no such file or directory")])
-    objects: list[tuple[str, Mapping]] = []
     files = _files(root)
     if not files:
         raise SnapshotError([LoadProblem(str(root), "", "", "holds no .yaml, .yml or .json file")])
-    seen: dict[tuple[str, str, str], tuple[str, str]] = {}  # identity -> (file, where) of its first occurrence
-    for file in files:
-        name = STDIN_NAME if str(file) == STDIN else str(file)
-        for index, doc in _documents(file, problems):
-            for where, obj in _objects(doc, name, index, problems):
-                identity = _identity(obj)
-                if identity is not None:
-                    first = seen.get(identity)
-                    if first is not None:
-                        problems.append(LoadProblem(name, f"{_describe(obj)} ({where})", "",
-                                                    f"duplicate: the same {identity[0]} is at {first[0]} ({first[1]})"))
-                        continue
-                    seen[identity] = (name, where)
-                objects.append((name, obj))
-    if not objects and not problems:
-        raise SnapshotError([LoadProblem(STDIN_NAME if str(root) == STDIN else str(root), "", "", "holds no Kubernetes objects")])
-    snapshot = snapshot_from_objects(objects, problems, plugin_kinds, keep_node_raw)
-    if problems:
-        raise SnapshotError(problems)
+    builder = SnapshotBuilder(plugin_kinds, keep_node_raw)
+    with gc_paused():
+        for file in files:
+            name = STDIN_NAME if str(file) == STDIN else str(file)
+            read: list[ReadProblem] = []
+            for found in read_dump(file, read):
+                builder.add(name, found.obj, found.document, found.item)
+            builder.problems.extend(LoadProblem(name, r.obj, r.field, r.message) for r in read)
+        if not builder.objects and not builder.problems:
+            raise SnapshotError([LoadProblem(STDIN_NAME if str(root) == STDIN else str(root), "", "",
+                                             "holds no Kubernetes objects")])
+        snapshot = builder.finish()
+    if builder.problems:
+        raise SnapshotError(builder.problems)
     return snapshot
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector off inside the block (as it was, after)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def snapshot_from_objects(objects: list[tuple[str, Mapping]], problems: list[LoadProblem] | None = None,
                           plugin_kinds: frozenset[str] = frozenset(), keep_node_raw: bool = False) -> ClusterSnapshot:
     """Compile ``(file, object)`` pairs; problems are appended to ``problems`` (raised if None)."""
-    own = problems is None
-    problems = [] if problems is None else problems
-    snap = ClusterSnapshot()
-    raw_pods: list[tuple[str, Mapping]] = []
-    claims: list[tuple[str, Mapping]] = []
-    node_names: set[str] = set()
-    resource_claims_modelled = RESOURCE_CLAIM_KIND in plugin_kinds
+    builder = SnapshotBuilder(plugin_kinds, keep_node_raw, check_duplicates=False)
     for file, obj in objects:
+        builder.add(file, obj)
+    snap = builder.finish()
+    if problems is not None:
+        problems.extend(builder.problems)
+    elif builder.problems:
+        raise SnapshotError(builder.problems)
+    return snap
+
+
+class SnapshotBuilder:
+    """Compiles objects one at a time into a ``ClusterSnapshot``.
+
+    Nodes and pods whose priority is known are compiled at once; a pod that names a
+    PriorityClass without ``spec.priority`` (a dump written before admission, or by
+    hand) waits for the end, when every class has been read. ``problems`` collects what
+    is wrong, every object checked.
+    """
+
+    def __init__(self, plugin_kinds: frozenset[str] = frozenset(), keep_node_raw: bool = False,
+                 check_duplicates: bool = True) -> None:
+        self.snap = ClusterSnapshot()
+        self.problems: list[LoadProblem] = []
+        self.objects = 0
+        self._plugin_kinds = plugin_kinds
+        self._keep_node_raw = keep_node_raw
+        self._resource_claims_modelled = RESOURCE_CLAIM_KIND in plugin_kinds
+        self._node_names: set[str] = set()
+        self._claims: list[tuple[str, Mapping]] = []
+        self._waiting_pods: list[tuple[int, str, Mapping]] = []  # (order, file, pod) to compile at the end
+        self._pending: list[tuple[float, int, PodInfo]] = []
+        self._pods = 0  # pods seen: the order of pending pods with the same creation time
+        # identity -> where it was first: (file index, document, item + 1) packed in one int
+        self._seen: dict[tuple[str, str, str], int] | None = {} if check_duplicates else None
+        self._files: dict[str, int] = {}
+        self._kinds: dict[str, str] = {}
+
+    def add(self, file: str, obj: Mapping, document: int = 0, item: int | None = None) -> None:
+        self.objects += 1
         kind = obj.get("kind")
+        if self._seen is not None and self._duplicate(file, obj, document, item):
+            return
         invalid = object_problems(str(kind), obj)
         if invalid:
-            problems.extend(LoadProblem(file, _describe(obj), path, message) for path, message in invalid)
-            continue
+            self.problems.extend(LoadProblem(file, _describe(obj), path, message) for path, message in invalid)
+            return
         try:
-            if kind == "Node":
-                node = parse_node(obj, keep_raw=keep_node_raw)
-                if node.name in node_names:
-                    problems.append(LoadProblem(file, _describe(obj), "metadata.name", "duplicate node"))
-                    continue
-                node_names.add(node.name)
-                snap.nodes.append(node)
-                status = obj.get("status")
-                if not isinstance(status, Mapping) or not (status.get("allocatable") or status.get("capacity")):
-                    snap.warnings.append(LoadProblem(file, _describe(obj), "status",
-                                                     "has neither allocatable nor capacity: no pod fits it"))
-            elif kind == "Pod":
-                raw_pods.append((file, obj))
-            elif kind == "PriorityClass":
-                value = obj.get("value")
-                if not isinstance(value, int) or isinstance(value, bool):
-                    raise ObjectError("value", "must be an integer")
-                name = (obj.get("metadata") or {}).get("name")
-                snap.priority_classes[str(name)] = value
-                policy = obj.get("preemptionPolicy") or "PreemptLowerPriority"
-                snap.preemption_policies[str(name)] = str(policy)
-                if obj.get("globalDefault"):
-                    snap.priority_classes[""] = value
-                    snap.preemption_policies[""] = str(policy)
-            elif kind == "Namespace":
-                meta = obj.get("metadata") or {}
-                name = meta.get("name")
-                if not isinstance(name, str) or not name:
-                    raise ObjectError("metadata.name", "is required")
-                labels = dict(meta.get("labels") or {})
-                labels.setdefault("kubernetes.io/metadata.name", name)
-                snap.namespaces[name] = labels
-            elif kind in SELECTOR_KINDS:
-                snap.workloads.append(dict(obj))
-            elif kind in plugin_kinds:
-                validate_storage_object(str(kind), obj)  # PVs, claims, ...: one clear line for a bad one
-                snap.objects.setdefault(str(kind), []).append(dict(obj))
-                if kind == "PersistentVolumeClaim":
-                    claims.append((file, obj))
-            else:  # Deployments, Secrets, custom resources, ...: counted, not read
-                snap.ignored[str(kind)] = snap.ignored.get(str(kind), 0) + 1
+            if kind == "Pod":
+                self._pod(file, obj)
+            elif kind == "Node":
+                self._node(file, obj)
+            else:
+                self._other(file, str(kind), obj)
         except ObjectError as err:
-            problems.append(LoadProblem(file, _describe(obj), err.field, err.message))
-    _check_claim_namespaces(snap, claims, problems)
-    pending: list[tuple[float, int, PodInfo]] = []
-    for order, (file, obj) in enumerate(raw_pods):
+            self.problems.append(LoadProblem(file, _describe(obj), err.field, err.message))
+
+    def _duplicate(self, file: str, obj: Mapping, document: int, item: int | None) -> bool:
+        assert self._seen is not None
+        meta = obj.get("metadata")
+        if not isinstance(meta, Mapping) or not isinstance(meta.get("name"), str):
+            return False
+        kind = str(obj.get("kind"))
+        kind = self._kinds.setdefault(kind, kind)
+        identity = (kind, sys.intern(str(meta.get("namespace") or "")), meta["name"])
+        file_index = self._files.setdefault(file, len(self._files))
+        first = self._seen.get(identity)
+        if first is None:
+            self._seen[identity] = (file_index << 48) | (document << 24) | (0 if item is None else item + 1)
+            return False
+        first_file = next(f for f, i in self._files.items() if i == first >> 48)
+        first_document, first_item = (first >> 24) & 0xFFFFFF, (first & 0xFFFFFF) - 1
+        first_where = f"document {first_document}" + (f", items[{first_item}]" if first_item >= 0 else "")
+        where = f"document {document}" + (f", items[{item}]" if item is not None else "")
+        self.problems.append(LoadProblem(file, f"{_describe(obj)} ({where})", "",
+                                         f"duplicate: the same {kind} is at {first_file} ({first_where})"))
+        return True
+
+    def _node(self, file: str, obj: Mapping) -> None:
+        node = parse_node(obj, keep_raw=self._keep_node_raw)
+        if node.name in self._node_names:
+            self.problems.append(LoadProblem(file, _describe(obj), "metadata.name", "duplicate node"))
+            return
+        self._node_names.add(node.name)
+        self.snap.nodes.append(node)
+        status = obj.get("status")
+        if not isinstance(status, Mapping) or not (status.get("allocatable") or status.get("capacity")):
+            self.snap.warnings.append(LoadProblem(file, _describe(obj), "status",
+                                                  "has neither allocatable nor capacity: no pod fits it"))
+
+    def _pod(self, file: str, obj: Mapping) -> None:
+        order = self._pods
+        self._pods += 1
         status = obj.get("status") or {}
         if isinstance(status, Mapping) and status.get("phase") in TERMINAL_PHASES:
-            snap.finished_pods += 1
-            continue
+            self.snap.finished_pods += 1
+            return
+        spec = obj.get("spec")
+        priority = spec.get("priority") if isinstance(spec, Mapping) else None
+        if isinstance(priority, int) and not isinstance(priority, bool):
+            self._compile_pod(file, obj, order)
+        else:  # its PriorityClass (or the global default) may come later in the dump
+            self._waiting_pods.append((order, file, obj))
+
+    def _compile_pod(self, file: str, obj: Mapping, order: int) -> None:
         try:
-            obj = _with_priority(obj, snap.priority_classes, snap.preemption_policies)
-            pod = parse_pod(obj)
+            obj = _with_priority(obj, self.snap.priority_classes, self.snap.preemption_policies)
+            if (obj.get("spec") or {}).get("nodeName"):
+                self.snap.bound_pods.append(parse_pod(obj, keep_raw=False))
+            else:
+                pod = parse_pod(obj)
+                if not self._resource_claims_modelled and _has_resource_claims(obj):
+                    self.snap.unmodelled.setdefault("DynamicResources", []).append(pod.key)
+                else:
+                    created = pod.creation_timestamp if pod.creation_timestamp is not None else float("inf")
+                    self._pending.append((created, order, pod))
         except ObjectError as err:
-            problems.append(LoadProblem(file, _describe(obj), err.field, err.message))
-            continue
-        if pod.node_name:
-            pod.raw = None
-            snap.bound_pods.append(pod)
-            if pod.node_name not in node_names:
-                snap.pods_on_missing_nodes[pod.node_name] = snap.pods_on_missing_nodes.get(pod.node_name, 0) + 1
-        elif not resource_claims_modelled and _has_resource_claims(obj):
-            snap.unmodelled.setdefault("DynamicResources", []).append(pod.key)
-        else:
-            created = pod.creation_timestamp if pod.creation_timestamp is not None else float("inf")
-            pending.append((created, order, pod))
-    pending.sort(key=lambda t: (t[0], t[1]))
-    snap.pending_pods = [p for _, _, p in pending]
-    if own and problems:
-        raise SnapshotError(problems)
-    return snap
+            self.problems.append(LoadProblem(file, _describe(obj), err.field, err.message))
+
+    def _other(self, file: str, kind: str, obj: Mapping) -> None:
+        snap = self.snap
+        if kind == "PriorityClass":
+            value = obj.get("value")
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ObjectError("value", "must be an integer")
+            name = (obj.get("metadata") or {}).get("name")
+            snap.priority_classes[str(name)] = value
+            policy = obj.get("preemptionPolicy") or "PreemptLowerPriority"
+            snap.preemption_policies[str(name)] = str(policy)
+            if obj.get("globalDefault"):
+                snap.priority_classes[""] = value
+                snap.preemption_policies[""] = str(policy)
+        elif kind == "Namespace":
+            meta = obj.get("metadata") or {}
+            name = meta.get("name")
+            if not isinstance(name, str) or not name:
+                raise ObjectError("metadata.name", "is required")
+            labels = dict(meta.get("labels") or {})
+            labels.setdefault("kubernetes.io/metadata.name", name)
+            snap.namespaces[name] = labels
+        elif kind in SELECTOR_KINDS:
+            snap.workloads.append(dict(obj))
+        elif kind in self._plugin_kinds:
+            validate_storage_object(kind, obj)  # PVs, claims, ...: one clear line for a bad one
+            snap.objects.setdefault(kind, []).append(dict(obj))
+            if kind == "PersistentVolumeClaim":
+                self._claims.append((file, obj))
+        else:  # Deployments, Secrets, custom resources, ...: counted, not read
+            snap.ignored[kind] = snap.ignored.get(kind, 0) + 1
+
+    def finish(self) -> ClusterSnapshot:
+        """The snapshot: waiting pods compiled, pending pods in queue order, the report filled."""
+        snap = self.snap
+        for order, file, obj in self._waiting_pods:
+            self._compile_pod(file, obj, order)
+        self._waiting_pods = []
+        _check_claim_namespaces(snap, self._claims, self.problems)
+        missing = snap.pods_on_missing_nodes
+        nodes = self._node_names
+        for pod in snap.bound_pods:
+            if pod.node_name not in nodes:
+                missing[pod.node_name] = missing.get(pod.node_name, 0) + 1
+        self._pending.sort(key=lambda t: (t[0], t[1]))
+        snap.pending_pods = [p for _, _, p in self._pending]
+        self._seen = None
+        return snap
 
 
 def _has_resource_claims(obj: Mapping) -> bool:

@@ -33,7 +33,11 @@ class PodCompactor:
         return value
 
     def compact(self, pod: PodInfo) -> PodInfo:
-        """``pod`` without its raw document, its parts shared with identical pods."""
+        """``pod`` without its raw document, its parts shared with identical pods. A pod
+        without one is compact already: ``parse_pod(..., keep_raw=False)`` shares its parts
+        as it parses them, so the informer's copy and the cache's are one object."""
+        if pod.raw is None:
+            return pod
         return pod.copy_with(
             namespace=sys.intern(pod.namespace),
             scheduler_name=sys.intern(pod.scheduler_name),

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import operator
+import sys
 from dataclasses import dataclass, fields
 from datetime import datetime
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 from .affinity import (
@@ -129,10 +130,16 @@ def _list(raw: Any, path: str) -> list[Any]:
     return raw
 
 
+def _is_map(value: object) -> bool:
+    """``isinstance(value, Mapping)``, with decoded JSON's plain dicts answered first
+    (an ABC check costs a few hundred nanoseconds, and a pod makes dozens)."""
+    return type(value) is dict or isinstance(value, Mapping)
+
+
 def _str_map(raw: Any, path: str) -> dict[str, str]:
     if raw is None:
         return {}
-    if not isinstance(raw, Mapping) or not all(isinstance(v, str) for v in raw.values()):
+    if not _is_map(raw) or not all(type(v) is str or isinstance(v, str) for v in raw.values()):
         raise ObjectError(path, "must be a map of strings")
     return {str(k): v for k, v in raw.items()}
 
@@ -140,7 +147,7 @@ def _str_map(raw: Any, path: str) -> dict[str, str]:
 def _host_ports(container: Mapping[str, Any], path: str) -> list[HostPort]:
     out = []
     for j, port in enumerate(_list(container.get("ports"), f"{path}.ports")):
-        if not isinstance(port, Mapping):
+        if not _is_map(port):
             raise ObjectError(f"{path}.ports[{j}]", "must be a container port")
         host_port = port.get("hostPort") or 0
         if not isinstance(host_port, int) or not 0 <= host_port < 65536:
@@ -150,98 +157,185 @@ def _host_ports(container: Mapping[str, Any], path: str) -> list[HostPort]:
     return out
 
 
+class _Shared:
+    """One shared copy of equal immutable values, and memos of what pods of one template
+    repeat (their requests, image names, timestamps); bounded, so that a stream of unique
+    values cannot grow them forever."""
+
+    __slots__ = ("values", "limit")
+
+    def __init__(self, limit: int = 1 << 16) -> None:
+        self.values: dict[Hashable, Any] = {}
+        self.limit = limit
+
+    def share(self, key: Hashable, value: Any) -> Any:
+        found = self.values.get(key)
+        if found is not None:
+            return found
+        if len(self.values) >= self.limit:
+            self.values.clear()
+        self.values[key] = value
+        return value
+
+
+_SHARED = _Shared()
+_MEMO = _Shared()  # raw text -> parsed: requests by their raw lists, images, timestamps
+
+
+def _requests_key(raw: Any) -> tuple[tuple[str, Any], ...] | None:
+    """A container's raw ``resources.requests`` as a memo key; None when not a plain map
+    of scalars (the slow path then reports what is wrong)."""
+    if raw is None:
+        return ()
+    if type(raw) is not dict:
+        return None
+    items = tuple(raw.items())
+    for _, value in items:
+        if type(value) not in _SCALARS:
+            return None
+    return items
+
+
+_SCALARS = (str, int, float)  # quantities as JSON and YAML give them (not bool: its type is bool)
+
+
 def parse_pod(raw: Mapping[str, Any], keep_raw: bool = True) -> PodInfo:
-    """Compile a v1.Pod document. Raises ``ObjectError`` naming the bad field."""
-    if not isinstance(raw, Mapping):
+    """Compile a v1.Pod document. Raises ``ObjectError`` naming the bad field.
+
+    ``keep_raw=False`` is for bound pods, which a large cluster holds by the hundred
+    thousand: the raw document is dropped and the parts pods of one template have in
+    common (labels, tolerations, images, affinity, ...) are shared between them.
+    """
+    if not _is_map(raw):
         raise ObjectError("", "a pod must be an object")
     meta = raw.get("metadata") or {}
     spec = raw.get("spec") or {}
     status = raw.get("status") or {}
-    if not isinstance(meta, Mapping) or not isinstance(spec, Mapping) or not isinstance(status, Mapping):
+    if not _is_map(meta) or not _is_map(spec) or not _is_map(status):
         raise ObjectError("", "metadata, spec and status must be objects")
     name = meta.get("name")
     if not isinstance(name, str) or not name:
         raise ObjectError("metadata.name", "is required")
     namespace = meta.get("namespace") or "default"
+    if not isinstance(namespace, str):
+        raise ObjectError("metadata.namespace", "must be a string")
 
-    containers, init_containers = [], []
-    images, host_ports = [], []
-    spec_containers = _list(spec.get("containers"), "spec.containers")
-    for i, c in enumerate(_list(spec.get("initContainers"), "spec.initContainers")):
-        path = f"spec.initContainers[{i}]"
-        if not isinstance(c, Mapping):
-            raise ObjectError(path, "must be a container")
-        requests = parse_resource_list((c.get("resources") or {}).get("requests"), f"{path}.resources.requests")
-        restartable = c.get("restartPolicy") == "Always"
-        init_containers.append((requests, restartable))
-        if restartable:
-            host_ports.extend(_host_ports(c, path))
-        if c.get("image"):
-            images.append(normalized_image_name(str(c["image"])))
-    for i, c in enumerate(spec_containers):
-        path = f"spec.containers[{i}]"
-        if not isinstance(c, Mapping):
-            raise ObjectError(path, "must be a container")
-        containers.append(parse_resource_list((c.get("resources") or {}).get("requests"), f"{path}.resources.requests"))
-        host_ports.extend(_host_ports(c, path))
-        if c.get("image"):
-            images.append(normalized_image_name(str(c["image"])))
-    pod_level = parse_resource_list((spec.get("resources") or {}).get("requests"), "spec.resources.requests")
-    overhead = parse_resource_list(spec.get("overhead"), "spec.overhead")
+    images: list[str] = []
+    host_ports: list[HostPort] = []
+    raw_init = _list(spec.get("initContainers"), "spec.initContainers")
+    raw_containers = _list(spec.get("containers"), "spec.containers")
+    # The raw requests of every container: the key under which pods of one template
+    # find their parsed requests (None: something unusual, parse it all).
+    keys: list[object] | None = []
+    for group, items in (("spec.initContainers", raw_init), ("spec.containers", raw_containers)):
+        init = group == "spec.initContainers"
+        for i, c in enumerate(items):
+            if not _is_map(c):
+                raise ObjectError(f"{group}[{i}]", "must be a container")
+            restartable = init and c.get("restartPolicy") == "Always"
+            if keys is not None:
+                resources = c.get("resources")
+                key = _requests_key(resources.get("requests")) if type(resources) is dict else \
+                    () if resources is None else None
+                keys = None if key is None else [*keys, (key, restartable) if init else key]
+            if "ports" in c and (restartable or not init):
+                host_ports.extend(_host_ports(c, f"{group}[{i}]"))
+            image = c.get("image")
+            if image:
+                image = str(image)
+                normalized = _MEMO.values.get(("image", image))
+                if normalized is None:
+                    normalized = _MEMO.share(("image", image), normalized_image_name(image))
+                images.append(normalized)
+    memo_key: Hashable | None = None
+    pod_resources = spec.get("resources")
+    if keys is not None and (pod_resources is None or type(pod_resources) is dict):
+        extra = (_requests_key((pod_resources or {}).get("requests")), _requests_key(spec.get("overhead")))
+        if None not in extra:
+            memo_key = ("requests", len(raw_init), *keys, extra)
+    requests = _MEMO.values.get(memo_key) if memo_key is not None else None
+    if requests is None:
+        requests = _parse_requests(spec, raw_init, raw_containers)
+        if memo_key is not None:
+            _MEMO.share(memo_key, requests)
 
     affinity = spec.get("affinity") or {}
-    if not isinstance(affinity, Mapping):
+    if not _is_map(affinity):
         raise ObjectError("spec.affinity", "must be an object")
-    required_raw, preferred_raw = node_affinity_of(affinity)
-    required = (
-        parse_node_selector(required_raw, "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution")
-        if required_raw is not None
-        else None
-    )
-    preferred = parse_preferred_terms(
-        preferred_raw, "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution"
-    )
+    required: NodeSelector | None = None
+    preferred: tuple[PreferredSchedulingTerm, ...] = ()
+    pod_affinity = NO_POD_AFFINITY
+    if affinity:
+        required_raw, preferred_raw = node_affinity_of(affinity)
+        if required_raw is not None:
+            required = parse_node_selector(
+                required_raw, "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution")
+        preferred = parse_preferred_terms(
+            preferred_raw, "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution")
+        pod_affinity = parse_pod_affinity(affinity, "spec.affinity", namespace)
     priority = spec.get("priority", 0) or 0
     if not isinstance(priority, int) or isinstance(priority, bool):
         raise ObjectError("spec.priority", "must be an integer")
     try:
-        created = parse_timestamp(meta.get("creationTimestamp"))
+        created = _timestamp(meta.get("creationTimestamp"))
     except ObjectError as err:
         raise ObjectError("metadata.creationTimestamp", err.message) from None
-    owners = tuple(
-        OwnerRef(
-            str(o.get("kind", "")),
-            str(o.get("name", "")),
-            str(o.get("uid", "")),
-            bool(o.get("controller")),
-            str(o.get("apiVersion", "")),
+    raw_owners = meta.get("ownerReferences")
+    owners: tuple[OwnerRef, ...] = ()
+    if raw_owners:
+        owners = tuple(
+            OwnerRef(str(o.get("kind", "")), str(o.get("name", "")), str(o.get("uid", "")), bool(o.get("controller")),
+                     str(o.get("apiVersion", "")))
+            for o in _list(raw_owners, "metadata.ownerReferences")
+            if _is_map(o)
         )
-        for o in _list(meta.get("ownerReferences"), "metadata.ownerReferences")
-        if isinstance(o, Mapping)
-    )
-    gates = tuple(
-        str(g.get("name", "")) for g in _list(spec.get("schedulingGates"), "spec.schedulingGates") if isinstance(g, Mapping)
-    )
+    raw_gates = spec.get("schedulingGates")
+    gates: tuple[str, ...] = ()
+    if raw_gates:
+        gates = tuple(str(g.get("name", "")) for g in _list(raw_gates, "spec.schedulingGates") if _is_map(g))
+    labels = _str_map(meta.get("labels"), "metadata.labels")
+    node_selector = _str_map(spec.get("nodeSelector"), "spec.nodeSelector")
+    tolerations = parse_tolerations(spec.get("tolerations"), "spec.tolerations")
+    spread = parse_topology_spread_constraints(spec.get("topologySpreadConstraints"), "spec.topologySpreadConstraints")
+    node_name = spec.get("nodeName") or ""
+    scheduler_name = spec.get("schedulerName") or DEFAULT_SCHEDULER_NAME
+    if not isinstance(node_name, str):
+        raise ObjectError("spec.nodeName", "must be a string")
+    if not isinstance(scheduler_name, str):
+        raise ObjectError("spec.schedulerName", "must be a string")
+    shared_images = tuple(images)
+    shared_ports = tuple(host_ports)
+    if not keep_raw:
+        share = _SHARED.share
+        namespace = sys.intern(namespace)
+        node_name = sys.intern(node_name)
+        scheduler_name = sys.intern(scheduler_name)
+        labels = share(("labels", *sorted(labels.items())), labels)
+        node_selector = share(("selector", *sorted(node_selector.items())), node_selector)
+        tolerations = share(("tolerations", tolerations), tolerations)
+        shared_images = share(("images", shared_images), shared_images)
+        shared_ports = share(("ports", shared_ports), shared_ports)
+        pod_affinity = share(("affinity", pod_affinity), pod_affinity)
+        spread = share(("spread", spread), spread)
+        owners = share(("owners", owners), owners)
     return PodInfo(
         uid=str(meta.get("uid") or f"{namespace}/{name}"),
         namespace=namespace,
         name=name,
-        labels=_str_map(meta.get("labels"), "metadata.labels"),
-        node_name=spec.get("nodeName") or "",
-        scheduler_name=spec.get("schedulerName") or DEFAULT_SCHEDULER_NAME,
+        labels=labels,
+        node_name=node_name,
+        scheduler_name=scheduler_name,
         priority=priority,
         creation_timestamp=created,
-        requests=compute_pod_requests(containers, init_containers, pod_level, overhead),
-        host_ports=tuple(host_ports),
-        tolerations=parse_tolerations(spec.get("tolerations"), "spec.tolerations"),
-        node_selector=_str_map(spec.get("nodeSelector"), "spec.nodeSelector"),
+        requests=requests,
+        host_ports=shared_ports,
+        tolerations=tolerations,
+        node_selector=node_selector,
         required_node_affinity=required,
         preferred_node_affinity=preferred,
-        pod_affinity=parse_pod_affinity(affinity, "spec.affinity", namespace) if affinity else NO_POD_AFFINITY,
-        topology_spread_constraints=parse_topology_spread_constraints(
-            spec.get("topologySpreadConstraints"), "spec.topologySpreadConstraints"
-        ),
-        images=tuple(images),
+        pod_affinity=pod_affinity,
+        topology_spread_constraints=spread,
+        images=shared_images,
         scheduling_gates=gates,
         owner_references=owners,
         nominated_node_name=status.get("nominatedNodeName") or "",
@@ -253,8 +347,35 @@ def parse_pod(raw: Mapping[str, Any], keep_raw: bool = True) -> PodInfo:
     )
 
 
+def _parse_requests(spec: Mapping[str, Any], raw_init: list[Any], raw_containers: list[Any]) -> PodRequests:
+    """The pod's requests from its containers, pod-level resources and overhead, every
+    quantity parsed (the memo's miss path, and where a bad quantity is reported)."""
+    init_containers = []
+    for i, c in enumerate(raw_init):
+        path = f"spec.initContainers[{i}]"
+        requests = parse_resource_list((c.get("resources") or {}).get("requests"), f"{path}.resources.requests")
+        init_containers.append((requests, c.get("restartPolicy") == "Always"))
+    containers = [
+        parse_resource_list((c.get("resources") or {}).get("requests"), f"spec.containers[{i}].resources.requests")
+        for i, c in enumerate(raw_containers)
+    ]
+    pod_level = parse_resource_list((spec.get("resources") or {}).get("requests"), "spec.resources.requests")
+    overhead = parse_resource_list(spec.get("overhead"), "spec.overhead")
+    return compute_pod_requests(containers, init_containers, pod_level, overhead)
+
+
+def _timestamp(text: Any) -> float | None:
+    """``parse_timestamp``, remembered: the pods of a dump share a few thousand distinct times."""
+    if type(text) is not str:
+        return parse_timestamp(text)
+    found = _MEMO.values.get(("time", text))
+    if found is None:
+        found = _MEMO.share(("time", text), parse_timestamp(text))
+    return found  # type: ignore[no-any-return]
+
+
 def _start_time(value: Any) -> float | None:
     try:
-        return parse_timestamp(value)
+        return _timestamp(value)
     except ObjectError as err:
         raise ObjectError("status.startTime", err.message) from None
