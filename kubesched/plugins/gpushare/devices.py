@@ -10,7 +10,10 @@ lifetime, so a policy can read the device columns of every node with numpy):
 * ``affinity[row, k]``: pods on the node asking for a share (``k = 0``) or for ``k``
   whole GPUs, which GpuClustering reads;
 * ``versions[row]``: bumps whenever the row's devices change, so policies can cache
-  per-row work.
+  per-row work;
+* ``largest[row]``, ``idle[row]``, ``total[row]``: the most free milli-GPU on one
+  device, the idle devices, and the free milli-GPU of all devices, kept as rows
+  change, so that "does it fit?" is one comparison per node.
 """
 
 from __future__ import annotations
@@ -70,6 +73,9 @@ class DeviceState:
         self.devices: IntArray = np.zeros(0, dtype=np.int64)
         self.versions: IntArray = np.zeros(0, dtype=np.int64)
         self.affinity: IntArray = np.zeros((0, AFFINITY_KINDS), dtype=np.int64)
+        self.largest: IntArray = np.zeros(0, dtype=np.int64)
+        self.idle: IntArray = np.zeros(0, dtype=np.int64)
+        self.total: IntArray = np.zeros(0, dtype=np.int64)
         self.owners: list[str] = []  # the node whose devices each row holds ("": none)
         self.placements: dict[str, Placement] = {}  # by pod uid
         self._node_generation = -1
@@ -103,6 +109,9 @@ class DeviceState:
         self.devices = np.concatenate([self.devices, np.zeros(extra, dtype=np.int64)])
         self.versions = np.concatenate([self.versions, np.zeros(extra, dtype=np.int64)])
         self.affinity = np.vstack([self.affinity, np.zeros((extra, AFFINITY_KINDS), dtype=np.int64)])
+        self.largest = np.concatenate([self.largest, np.zeros(extra, dtype=np.int64)])
+        self.idle = np.concatenate([self.idle, np.zeros(extra, dtype=np.int64)])
+        self.total = np.concatenate([self.total, np.zeros(extra, dtype=np.int64)])
         self.owners.extend([""] * extra)
 
     def _widen(self, width: int) -> None:
@@ -119,7 +128,7 @@ class DeviceState:
         self.devices[row] = count
         self.affinity[row, :] = 0
         self.owners[row] = name
-        self.versions[row] += 1
+        self._changed(row)
 
     def _resize(self, row: int, count: int) -> None:
         self._widen(count)
@@ -130,27 +139,36 @@ class DeviceState:
         if count > old:
             self.free[row, old:count] = MILLI
         self.devices[row] = count
+        self._changed(row)
+
+    def _changed(self, row: int) -> None:
+        free = self.free[row]
+        self.largest[row] = free.max()
+        self.idle[row] = (free == MILLI).sum()
+        self.total[row] = free.sum()
         self.versions[row] += 1
 
     # -- reading ------------------------------------------------------------------
     def total_free(self, rows: RowArray) -> IntArray:
         """Free milli-GPU of each node in ``rows``, all devices together."""
-        return np.asarray(self.free[rows].sum(axis=1), dtype=np.int64)
+        return self.total[rows]
 
-    def fits(self, request: GpuRequest, rows: RowArray) -> BoolArray:
-        """Whether each node in ``rows`` has devices for ``request`` (the model aside)."""
-        free = self.free[rows]
+    def fits(self, request: GpuRequest, rows: RowArray | None = None) -> BoolArray:
+        """Whether each node in ``rows`` (default: every row) has devices for ``request``
+        (the model aside)."""
         if not request.wants_gpu:
-            return np.ones(len(rows), dtype=bool)
+            return np.ones(len(self.owners) if rows is None else len(rows), dtype=bool)
         if request.share:
-            return np.asarray((free >= request.milli).any(axis=1), dtype=bool)
-        return np.asarray((free == MILLI).sum(axis=1) >= request.count, dtype=bool)
+            largest = self.largest if rows is None else self.largest[rows]
+            return np.asarray(largest >= request.milli, dtype=bool)
+        idle = self.idle if rows is None else self.idle[rows]
+        return np.asarray(idle >= request.count, dtype=bool)
 
     def capacity_milli(self) -> int:
         return int(self.devices.sum()) * MILLI
 
     def allocated_milli(self) -> int:
-        return self.capacity_milli() - int(self.free.sum())
+        return self.capacity_milli() - int(self.total.sum())
 
     # -- placing ------------------------------------------------------------------
     def assign(self, uid: str, row: int, devices: tuple[int, ...], request: GpuRequest) -> None:
@@ -165,7 +183,7 @@ class DeviceState:
             raise ValueError(f"devices {devices} of {self.owners[row]} cannot hold {request.milli} milli-GPU each")
         self.free[row, picked] -= request.milli
         self.affinity[row, affinity_kind(request)] += 1
-        self.versions[row] += 1
+        self._changed(row)
         self.placements[uid] = Placement(row, self.owners[row], tuple(devices), request)
 
     def release(self, uid: str) -> bool:
@@ -176,7 +194,7 @@ class DeviceState:
         row = placement.row
         self.free[row, list(placement.devices)] += placement.request.milli
         self.affinity[row, affinity_kind(placement.request)] -= 1
-        self.versions[row] += 1
+        self._changed(row)
         return True
 
     def place_best_fit(self, uid: str, row: int, request: GpuRequest) -> bool:

@@ -90,6 +90,9 @@ def pod_shape(pod: PodInfo, request: GpuRequest) -> PodShape:
 
 
 _CHOICE: StateKey["_Choice"] = StateKey("kubesched.io/fgd-choice")
+_MAX_SHAPES = 512
+"""Pod shapes whose answers are kept (more, and all are dropped: a workload of that many
+shapes gains little from them)."""
 
 
 class FGDScore:
@@ -102,13 +105,14 @@ class FGDScore:
             self._learnt = Counter()
             self._stale = False
             handle.add_pod_handler(self)
-        self._cache = _RowCache()
+        self._rows = _RowCache()
+        self._shapes: dict[tuple[int, int, int], _Answers] = {}
+        self._generation = (-1, -1, -1)
 
     @property
     def model(self) -> FragmentationModel:
         if self._learnt is not None and self._stale:
             self._model = FragmentationModel(typical_pods(self._learnt.elements()))
-            self._cache = _RowCache()
             self._stale = False
         return self._model
 
@@ -130,9 +134,37 @@ class FGDScore:
 
     def evaluate(self, table: NodeTableView, devices: DeviceState, request: GpuRequest, cpu: int,
                  rows: RowArray) -> tuple[IntArray, IntArray]:
-        """Scores of ``rows``, and for a share the device each row would use (-1: none)."""
+        """Scores of ``rows``, and for a share the device each row would use (-1: none).
+
+        Kept per pod shape: a row's answer stands while its devices and cpu left do, so a
+        cycle recomputes only the rows that changed since a pod of this shape was last
+        scored (a handful, as one pod lands per cycle).
+        """
         model = self.model
-        stats, before, left, access = self._cache.before(model, table, devices, rows)
+        if self._generation != (table.node_generation, table.size, id(model)):
+            self._rows = _RowCache()
+            self._shapes = {}
+            self._generation = (table.node_generation, table.size, id(model))
+        key = (cpu, request.milli, request.count)
+        answers = self._shapes.get(key)
+        if answers is None:
+            if len(self._shapes) >= _MAX_SHAPES:
+                self._shapes.clear()
+            answers = self._shapes[key] = _Answers(table.size)
+        left = cpu_left(table, rows)
+        stale = (answers.version[rows] != devices.versions[rows]) | (answers.cpu[rows] != left)
+        if stale.any():
+            fix = rows[stale]
+            scores, chosen = self._compute(model, table, devices, request, cpu, fix)
+            answers.score[fix] = scores
+            answers.device[fix] = chosen
+            answers.version[fix] = devices.versions[fix]
+            answers.cpu[fix] = left[stale]
+        return answers.score[rows], answers.device[rows]
+
+    def _compute(self, model: FragmentationModel, table: NodeTableView, devices: DeviceState, request: GpuRequest,
+                 cpu: int, rows: RowArray) -> tuple[IntArray, IntArray]:
+        stats, before, left, access = self._rows.before(model, table, devices, rows)
         chosen = np.full(len(rows), -1, dtype=np.int64)
         if not request.share:
             after_stats = model.after_whole(stats, request.count) if request.wants_gpu else stats
@@ -140,17 +172,22 @@ class FGDScore:
             return _score(before - after), chosen
         free = devices.free[rows]
         pos, dev = np.nonzero(_first_of_value(free) & (free >= request.milli))
+        scores = np.zeros(len(rows), dtype=np.int64)
+        if not pos.size:
+            return scores, chosen
         candidate = NodeStats(stats.total[pos], stats.count[pos], stats.room[pos])
         after = model.fragmentation(model.after_share(candidate, free[pos, dev], request.milli),
                                     left[pos] - cpu, access[pos])
         per_device = _score(before[pos] - after)
-        # Best device per row: the highest score, then the lowest device index.
-        order = np.lexsort((dev, -per_device, pos))
-        first = np.unique(pos[order], return_index=True)[1]
-        best = order[first]
-        scores = np.zeros(len(rows), dtype=np.int64)
-        scores[pos[best]] = per_device[best]
-        chosen[pos[best]] = dev[best]
+        # Per row, the best score and then the lowest device: one key, maximised per row
+        # (``pos`` is sorted, as ``nonzero`` lists a row's devices together).
+        width = free.shape[1]
+        key = per_device * width + (width - 1 - dev)
+        starts = np.flatnonzero(np.r_[True, pos[1:] != pos[:-1]])
+        best = np.maximum.reduceat(key, starts)
+        where = pos[starts]
+        scores[where] = best // width
+        chosen[where] = width - 1 - best % width
         return scores, chosen
 
     # -- learning the workload ------------------------------------------------------------
@@ -191,22 +228,31 @@ class _Choice:
         return (device,) if device >= 0 else None
 
 
+class _Answers:
+    """One pod shape's score and device per row, with the row state they were computed for."""
+
+    def __init__(self, size: int) -> None:
+        self.score = np.zeros(size, dtype=np.int64)
+        self.device = np.full(size, -1, dtype=np.int64)
+        self.version = np.full(size, -1, dtype=np.int64)
+        self.cpu = np.zeros(size, dtype=np.int64)
+
+
 class _RowCache:
-    """Each row's stats and fragmentation, kept while its devices and cpu left stay."""
+    """Each row's stats and fragmentation, kept while its devices and cpu left stay (the
+    plugin starts a new one when nodes change)."""
 
     def __init__(self) -> None:
         self.version = np.zeros(0, dtype=np.int64)
         self.cpu = np.zeros(0, dtype=np.int64)
         self.frag = np.zeros(0, dtype=np.float64)
         self.stats = NodeStats(np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0), dtype=np.int64))
-        self.node_generation = -1
 
     def before(self, model: FragmentationModel, table: NodeTableView, devices: DeviceState,
                rows: RowArray) -> tuple[NodeStats, FloatArray, IntArray, BoolArray]:
         access_all = model.access(table)
-        if self.node_generation != table.node_generation or len(self.version) < table.size:
+        if len(self.version) < table.size:
             self._reset(table.size, len(model.thresholds))
-            self.node_generation = table.node_generation
         left = cpu_left(table, rows)
         stale = (self.version[rows] != devices.versions[rows]) | (self.cpu[rows] != left)
         if stale.any():

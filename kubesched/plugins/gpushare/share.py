@@ -79,9 +79,10 @@ class GpuShare:
         request = self._request(state, pod)
         if not request.wants_gpu:
             return NodeVerdicts.all_pass(table.size)
-        model_ok = model_mask(table, request)
-        fits = self.devices.fits(request, np.arange(table.size, dtype=np.int64))
-        codes = np.where(model_ok, np.where(fits, 0, 2), 1).astype(np.int32)
+        fits = self.devices.fits(request)[: table.size]
+        if not request.models:
+            return NodeVerdicts.from_mask(fits, NO_ROOM)
+        codes = np.where(model_mask(table, request), np.where(fits, 0, 2), 1).astype(np.int32)
         return NodeVerdicts(codes, [WRONG_MODEL, NO_ROOM])
 
     def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
