@@ -26,6 +26,9 @@ ALLOWED: dict[str, set[str]] = {
 # Capacity planning and config comparison (issue 10) sit on the simulator; the commands use them.
 ALLOWED["planning"] = {"framework", "objects", "clock", "cache", "queue", "plugins", "scheduler", "cluster"}
 ALLOWED["cli"] = ALLOWED["cli"] | {"planning"}
+# Trace replay and the FGD paper's experiment (issue 10) sit on the simulator too; `kubesched replay` uses them.
+ALLOWED["replay"] = {"framework", "objects", "clock", "cache", "queue", "plugins", "scheduler", "cluster"}
+ALLOWED["cli"] = ALLOWED["cli"] | {"replay"}
 
 
 def _modules() -> list[Path]:

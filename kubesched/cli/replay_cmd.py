@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 import time
 from pathlib import Path
@@ -12,6 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from ..plugins.gpushare import POLICIES
+from ..replay import report
 from ..replay import (
     DEFAULT_ARRIVAL,
     DEFAULT_SEED,
@@ -27,7 +29,7 @@ from .common import fail
 
 __all__ = ["replay"]
 
-EXTRA_MISSING = "kubesched replay needs the research extra (matplotlib) for its report: pip install 'kubesched[research]'"
+EXTRA_MISSING = "kubesched replay --output needs the research extra (matplotlib) for its plots: pip install 'kubesched[research]'"
 TABLE_LEVELS = (0.5, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3)
 
 
@@ -50,7 +52,8 @@ TABLE_LEVELS = (0.5, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3)
               help="Among equally scored nodes: the first in a seeded random node order (the paper's simulator), "
                    "or upstream's uniform random pick.")
 @click.option("--output", "output_dir", type=click.Path(file_okay=False), metavar="DIR",
-              help="Write replay.json, allocation.png, fragmentation.png and report.html here.")
+              help="Write replay.json, allocation.png, fragmentation.png and report.html here "
+                   "(the plots need the research extra).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress, only the tables.")
 def replay(nodes: str, pods: str, policies: tuple[str, ...], seeds: int | None, seed: int | None, arrival: float,
            mode: str, levels: tuple[float, ...], tie_break: str, output_dir: str | None, quiet: bool) -> None:
@@ -59,10 +62,7 @@ def replay(nodes: str, pods: str, policies: tuple[str, ...], seeds: int | None, 
     NODES and PODS are the Alibaba GPU trace's CSV files (openb_node_list_gpu_node.csv,
     openb_pod_list_default.csv, ...) or Kubernetes YAML/JSON; see docs/replay.md.
     """
-    try:
-        # matplotlib is the research extra; imported by this command only, so the others start fast.
-        from ..replay import report
-    except ImportError:
+    if output_dir and importlib.util.find_spec("matplotlib") is None:
         fail([EXTRA_MISSING])
     if seeds is not None and seed is not None:
         fail(["give --seeds N or --seed S, not both"])
