@@ -115,6 +115,9 @@ def _list_items(header: object, items: Iterator[object], index: int, problems: l
     head: Mapping[str, Any] = header if isinstance(header, Mapping) else {}
     waiting: list[tuple[int, Mapping[str, Any]]] = []  # kindless items of a list whose kind comes later
     for j, item in enumerate(items):
+        if type(item) is dict and type(item.get("kind")) is str and item["kind"]:
+            yield DumpObject(item, index, j)  # the usual item: an object with its own kind
+            continue
         if not isinstance(item, Mapping):
             problems.append(ReadProblem(f"document {index}, items[{j}]", f"{head.get('kind', 'List')} "
                                         f"(document {index}, items[{j}])", "", "must be an object"))

@@ -15,6 +15,8 @@ import re
 from collections.abc import Mapping
 from functools import lru_cache
 
+import orjson
+
 from ..objects.quantity import QuantityError, parse_quantity
 
 __all__ = ["API_VERSIONS", "check_api_version", "object_problems"]
@@ -44,6 +46,10 @@ _NAME = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$")
 _SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 Problem = tuple[str, str]  # (field, message)
+
+# Containers' ``resources`` (as JSON text) already found valid; bounded.
+_VALID_RESOURCES: set[bytes] = set()
+_VALID_LIMIT = 1 << 14
 
 
 def check_api_version(kind: str, api_version: object) -> Problem | None:
@@ -134,9 +140,20 @@ def _pod_problems(obj: Mapping[str, object], out: list[Problem]) -> None:
             resources = container.get("resources") if isinstance(container, dict) else None
             if not resources or not isinstance(resources, dict):
                 continue
+            try:
+                key = orjson.dumps(resources)
+            except TypeError:
+                key = b""
+            if key in _VALID_RESOURCES:
+                continue  # the pods of one template repeat their containers' resources
+            found = len(out)
             for part in ("requests", "limits"):
                 if part in resources:
                     _resource_list(resources[part], f"spec.{group}[{i}].resources.{part}", True, True, out)
+            if key and len(out) == found:
+                if len(_VALID_RESOURCES) >= _VALID_LIMIT:
+                    _VALID_RESOURCES.clear()
+                _VALID_RESOURCES.add(key)
     if "overhead" in spec:
         _resource_list(spec["overhead"], "spec.overhead", False, True, out)
 

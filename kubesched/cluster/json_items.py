@@ -141,34 +141,41 @@ class JSONListReader:
         (unscanned, at an item or the gap before one), or nothing when the array is done."""
         scan = self._scan
         closing = b"\n" + indent + b"}"
+        between = b",\n" + indent + b"{"  # what kubectl writes between two items
         pos = 0
         eof = False
+        view = memoryview(buf)
         while True:
-            gap = _GAP.match(buf, pos)
-            assert gap is not None  # the pattern matches the empty string
-            if gap.end() == len(buf) and not eof:  # the gap may continue in the next chunk
-                chunk = self._read()
-                buf, pos, eof = buf[pos:] + chunk, 0, not chunk
-                continue
-            following = buf[gap.end():gap.end() + 1]
-            if following == b"]" and gap.group(1) is None:
-                scan.phase = 2
-                scan.head += buf[gap.end():]
-                scan.head += self._stream.read()
-                return b""
-            if following != b"{" or (gap.group(1) is not None) != (scan.count > 0):
-                return buf[pos:]  # let the scan say what is wrong
-            item = gap.end()
+            if scan.count and buf.startswith(between, pos):
+                item = pos + len(between) - 1
+            else:
+                gap = _GAP.match(buf, pos)
+                assert gap is not None  # the pattern matches the empty string
+                if gap.end() == len(buf) and not eof:  # the gap may continue in the next chunk
+                    chunk = self._read()
+                    buf, pos, eof = buf[pos:] + chunk, 0, not chunk
+                    view = memoryview(buf)
+                    continue
+                following = buf[gap.end():gap.end() + 1]
+                if following == b"]" and gap.group(1) is None:
+                    scan.phase = 2
+                    scan.head += buf[gap.end():]
+                    scan.head += self._stream.read()
+                    return b""
+                if following != b"{" or (gap.group(1) is not None) != (scan.count > 0):
+                    return buf[pos:]  # let the scan say what is wrong
+                item = gap.end()
             end = buf.find(closing, item)
             while end < 0 and not eof:
                 chunk = self._read()
                 buf, item, pos, eof = buf[pos:] + chunk, item - pos, 0, not chunk
+                view = memoryview(buf)
                 end = buf.find(closing, item)
             if end < 0:
                 return buf[pos:]
             end += len(closing)
             try:
-                value = orjson.loads(memoryview(buf)[item:end])
+                value = orjson.loads(view[item:end])
             except orjson.JSONDecodeError:
                 return buf[pos:]  # not where the item ends after all: scan it
             yield value

@@ -24,7 +24,7 @@ from ..objects.pod import PodInfo
 from ..scheduler.factory import new_scheduler
 from ..scheduler.fit_error import FitError
 from ..scheduler.scheduler import Attempt, Scheduler
-from .snapshot import ClusterSnapshot
+from .snapshot import ClusterSnapshot, gc_paused
 
 __all__ = ["SimulatedCluster", "Simulation", "SimulationResult", "PodOutcome", "LIVELOCK_ATTEMPTS_PER_POD"]
 
@@ -174,7 +174,8 @@ class Simulation:
         self.scheduler.hub.object_stores.set_sink(self._object_changed)
         self.cluster.object_stores = self.scheduler.hub.object_stores
         self.scheduler.queue.watch_backoff(self._backoff_changed)
-        self._load()
+        with gc_paused():  # loading builds a cluster's worth of objects and no cycles
+            self._load()
 
     def _load(self) -> None:
         s = self.scheduler

@@ -165,10 +165,9 @@ class SnapshotBuilder:
         self._waiting_pods: list[tuple[int, str, Mapping]] = []  # (order, file, pod) to compile at the end
         self._pending: list[tuple[float, int, PodInfo]] = []
         self._pods = 0  # pods seen: the order of pending pods with the same creation time
-        # identity -> where it was first: (file index, document, item + 1) packed in one int
-        self._seen: dict[tuple[str, str, str], int] | None = {} if check_duplicates else None
+        # kind -> namespace -> name -> where it was first: (file index, document, item + 1) in one int
+        self._seen: dict[str, dict[object, dict[str, int]]] | None = {} if check_duplicates else None
         self._files: dict[str, int] = {}
-        self._kinds: dict[str, str] = {}
 
     def add(self, file: str, obj: Mapping, document: int = 0, item: int | None = None) -> None:
         self.objects += 1
@@ -190,17 +189,31 @@ class SnapshotBuilder:
             self.problems.append(LoadProblem(file, _describe(obj), err.field, err.message))
 
     def _duplicate(self, file: str, obj: Mapping, document: int, item: int | None) -> bool:
+        """Whether ``obj`` was seen before (reported, naming both places); else remember it.
+
+        Kept lean, since a dump holds a million of them: by kind, then namespace, a name
+        maps to where it was first seen, packed in one int."""
         assert self._seen is not None
         meta = obj.get("metadata")
-        if not isinstance(meta, Mapping) or not isinstance(meta.get("name"), str):
+        if type(meta) is not dict and not isinstance(meta, Mapping):
+            return False
+        name = meta.get("name")
+        if type(name) is not str:
             return False
         kind = str(obj.get("kind"))
-        kind = self._kinds.setdefault(kind, kind)
-        identity = (kind, sys.intern(str(meta.get("namespace") or "")), meta["name"])
-        file_index = self._files.setdefault(file, len(self._files))
-        first = self._seen.get(identity)
+        by_namespace = self._seen.get(kind)
+        if by_namespace is None:
+            by_namespace = self._seen[kind] = {}
+        namespace = meta.get("namespace") or ""
+        by_name = by_namespace.get(namespace)
+        if by_name is None:
+            by_name = by_namespace[namespace] = {}
+        first = by_name.get(name)
+        file_index = self._files.get(file)
+        if file_index is None:
+            file_index = self._files[file] = len(self._files)
         if first is None:
-            self._seen[identity] = (file_index << 48) | (document << 24) | (0 if item is None else item + 1)
+            by_name[name] = (file_index << 48) | (document << 24) | (0 if item is None else item + 1)
             return False
         first_file = next(f for f, i in self._files.items() if i == first >> 48)
         first_document, first_item = (first >> 24) & 0xFFFFFF, (first & 0xFFFFFF) - 1

@@ -6,8 +6,10 @@ import operator
 import sys
 from dataclasses import dataclass, fields
 from datetime import datetime
-from collections.abc import Hashable, Mapping
-from typing import Any
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any, TypeVar
+
+import orjson
 
 from .affinity import (
     NO_POD_AFFINITY,
@@ -280,22 +282,14 @@ def parse_pod(raw: Mapping[str, Any], keep_raw: bool = True) -> PodInfo:
         created = _timestamp(meta.get("creationTimestamp"))
     except ObjectError as err:
         raise ObjectError("metadata.creationTimestamp", err.message) from None
-    raw_owners = meta.get("ownerReferences")
-    owners: tuple[OwnerRef, ...] = ()
-    if raw_owners:
-        owners = tuple(
-            OwnerRef(str(o.get("kind", "")), str(o.get("name", "")), str(o.get("uid", "")), bool(o.get("controller")),
-                     str(o.get("apiVersion", "")))
-            for o in _list(raw_owners, "metadata.ownerReferences")
-            if _is_map(o)
-        )
+    owners = _memo("owners", meta.get("ownerReferences"), _owner_references)
     raw_gates = spec.get("schedulingGates")
     gates: tuple[str, ...] = ()
     if raw_gates:
         gates = tuple(str(g.get("name", "")) for g in _list(raw_gates, "spec.schedulingGates") if _is_map(g))
-    labels = _str_map(meta.get("labels"), "metadata.labels")
-    node_selector = _str_map(spec.get("nodeSelector"), "spec.nodeSelector")
-    tolerations = parse_tolerations(spec.get("tolerations"), "spec.tolerations")
+    labels = _memo("labels", meta.get("labels"), _labels)
+    node_selector = _memo("selector", spec.get("nodeSelector"), _node_selector)
+    tolerations = _memo("tolerations", spec.get("tolerations"), _tolerations)
     spread = parse_topology_spread_constraints(spec.get("topologySpreadConstraints"), "spec.topologySpreadConstraints")
     node_name = spec.get("nodeName") or ""
     scheduler_name = spec.get("schedulerName") or DEFAULT_SCHEDULER_NAME
@@ -310,14 +304,10 @@ def parse_pod(raw: Mapping[str, Any], keep_raw: bool = True) -> PodInfo:
         namespace = sys.intern(namespace)
         node_name = sys.intern(node_name)
         scheduler_name = sys.intern(scheduler_name)
-        labels = share(("labels", *sorted(labels.items())), labels)
-        node_selector = share(("selector", *sorted(node_selector.items())), node_selector)
-        tolerations = share(("tolerations", tolerations), tolerations)
         shared_images = share(("images", shared_images), shared_images)
         shared_ports = share(("ports", shared_ports), shared_ports)
         pod_affinity = share(("affinity", pod_affinity), pod_affinity)
         spread = share(("spread", spread), spread)
-        owners = share(("owners", owners), owners)
     return PodInfo(
         uid=str(meta.get("uid") or f"{namespace}/{name}"),
         namespace=namespace,
@@ -344,6 +334,55 @@ def parse_pod(raw: Mapping[str, Any], keep_raw: bool = True) -> PodInfo:
         volumes=parse_pod_volumes(spec.get("volumes"), name),
         start_time=_start_time(status.get("startTime")),
         preemption_policy=str(spec.get("preemptionPolicy") or "PreemptLowerPriority"),
+    )
+
+
+_T = TypeVar("_T")
+
+
+def _memo(part: str, raw: Any, parse: Callable[[Any], _T]) -> _T:
+    """``parse(raw)``, remembered by ``raw``'s content (labels, tolerations, owner
+    references): pods of one template then share one parsed value, parsed once.
+
+    A map of strings is keyed by its items; a list by its JSON text, which tells ``1``
+    from ``true`` (equal as Python keys)."""
+    if not raw:
+        return parse(raw)
+    try:
+        if type(raw) is dict:
+            key: Hashable = (part, *raw.items())
+        elif type(raw) is list:
+            key = (part, orjson.dumps(raw))
+        else:
+            return parse(raw)
+        found = _MEMO.values.get(key)
+    except TypeError:  # an unhashable value, or one JSON cannot hold: parse it
+        return parse(raw)
+    if found is None:
+        found = _MEMO.share(key, parse(raw))
+    return found  # type: ignore[no-any-return]
+
+
+def _labels(raw: Any) -> dict[str, str]:
+    return _str_map(raw, "metadata.labels")
+
+
+def _node_selector(raw: Any) -> dict[str, str]:
+    return _str_map(raw, "spec.nodeSelector")
+
+
+def _tolerations(raw: Any) -> tuple[Toleration, ...]:
+    return parse_tolerations(raw, "spec.tolerations")
+
+
+def _owner_references(raw: Any) -> tuple[OwnerRef, ...]:
+    if not raw:
+        return ()
+    return tuple(
+        OwnerRef(str(o.get("kind", "")), str(o.get("name", "")), str(o.get("uid", "")), bool(o.get("controller")),
+                 str(o.get("apiVersion", "")))
+        for o in _list(raw, "metadata.ownerReferences")
+        if _is_map(o)
     )
 
 

@@ -91,6 +91,10 @@ def _disk(kind: str, src: Mapping[str, Any]) -> InTreeDisk:
     return InTreeDisk(kind, str(src.get("volumeID", "")), read_only)
 
 
+# The volume sources some plugin reads; a volume with none of them is just its name.
+_READ_KEYS = frozenset({"persistentVolumeClaim", "ephemeral", *IN_TREE_DISK_KINDS})
+
+
 def parse_pod_volumes(raw: Any, pod_name: str, path: str = "spec.volumes") -> tuple[PodVolume, ...]:
     """``spec.volumes`` of a pod named ``pod_name``; raises ``ObjectError`` on a malformed entry."""
     if not raw:
@@ -105,6 +109,9 @@ def parse_pod_volumes(raw: Any, pod_name: str, path: str = "spec.volumes") -> tu
         name = vol.get("name")
         if not isinstance(name, str) or not name:
             raise ObjectError(f"{where}.name", "is required")
+        if not _READ_KEYS.intersection(vol):  # a projected, configMap, secret, emptyDir ... volume
+            out.append(PodVolume(name))
+            continue
         pvc = vol.get("persistentVolumeClaim")
         if pvc is not None:
             if not isinstance(pvc, Mapping) or not isinstance(pvc.get("claimName"), str):

@@ -65,7 +65,8 @@ class _Cells:
         value = self.row.get(column)
         return "" if value is None or value.strip() == "nan" else value.strip()
 
-    def integer(self, column: str, low: int = 0, high: int | None = None) -> int:
+    def integer(self, column: str, low: int = 0, high: int | None = None) -> int | None:
+        """The cell as an integer in ``low..high``; None (and a problem) when it is not."""
         raw = self.text(column)
         try:
             value = int(raw)
@@ -73,16 +74,15 @@ class _Cells:
             try:  # pandas writes integer columns with gaps as 12.0
                 as_float = float(raw)
             except ValueError:
-                self.problem(column, f"must be an integer, got {raw!r}")
-                return low
+                as_float = 0.5
             if not as_float.is_integer():
                 self.problem(column, f"must be an integer, got {raw!r}")
-                return low
+                return None
             value = int(as_float)
         if value < low or (high is not None and value > high):
             bounds = f"between {low} and {high}" if high is not None else f"at least {low}"
             self.problem(column, f"must be {bounds}, got {value}")
-            return low
+            return None
         return value
 
     def seconds(self, column: str, required: bool) -> float | None:
@@ -153,8 +153,8 @@ def read_nodes(path: str | Path) -> list[NodeRow]:
         elif name in names:
             cells.problem("sn", f"duplicate node {name!r}")
         names.add(name)
-        return NodeRow(name, cells.integer("cpu_milli", 1), cells.integer("memory_mib"), cells.integer("gpu"),
-                       cells.text("model"))
+        return NodeRow(name, cells.integer("cpu_milli", 1) or 0, cells.integer("memory_mib") or 0,
+                       cells.integer("gpu") or 0, cells.text("model"))
 
     return _rows(Path(path), NODE_COLUMNS, parse)
 
@@ -173,17 +173,18 @@ def read_pods(path: str | Path, need_times: bool = False) -> list[PodRow]:
         names.add(name)
         num_gpu = cells.integer("num_gpu")
         gpu_milli = cells.integer("gpu_milli", 0, 1000)
-        if num_gpu == 0 and gpu_milli:
-            cells.problem("gpu_milli", f"must be 0 for a pod with num_gpu 0, got {gpu_milli}")
-        if num_gpu > 0 and not gpu_milli:
-            cells.problem("gpu_milli", "must be above 0 for a pod with GPUs")
-        if num_gpu > 1:
-            gpu_milli = 1000  # the trace's rule: only a single GPU is ever shared
+        if num_gpu is not None and gpu_milli is not None:
+            if num_gpu == 0 and gpu_milli:
+                cells.problem("gpu_milli", f"must be 0 for a pod with num_gpu 0, got {gpu_milli}")
+            if num_gpu > 0 and not gpu_milli:
+                cells.problem("gpu_milli", "must be above 0 for a pod with GPUs")
+            if num_gpu > 1:
+                gpu_milli = 1000  # the trace's rule: only a single GPU is ever shared
         created = cells.seconds("creation_time", need_times)
         deleted = cells.seconds("deletion_time", False)
         if created is not None and deleted is not None and deleted < created:
             cells.problem("deletion_time", f"is before creation_time ({deleted:g} < {created:g})")
-        return PodRow(name, cells.integer("cpu_milli"), cells.integer("memory_mib"), num_gpu, gpu_milli,
-                      cells.text("gpu_spec"), created or 0.0, deleted)
+        return PodRow(name, cells.integer("cpu_milli") or 0, cells.integer("memory_mib") or 0, num_gpu or 0,
+                      gpu_milli or 0, cells.text("gpu_spec"), created or 0.0, deleted)
 
     return _rows(Path(path), required, parse)
