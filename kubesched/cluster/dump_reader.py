@@ -14,7 +14,7 @@ otherwise such items wait for the end of the list.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -85,7 +85,7 @@ def read_dump(path: Path, problems: list[ReadProblem]) -> Iterator[DumpObject]:
             yield from _document(document, index, problems)
 
 
-def _json(stream: BinaryIO, problems: list[ReadProblem], strict: bool) -> Iterator[DumpObject]:
+def _json(stream: BinaryIO, problems: list[ReadProblem], strict: bool) -> Generator[DumpObject, None, bytes | None]:
     """The objects of a JSON stream; returns None when done, or the text to read as YAML
     (a file not named ``.json`` that turned out not to be JSON)."""
     reader = JSONListReader(stream)

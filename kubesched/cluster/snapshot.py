@@ -12,6 +12,7 @@ import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from collections.abc import Iterator, Mapping
 
 from ..objects.errors import ObjectError
@@ -63,8 +64,8 @@ class ClusterSnapshot:
     priority_classes: dict[str, int] = field(default_factory=dict)
     # A class's spec.preemptionPolicy, given to its pods with its value ("" is the globalDefault).
     preemption_policies: dict[str, str] = field(default_factory=dict)
-    workloads: list[dict] = field(default_factory=list)  # Services, ReplicaSets, ... as raw objects
-    objects: dict[str, list[dict]] = field(default_factory=dict)  # kind -> raw objects plugins read (PodGroups, ...)
+    workloads: list[dict[str, Any]] = field(default_factory=list)  # Services, ReplicaSets, ... as raw objects
+    objects: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # kind -> raw objects plugins read (PodGroups, ...)
     ignored: dict[str, int] = field(default_factory=dict)  # kind -> count of objects not read
     finished_pods: int = 0  # pods in phase Succeeded/Failed: skipped, as the scheduler's informer skips them
     # Bound pods whose node is not in the snapshot: kept (as upstream's cache keeps them), per node name.
@@ -129,7 +130,7 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def snapshot_from_objects(objects: list[tuple[str, Mapping]], problems: list[LoadProblem] | None = None,
+def snapshot_from_objects(objects: list[tuple[str, Mapping[str, Any]]], problems: list[LoadProblem] | None = None,
                           plugin_kinds: frozenset[str] = frozenset(), keep_node_raw: bool = False) -> ClusterSnapshot:
     """Compile ``(file, object)`` pairs; problems are appended to ``problems`` (raised if None)."""
     builder = SnapshotBuilder(plugin_kinds, keep_node_raw, check_duplicates=False)
@@ -161,15 +162,15 @@ class SnapshotBuilder:
         self._keep_node_raw = keep_node_raw
         self._resource_claims_modelled = RESOURCE_CLAIM_KIND in plugin_kinds
         self._node_names: set[str] = set()
-        self._claims: list[tuple[str, Mapping]] = []
-        self._waiting_pods: list[tuple[int, str, Mapping]] = []  # (order, file, pod) to compile at the end
+        self._claims: list[tuple[str, Mapping[str, Any]]] = []
+        self._waiting_pods: list[tuple[int, str, Mapping[str, Any]]] = []  # (order, file, pod) to compile at the end
         self._pending: list[tuple[float, int, PodInfo]] = []
         self._pods = 0  # pods seen: the order of pending pods with the same creation time
         # kind -> namespace -> name -> where it was first: (file index, document, item + 1) in one int
         self._seen: dict[str, dict[object, dict[str, int]]] | None = {} if check_duplicates else None
         self._files: dict[str, int] = {}
 
-    def add(self, file: str, obj: Mapping, document: int = 0, item: int | None = None) -> None:
+    def add(self, file: str, obj: Mapping[str, Any], document: int = 0, item: int | None = None) -> None:
         self.objects += 1
         kind = obj.get("kind")
         if self._seen is not None and self._duplicate(file, obj, document, item):
@@ -188,7 +189,7 @@ class SnapshotBuilder:
         except ObjectError as err:
             self.problems.append(LoadProblem(file, _describe(obj), err.field, err.message))
 
-    def _duplicate(self, file: str, obj: Mapping, document: int, item: int | None) -> bool:
+    def _duplicate(self, file: str, obj: Mapping[str, Any], document: int, item: int | None) -> bool:
         """Whether ``obj`` was seen before (reported, naming both places); else remember it.
 
         Kept lean, since a dump holds a million of them: by kind, then namespace, a name
@@ -223,7 +224,7 @@ class SnapshotBuilder:
                                          f"duplicate: the same {kind} is at {first_file} ({first_where})"))
         return True
 
-    def _node(self, file: str, obj: Mapping) -> None:
+    def _node(self, file: str, obj: Mapping[str, Any]) -> None:
         node = parse_node(obj, keep_raw=self._keep_node_raw)
         if node.name in self._node_names:
             self.problems.append(LoadProblem(file, _describe(obj), "metadata.name", "duplicate node"))
@@ -235,7 +236,7 @@ class SnapshotBuilder:
             self.snap.warnings.append(LoadProblem(file, _describe(obj), "status",
                                                   "has neither allocatable nor capacity: no pod fits it"))
 
-    def _pod(self, file: str, obj: Mapping) -> None:
+    def _pod(self, file: str, obj: Mapping[str, Any]) -> None:
         order = self._pods
         self._pods += 1
         status = obj.get("status") or {}
@@ -249,7 +250,7 @@ class SnapshotBuilder:
         else:  # its PriorityClass (or the global default) may come later in the dump
             self._waiting_pods.append((order, file, obj))
 
-    def _compile_pod(self, file: str, obj: Mapping, order: int) -> None:
+    def _compile_pod(self, file: str, obj: Mapping[str, Any], order: int) -> None:
         try:
             obj = _with_priority(obj, self.snap.priority_classes, self.snap.preemption_policies)
             if (obj.get("spec") or {}).get("nodeName"):
@@ -264,7 +265,7 @@ class SnapshotBuilder:
         except ObjectError as err:
             self.problems.append(LoadProblem(file, _describe(obj), err.field, err.message))
 
-    def _other(self, file: str, kind: str, obj: Mapping) -> None:
+    def _other(self, file: str, kind: str, obj: Mapping[str, Any]) -> None:
         snap = self.snap
         if kind == "PriorityClass":
             value = obj.get("value")
@@ -313,12 +314,12 @@ class SnapshotBuilder:
         return snap
 
 
-def _has_resource_claims(obj: Mapping) -> bool:
+def _has_resource_claims(obj: Mapping[str, Any]) -> bool:
     spec = obj.get("spec")
     return isinstance(spec, Mapping) and bool(spec.get("resourceClaims"))
 
 
-def _with_priority(obj: Mapping, classes: dict[str, int], policies: dict[str, str] | None = None) -> Mapping:
+def _with_priority(obj: Mapping[str, Any], classes: dict[str, int], policies: dict[str, str] | None = None) -> Mapping[str, Any]:
     """Resolve ``priorityClassName`` as the Priority admission plugin would, when ``spec.priority``
     is unset: the class's value, and its ``preemptionPolicy`` unless the pod sets one."""
     spec = obj.get("spec") or {}
@@ -340,7 +341,7 @@ def _with_priority(obj: Mapping, classes: dict[str, int], policies: dict[str, st
     return obj
 
 
-def _check_claim_namespaces(snap: ClusterSnapshot, claims: list[tuple[str, Mapping]], problems: list[LoadProblem]) -> None:
+def _check_claim_namespaces(snap: ClusterSnapshot, claims: list[tuple[str, Mapping[str, Any]]], problems: list[LoadProblem]) -> None:
     """A claim must live in a namespace the snapshot has (when it lists namespaces at all)."""
     if not snap.namespaces:
         return

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import Union
 
 import yaml_rs
@@ -129,10 +130,14 @@ def yaml_stream(text: bytes) -> list[YAMLDocument]:
                 if not (start == 0 and bounds):  # what precedes the first separator is no document
                     out.append(None)
                 continue
-            out.append(_document(body, lambda index=len(out): _whole_stream(decoded)[index]))
+            out.append(_document(body, partial(_nth_document, decoded, len(out))))
     except YAMLError:
         return _whole_stream(decoded)  # raises with the stream's line numbers
     return out
+
+
+def _nth_document(decoded: str, index: int) -> object:
+    return _whole_stream(decoded)[index]
 
 
 def _document(body: str, whole: Callable[[], object]) -> YAMLDocument:
