@@ -181,24 +181,7 @@ class _Shared:
 
 
 _SHARED = _Shared()
-_MEMO = _Shared()  # raw text -> parsed: requests by their raw lists, images, timestamps
-
-
-def _requests_key(raw: Any) -> tuple[tuple[str, Any], ...] | None:
-    """A container's raw ``resources.requests`` as a memo key; None when not a plain map
-    of scalars (the slow path then reports what is wrong)."""
-    if raw is None:
-        return ()
-    if type(raw) is not dict:
-        return None
-    items = tuple(raw.items())
-    for _, value in items:
-        if type(value) not in _SCALARS:
-            return None
-    return items
-
-
-_SCALARS = (str, int, float)  # quantities as JSON and YAML give them (not bool: its type is bool)
+_MEMO = _Shared()  # raw text -> parsed: labels, tolerations, owner references, timestamps
 
 
 def parse_pod(raw: Mapping[str, Any], keep_raw: bool = True) -> PodInfo:
@@ -222,45 +205,113 @@ def parse_pod(raw: Mapping[str, Any], keep_raw: bool = True) -> PodInfo:
     if not isinstance(namespace, str):
         raise ObjectError("metadata.namespace", "must be a string")
 
+    spec_key = _spec_key(namespace, spec)
+    parts: _SpecParts | None = _SPECS.values.get(spec_key) if spec_key is not None else None
+    if parts is None:
+        parts = _parse_spec(spec, namespace)
+        if spec_key is not None:
+            _SPECS.share(spec_key, parts)
+    try:
+        created = _timestamp(meta.get("creationTimestamp"))
+    except ObjectError as err:
+        raise ObjectError("metadata.creationTimestamp", err.message) from None
+    owners = _memo("owners", meta.get("ownerReferences"), _owner_references)
+    labels = _memo("labels", meta.get("labels"), _labels)
+    node_name = spec.get("nodeName") or ""
+    if not isinstance(node_name, str):
+        raise ObjectError("spec.nodeName", "must be a string")
+    if not keep_raw:
+        namespace = sys.intern(namespace)
+        node_name = sys.intern(node_name)
+    return PodInfo(
+        uid=str(meta.get("uid") or f"{namespace}/{name}"),
+        namespace=namespace,
+        name=name,
+        labels=labels,
+        node_name=node_name,
+        scheduler_name=parts.scheduler_name,
+        priority=parts.priority,
+        creation_timestamp=created,
+        requests=parts.requests,
+        host_ports=parts.host_ports,
+        tolerations=parts.tolerations,
+        node_selector=parts.node_selector,
+        required_node_affinity=parts.required_node_affinity,
+        preferred_node_affinity=parts.preferred_node_affinity,
+        pod_affinity=parts.pod_affinity,
+        topology_spread_constraints=parts.topology_spread_constraints,
+        images=parts.images,
+        scheduling_gates=parts.scheduling_gates,
+        owner_references=owners,
+        nominated_node_name=status.get("nominatedNodeName") or "",
+        terminating=bool(meta.get("deletionTimestamp")),
+        raw=dict(raw) if keep_raw else None,
+        volumes=parse_pod_volumes(spec.get("volumes"), name),
+        start_time=_start_time(status.get("startTime")),
+        preemption_policy=parts.preemption_policy,
+    )
+
+
+@dataclass(slots=True, frozen=True)
+class _SpecParts:
+    """What ``spec`` gives a pod, apart from its node and volumes: the same for every pod of
+    one template in one namespace, so parsed once for all of them."""
+
+    scheduler_name: str
+    priority: int
+    requests: PodRequests
+    host_ports: tuple[HostPort, ...]
+    tolerations: tuple[Toleration, ...]
+    node_selector: dict[str, str]
+    required_node_affinity: NodeSelector | None
+    preferred_node_affinity: tuple[PreferredSchedulingTerm, ...]
+    pod_affinity: PodAffinity
+    topology_spread_constraints: tuple[TopologySpreadConstraint, ...]
+    images: tuple[str, ...]
+    scheduling_gates: tuple[str, ...]
+    preemption_policy: str
+
+
+_SPECS = _Shared(1 << 14)  # spec text (see _spec_key) -> _SpecParts
+# Fields that differ between the pods of one template and that ``_SpecParts`` does not hold:
+# parsed for each pod (nodeName, volumes) or not read at all (hostname, subdomain).
+_PER_POD = {"nodeName": None, "volumes": None, "hostname": None, "subdomain": None}
+
+
+def _spec_key(namespace: str, spec: Mapping[str, Any]) -> bytes | None:
+    """The text of ``spec`` without what differs between pods of one template (their node,
+    their volumes and the mounts of those: the service-account token's name is random),
+    with the namespace that pod affinity terms default to; None when it has no JSON text."""
+    if type(spec) is not dict:
+        return None
+    try:
+        key = {**spec, **_PER_POD}
+        for group in ("containers", "initContainers"):
+            containers = spec.get(group)
+            if type(containers) is list:
+                key[group] = [{**c, "volumeMounts": None} if type(c) is dict else c for c in containers]
+        return orjson.dumps((namespace, key))
+    except TypeError:  # keys that are not strings, values JSON cannot hold
+        return None
+
+
+def _parse_spec(spec: Mapping[str, Any], namespace: str) -> _SpecParts:
     images: list[str] = []
     host_ports: list[HostPort] = []
     raw_init = _list(spec.get("initContainers"), "spec.initContainers")
     raw_containers = _list(spec.get("containers"), "spec.containers")
-    # The raw requests of every container: the key under which pods of one template
-    # find their parsed requests (None: something unusual, parse it all).
-    keys: list[object] | None = []
     for group, items in (("spec.initContainers", raw_init), ("spec.containers", raw_containers)):
         init = group == "spec.initContainers"
         for i, c in enumerate(items):
             if not _is_map(c):
                 raise ObjectError(f"{group}[{i}]", "must be a container")
             restartable = init and c.get("restartPolicy") == "Always"
-            if keys is not None:
-                resources = c.get("resources")
-                key = _requests_key(resources.get("requests")) if type(resources) is dict else \
-                    () if resources is None else None
-                keys = None if key is None else [*keys, (key, restartable) if init else key]
             if "ports" in c and (restartable or not init):
                 host_ports.extend(_host_ports(c, f"{group}[{i}]"))
             image = c.get("image")
             if image:
-                image = str(image)
-                normalized = _MEMO.values.get(("image", image))
-                if normalized is None:
-                    normalized = _MEMO.share(("image", image), normalized_image_name(image))
-                images.append(normalized)
-    memo_key: Hashable | None = None
-    pod_resources = spec.get("resources")
-    if keys is not None and (pod_resources is None or type(pod_resources) is dict):
-        extra = (_requests_key((pod_resources or {}).get("requests")), _requests_key(spec.get("overhead")))
-        if None not in extra:
-            memo_key = ("requests", len(raw_init), *keys, extra)
-    requests = _MEMO.values.get(memo_key) if memo_key is not None else None
-    if requests is None:
-        requests = _parse_requests(spec, raw_init, raw_containers)
-        if memo_key is not None:
-            _MEMO.share(memo_key, requests)
-
+                images.append(normalized_image_name(str(image)))
+    requests = _parse_requests(spec, raw_init, raw_containers)
     affinity = spec.get("affinity") or {}
     if not _is_map(affinity):
         raise ObjectError("spec.affinity", "must be an object")
@@ -278,61 +329,28 @@ def parse_pod(raw: Mapping[str, Any], keep_raw: bool = True) -> PodInfo:
     priority = spec.get("priority", 0) or 0
     if not isinstance(priority, int) or isinstance(priority, bool):
         raise ObjectError("spec.priority", "must be an integer")
-    try:
-        created = _timestamp(meta.get("creationTimestamp"))
-    except ObjectError as err:
-        raise ObjectError("metadata.creationTimestamp", err.message) from None
-    owners = _memo("owners", meta.get("ownerReferences"), _owner_references)
     raw_gates = spec.get("schedulingGates")
     gates: tuple[str, ...] = ()
     if raw_gates:
         gates = tuple(str(g.get("name", "")) for g in _list(raw_gates, "spec.schedulingGates") if _is_map(g))
-    labels = _memo("labels", meta.get("labels"), _labels)
-    node_selector = _memo("selector", spec.get("nodeSelector"), _node_selector)
-    tolerations = _memo("tolerations", spec.get("tolerations"), _tolerations)
-    spread = parse_topology_spread_constraints(spec.get("topologySpreadConstraints"), "spec.topologySpreadConstraints")
-    node_name = spec.get("nodeName") or ""
     scheduler_name = spec.get("schedulerName") or DEFAULT_SCHEDULER_NAME
-    if not isinstance(node_name, str):
-        raise ObjectError("spec.nodeName", "must be a string")
     if not isinstance(scheduler_name, str):
         raise ObjectError("spec.schedulerName", "must be a string")
-    shared_images = tuple(images)
-    shared_ports = tuple(host_ports)
-    if not keep_raw:
-        share = _SHARED.share
-        namespace = sys.intern(namespace)
-        node_name = sys.intern(node_name)
-        scheduler_name = sys.intern(scheduler_name)
-        shared_images = share(("images", shared_images), shared_images)
-        shared_ports = share(("ports", shared_ports), shared_ports)
-        pod_affinity = share(("affinity", pod_affinity), pod_affinity)
-        spread = share(("spread", spread), spread)
-    return PodInfo(
-        uid=str(meta.get("uid") or f"{namespace}/{name}"),
-        namespace=namespace,
-        name=name,
-        labels=labels,
-        node_name=node_name,
-        scheduler_name=scheduler_name,
+    share = _SHARED.share
+    return _SpecParts(
+        scheduler_name=sys.intern(scheduler_name),
         priority=priority,
-        creation_timestamp=created,
         requests=requests,
-        host_ports=shared_ports,
-        tolerations=tolerations,
-        node_selector=node_selector,
+        host_ports=share(("ports", tuple(host_ports)), tuple(host_ports)),
+        tolerations=_memo("tolerations", spec.get("tolerations"), _tolerations),
+        node_selector=_memo("selector", spec.get("nodeSelector"), _node_selector),
         required_node_affinity=required,
         preferred_node_affinity=preferred,
-        pod_affinity=pod_affinity,
-        topology_spread_constraints=spread,
-        images=shared_images,
+        pod_affinity=share(("affinity", pod_affinity), pod_affinity),
+        topology_spread_constraints=share(("spread", spread := parse_topology_spread_constraints(
+            spec.get("topologySpreadConstraints"), "spec.topologySpreadConstraints")), spread),
+        images=share(("images", tuple(images)), tuple(images)),
         scheduling_gates=gates,
-        owner_references=owners,
-        nominated_node_name=status.get("nominatedNodeName") or "",
-        terminating=bool(meta.get("deletionTimestamp")),
-        raw=dict(raw) if keep_raw else None,
-        volumes=parse_pod_volumes(spec.get("volumes"), name),
-        start_time=_start_time(status.get("startTime")),
         preemption_policy=str(spec.get("preemptionPolicy") or "PreemptLowerPriority"),
     )
 
