@@ -245,15 +245,17 @@ class SnapshotBuilder:
             return
         spec = obj.get("spec")
         priority = spec.get("priority") if isinstance(spec, Mapping) else None
-        if isinstance(priority, int) and not isinstance(priority, bool):
-            self._compile_pod(file, obj, order)
+        if type(priority) is int:  # as admission left it: nothing to resolve
+            self._compile_pod(file, obj, order, resolved=True)
         else:  # its PriorityClass (or the global default) may come later in the dump
             self._waiting_pods.append((order, file, obj))
 
-    def _compile_pod(self, file: str, obj: Mapping[str, Any], order: int) -> None:
+    def _compile_pod(self, file: str, obj: Mapping[str, Any], order: int, resolved: bool = False) -> None:
         try:
-            obj = _with_priority(obj, self.snap.priority_classes, self.snap.preemption_policies)
-            if (obj.get("spec") or {}).get("nodeName"):
+            if not resolved:
+                obj = _with_priority(obj, self.snap.priority_classes, self.snap.preemption_policies)
+            spec = obj.get("spec")
+            if isinstance(spec, Mapping) and spec.get("nodeName"):
                 self.snap.bound_pods.append(parse_pod(obj, keep_raw=False))
             else:
                 pod = parse_pod(obj)
