@@ -28,6 +28,32 @@ class Node:
         return f"Node({self.name})"
 
 
+_ALLOCATABLE: dict[tuple[tuple[str, object], ...], Resource] = {}  # raw lists -> parsed, per instance type
+
+
+def _allocatable(raw_capacity: Any, raw_allocatable: Any) -> Resource:
+    """What a node offers, from its status; remembered by the raw lists, since nodes of one
+    instance type report the same ones. The API server copies capacity into allocatable
+    only when allocatable is absent."""
+    key: tuple[tuple[str, object], ...] | None = None
+    if (type(raw_capacity) is dict and type(raw_allocatable) in (dict, type(None))
+            and all(type(v) is str for v in raw_capacity.values())
+            and all(type(v) is str for v in (raw_allocatable or {}).values())):
+        # Strings only (what the API server writes): ``1`` and ``true`` make equal keys.
+        key = (("", raw_allocatable is None), *raw_capacity.items(), ("", None), *(raw_allocatable or {}).items())
+        found = _ALLOCATABLE.get(key)
+        if found is not None:
+            return found
+    capacity = parse_resource_list(raw_capacity, "status.capacity")
+    allocatable = parse_resource_list(raw_allocatable, "status.allocatable")
+    resources = Resource.from_list(capacity if raw_allocatable is None else allocatable)
+    if key is not None:
+        if len(_ALLOCATABLE) >= 4096:
+            _ALLOCATABLE.clear()
+        _ALLOCATABLE[key] = resources
+    return resources
+
+
 def parse_node(raw: Mapping[str, Any], keep_raw: bool = False) -> Node:
     """Compile a v1.Node. Allocatable defaults to capacity, as the API server does."""
     if not isinstance(raw, Mapping):
@@ -41,10 +67,7 @@ def parse_node(raw: Mapping[str, Any], keep_raw: bool = False) -> Node:
     labels = meta.get("labels") or {}
     if not isinstance(labels, Mapping) or not all(isinstance(v, str) for v in labels.values()):
         raise ObjectError("metadata.labels", "must be a map of strings")
-    capacity = parse_resource_list(status.get("capacity"), "status.capacity")
-    allocatable = parse_resource_list(status.get("allocatable"), "status.allocatable")
-    # The API server copies capacity into allocatable only when allocatable is absent.
-    merged = capacity if status.get("allocatable") is None else allocatable
+    resources = _allocatable(status.get("capacity"), status.get("allocatable"))
     images: dict[str, int] = {}
     raw_images: Any = status.get("images") or []
     if not isinstance(raw_images, list):
@@ -63,7 +86,7 @@ def parse_node(raw: Mapping[str, Any], keep_raw: bool = False) -> Node:
         labels={str(k): v for k, v in labels.items()},
         taints=parse_taints(spec.get("taints"), "spec.taints"),
         unschedulable=bool(spec.get("unschedulable")),
-        allocatable=Resource.from_list(merged),
+        allocatable=resources.copy(),
         images=images,
         raw=dict(raw) if keep_raw else None,
     )
