@@ -29,6 +29,9 @@ ALLOWED["cli"] = ALLOWED["cli"] | {"planning"}
 # Trace replay and the FGD paper's experiment (issue 10) sit on the simulator too; `kubesched replay` uses them.
 ALLOWED["replay"] = {"framework", "objects", "clock", "cache", "queue", "plugins", "scheduler", "cluster"}
 ALLOWED["cli"] = ALLOWED["cli"] | {"replay"}
+# Sweeps (issue 10) run replays and comparisons on Dask: above both, below the commands.
+ALLOWED["sweep"] = ALLOWED["replay"] | {"replay", "planning"}
+ALLOWED["cli"] = ALLOWED["cli"] | {"sweep"}
 
 
 def _modules() -> list[Path]:

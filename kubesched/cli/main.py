@@ -11,6 +11,7 @@ from .config_cmd import config_group
 from .replay_cmd import replay
 from .run import run
 from .simulate import simulate
+from .sweep_cmd import sweep_command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -29,6 +30,7 @@ cli.add_command(run)
 cli.add_command(capacity)
 cli.add_command(compare)
 cli.add_command(replay)
+cli.add_command(sweep_command)
 
 
 def main() -> None:
