@@ -22,6 +22,8 @@ from typing import Union
 
 import yaml_rs
 
+from .yaml_parallel import parallel_workers, parse_in_workers
+
 __all__ = ["YAMLError", "YAMLList", "yaml_documents", "yaml_stream"]
 
 _SEPARATOR = re.compile(r"^---(?:[ \t]|$)", re.M)
@@ -76,15 +78,21 @@ class YAMLList:
         return len(self._starts) - 1
 
     def items(self) -> Iterator[object]:
-        """Each item, in order; parsed ``BATCH`` at a time so that memory follows a batch."""
+        """Each item, in order; parsed ``BATCH`` at a time so that memory follows a batch,
+        by worker processes when the List is large (``yaml_parallel``)."""
         count = len(self)
-        for first in range(0, count, BATCH):
-            last = min(first + BATCH, count)
-            text = self._text[self._starts[first]:self._starts[last]]
-            try:
-                parsed = yaml_rs.loads(text, parse_datetime=False)
-            except yaml_rs.YAMLDecodeError:
-                parsed = None
+        bounds = [(first, min(first + BATCH, count)) for first in range(0, count, BATCH)]
+        workers = parallel_workers(self._starts[-1] - self._starts[0])
+        spans = [(self._starts[first], self._starts[last]) for first, last in bounds]
+        results: Iterator[list[object] | None] = (
+            parse_in_workers(self._text, spans, workers) if workers else (None for _ in bounds))
+        for (first, last), found in zip(bounds, results):
+            parsed: object = found
+            if parsed is None:
+                try:
+                    parsed = yaml_rs.loads(self._text[self._starts[first]:self._starts[last]], parse_datetime=False)
+                except yaml_rs.YAMLDecodeError:
+                    parsed = None
             if not isinstance(parsed, list) or len(parsed) != last - first:
                 # Split where the grammar does not allow it after all: the whole document says
                 # what it holds (or where it is wrong, with the right line numbers).
@@ -98,7 +106,7 @@ class YAMLList:
 
 
 YAMLDocument = Union[YAMLList, object]
-BATCH = 512  # items parsed per yaml_rs call
+BATCH = 1024  # items parsed per yaml_rs call
 _ITEMS_LINE = re.compile(r"^items:[ \t]*(?:#.*)?$", re.M)
 _FIRST_ITEM = re.compile(r"^(?:[ \t]*(?:#.*)?\n)*( *)-(?: |$)", re.M)
 _CONTENT = re.compile(r"^[ \t]*[^\s#]", re.M)  # a line that is neither blank nor a comment

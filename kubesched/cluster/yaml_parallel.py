@@ -1,0 +1,115 @@
+"""Parsing batches of YAML items on the machine's other cores.
+
+YAML parses about four times slower than the same dump as JSON, even in Rust, and the
+loader's own work (compiling objects, filling the cache) runs on one core. A large List
+is therefore parsed by forked worker processes, batch by batch, ahead of the loader: a
+worker (which shares the text with the loader) turns each batch into JSON text, which
+the loader decodes at JSON's speed. A bounded number of batches is in flight, so
+memory stays flat.
+
+A batch comes back as None when JSON might not carry it exactly (keys that are not
+strings, integers beyond 64 bits, or a plain scalar that YAML reads as an infinity or
+NaN, which JSON would turn into null): the loader then parses that batch itself.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import re
+import threading
+from collections import deque
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+
+import orjson
+import yaml_rs
+
+__all__ = ["batch_as_json", "parallel_workers", "parse_in_workers"]
+
+MIN_TEXT = 16 << 20  # below this much YAML, starting a worker costs more than it saves
+# What may be a plain scalar that YAML 1.2 reads as a float JSON cannot hold (an infinity,
+# a NaN, an exponent large enough to overflow), or a flow collection that could hide one:
+# found with plain substring searches and one regex, the number-like matches then checked
+# as whole tokens.
+_SUSPECT_TEXT = (".inf", ".Inf", ".INF", ".nan", ".NaN", ".NAN", ": {", "- {", ": [", "- [")
+_EXPONENT = re.compile(r"[0-9][eE]\+?[0-9]{3,}[ \t]*$", re.M)
+_FLOAT = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+")
+_EMPTY_FLOW = re.compile(r"[:\-] (?:\{\}|\[\])[ \t]*$")
+
+
+def _may_not_be_json(text: str) -> bool:
+    for suspect in _SUSPECT_TEXT:
+        at = text.find(suspect)
+        while at >= 0:
+            if suspect[-1] not in "{[" or not _EMPTY_FLOW.match(text, at, text.find("\n", at) % (len(text) + 1)):
+                return True
+            at = text.find(suspect, at + 1)
+    for found in _EXPONENT.finditer(text):
+        line_start = text.rfind("\n", 0, found.start()) + 1
+        token = text[line_start:found.end()].rstrip(" \t").rsplit(" ", 1)[-1]
+        if _FLOAT.fullmatch(token):
+            return True
+    return False
+
+
+_text = ""  # the document being parsed; a forked worker inherits it
+
+
+def parallel_workers(text_size: int) -> int:
+    """How many worker processes to parse ``text_size`` characters of YAML with (0: none).
+
+    Workers are forked, which is safe only while this process runs no other thread."""
+    if text_size < MIN_TEXT or os.environ.get("KUBESCHED_YAML_WORKERS") == "0":
+        return 0
+    if "fork" not in multiprocessing.get_all_start_methods() or threading.active_count() > 1:
+        return 0
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(0, min(cpus - 1, 3))
+
+
+def batch_as_json(start: int, end: int) -> bytes | None:
+    """``_text[start:end]`` (a block sequence) as the JSON text of its list, or None when it
+    does not parse to a list or JSON might not hold it exactly. Runs in a worker."""
+    text = _text[start:end]
+    if _may_not_be_json(text):
+        return None
+    try:
+        parsed = yaml_rs.loads(text, parse_datetime=False)
+    except yaml_rs.YAMLDecodeError:
+        return None
+    if not isinstance(parsed, list):
+        return None
+    try:
+        return orjson.dumps(parsed)
+    except TypeError:  # a key that is not a string, an integer beyond 64 bits, bytes
+        return None
+
+
+def parse_in_workers(text: str, spans: Sequence[tuple[int, int]], workers: int,
+                     ahead: int = 4) -> Iterator[list[object] | None]:
+    """Each span of ``text`` parsed (None: parse it yourself), in order, by ``workers``
+    forked processes that keep up to ``ahead`` batches each in flight."""
+    global _text
+    _text = text
+    pending: deque[Future[bytes | None]] = deque()
+    source = iter(spans)
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            try:
+                for start, end in source:
+                    pending.append(pool.submit(batch_as_json, start, end))
+                    if len(pending) >= workers * ahead:
+                        break
+                while pending:
+                    data = pending.popleft().result()
+                    following = next(source, None)
+                    if following is not None:
+                        pending.append(pool.submit(batch_as_json, *following))
+                    parsed = orjson.loads(data) if data is not None else None
+                    yield parsed if isinstance(parsed, list) else None
+            finally:
+                for future in pending:
+                    future.cancel()
+    finally:
+        _text = ""
