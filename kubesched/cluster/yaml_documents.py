@@ -156,7 +156,7 @@ def _document(body: str, whole: Callable[[], object]) -> YAMLDocument:
     if first is None:
         return _parse(body)
     indent = len(first.group(1))
-    starts = _item_starts(body, first.end(1), indent)
+    starts = _item_starts(body, first.start(1), indent)
     # The items end at the first line after the last item's first, not blank and not a
     # comment, indented less than them (at indentation 0: a line that does not start an
     # item). A line like that between items makes its batch fail to parse as a sequence,
