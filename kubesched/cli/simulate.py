@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import gc
 import random
 import sys
 from pathlib import Path
@@ -82,6 +83,7 @@ def simulate(snapshot: str, config_file: str | None, explain_file: str | None, e
         err.source = err.source or (config_file or "")
         fail(err.lines())
     sim_ref.append(sim)
+    gc.freeze()  # the loaded cluster lives as long as the run: collections need not walk it again
     progress.start("scheduling", total=len(sim.outcomes), unit="pods placed")
     result = sim.run(progress=lambda done, total: progress.update(done))
     progress.finish()
