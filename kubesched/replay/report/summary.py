@@ -25,12 +25,15 @@ PAPER_FINAL: dict[str, float] = {
 
 @dataclass(slots=True)
 class PolicyCurve:
-    """One policy (on one trace, in one mode) averaged over its seeds, level by level."""
+    """One policy (on one trace, in one mode, at one arrival target, with one tie-break)
+    averaged over its seeds, level by level."""
 
     label: str
     policy: str
     trace: str
     mode: str
+    arrival: float  # the fgd mode's target (0 in the timeline mode, which has none)
+    tie_break: str
     seeds: list[int]
     levels: list[float]
     allocation: list[float]  # mean allocation ratio
@@ -50,19 +53,26 @@ class PolicyCurve:
         return self.allocation[-1] if self.allocation else 0.0
 
 
+_Key = tuple[str, str, str, float, str]  # policy, trace, mode, arrival, tie-break
+
+
 def summarize(results: Iterable[ReplayResult]) -> list[PolicyCurve]:
-    """Group results by (policy, trace, mode) and average them over seeds at the levels
-    every result of the group recorded; policies in the paper's order."""
-    groups: dict[tuple[str, str, str], list[ReplayResult]] = {}
+    """Group results by policy, trace, mode, arrival target and tie-break, and average each
+    group over its seeds at the levels all of them recorded; policies in the paper's
+    order. Labels name what tells curves apart (``FGD · openb_pod_list_gpushare40.csv``)."""
+    groups: dict[_Key, list[ReplayResult]] = {}
     for result in results:
-        groups.setdefault((result.policy, result.trace, result.spec.mode), []).append(result)
-    traces = {trace for _, trace, _ in groups}
-    modes = {mode for _, _, mode in groups}
+        spec = result.spec
+        arrival = spec.arrival if spec.mode == "fgd" else 0.0
+        groups.setdefault((result.policy, result.trace, spec.mode, arrival, spec.tie_break), []).append(result)
+    varies = [len({key[i] for key in groups}) > 1 for i in range(5)]
     order = list(POLICIES)
     curves = []
-    for (policy, trace, mode), members in sorted(groups.items(), key=lambda kv: (_rank(order, kv[0][0]), kv[0][1], kv[0][2])):
-        label = policy + (f" · {trace}" if len(traces) > 1 else "") + (f" · {mode}" if len(modes) > 1 else "")
-        curves.append(_curve(label, policy, trace, mode, members))
+    for key, members in sorted(groups.items(), key=lambda kv: (_rank(order, kv[0][0]), *kv[0][1:])):
+        policy, trace, mode, arrival, tie_break = key
+        parts = [policy, trace if varies[1] else "", mode if varies[2] else "",
+                 f"{arrival * 100:g}%" if varies[3] and arrival else "", f"{tie_break} ties" if varies[4] else ""]
+        curves.append(_curve(" · ".join(p for p in parts if p), key, members))
     return curves
 
 
@@ -70,15 +80,18 @@ def _rank(order: list[str], policy: str) -> int:
     return order.index(policy) if policy in order else len(order)
 
 
-def _curve(label: str, policy: str, trace: str, mode: str, results: Sequence[ReplayResult]) -> PolicyCurve:
+def _curve(label: str, key: _Key, results: Sequence[ReplayResult]) -> PolicyCurve:
     common = set.intersection(*(set(round(p.level, 9) for p in r.points) for r in results))
     levels = sorted(common)
     per_level: list[list[LevelPoint]] = [[_point(r, level) for r in results] for level in levels]
+    policy, trace, mode, arrival, tie_break = key
     return PolicyCurve(
         label=label,
         policy=policy,
         trace=trace,
         mode=mode,
+        arrival=arrival,
+        tie_break=tie_break,
         seeds=sorted(r.spec.seed for r in results),
         levels=levels,
         allocation=[fmean(p.allocation_ratio for p in points) for points in per_level],

@@ -48,7 +48,8 @@ def final_rows(curves: Sequence[PolicyCurve]) -> list[FinalRow]:
         if not curve.levels:
             continue
         paper = PAPER_FINAL.get(curve.policy) if (
-            curve.trace == PAPER_TRACE and curve.mode == "fgd" and abs(curve.levels[-1] - 1.3) < 1e-9) else None
+            curve.trace == PAPER_TRACE and curve.mode == "fgd" and abs(curve.arrival - 1.3) < 1e-9
+            and curve.tie_break == "name") else None
         rows.append(FinalRow(curve.label, len(curve.seeds), curve.levels[-1], curve.allocation[-1],
                              curve.allocation_std[-1], curve.unallocated_gpus[-1], curve.fragmentation_gpus[-1],
                              curve.fragmentation_ratio[-1], curve.pods_failed[-1], curve.seconds, paper))
