@@ -84,13 +84,16 @@ def load_plugins(base: Registry, targets: Iterable[str] = (), use_entry_points: 
     """
     lines: list[str] = []
     found: list[tuple[str, PluginSpec[object]]] = []
-    sources: list[tuple[str, object]] = []
+    # Entry points are told from targets by where they came from, not by their class: a
+    # metadata finder installed by another package (the importlib_metadata backport) yields
+    # entry points of its own class.
+    sources: list[tuple[str, EntryPoint | None, str]] = []
     if use_entry_points:
-        sources.extend((f"{ep.value} (entry point {ep.name!r})", ep) for ep in entry_points(group=ENTRY_POINT_GROUP))
-    sources.extend((t, t) for t in targets)
-    for source, origin in sources:
+        sources.extend((f"{ep.value} (entry point {ep.name!r})", ep, "") for ep in entry_points(group=ENTRY_POINT_GROUP))
+    sources.extend((t, None, t) for t in targets)
+    for source, entry_point, target in sources:
         try:
-            specs = _from_entry_point(origin) if isinstance(origin, EntryPoint) else _from_target(str(origin))
+            specs = _from_entry_point(entry_point) if entry_point is not None else _from_target(target)
         except PluginLoadError as err:
             lines.extend(err.lines)
             continue
