@@ -45,6 +45,10 @@ POD_FIELD_SELECTOR = "status.phase!=Succeeded,status.phase!=Failed"
 _CYCLES_PER_TURN = 32
 # The longest the loop sleeps with nothing to do: the queue's backoff flush period.
 _IDLE_WAIT = 1.0
+# How often assumed pods are checked for expiry (upstream's cache ``cleanAssumedPeriod``). The
+# TTL is upstream's ``durationToExpireAssumedPod``, 0 since v1.23 (kubernetes#106361): they
+# never expire unless the cache is given one.
+_CLEAN_ASSUMED_PERIOD = 1.0
 
 
 @dataclass(slots=True)
@@ -143,8 +147,13 @@ class LiveScheduler:
         s, queue, wake = self.scheduler, self.scheduler.queue, self._wake
         self._leading = True
         log.info("scheduling started", extra={"profiles": ",".join(s.profiles)})
+        cleaned = s.clock.now()
         while self._leading:
             queue.run_due_flushes()
+            if s.clock.now() - cleaned >= _CLEAN_ASSUMED_PERIOD:
+                cleaned = s.clock.now()
+                for pod in s.cache.cleanup_assumed_pods(cleaned):
+                    log.info("assumed pod expired", extra={"pod": pod.key, "node": pod.node_name})
             ran = 0
             while ran < _CYCLES_PER_TURN and self._leading and queue.has_ready():
                 s.schedule_one()
