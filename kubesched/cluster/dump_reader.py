@@ -3,7 +3,7 @@
 A dump of a large cluster is one ``List`` of a million objects; reading it whole
 costs several times its size in memory before anything is compiled. Here a JSON List
 is read item by item from the stream (``json_items``) and a YAML List parsed in
-batches of items (``yaml_documents.yaml_stream``), so that the loader compiles each
+batches of items (``yaml_lists.yaml_stream``), so that the loader compiles each
 object and lets its document go.
 
 Items of a typed list (``PodList``) without a ``kind`` take the list's; the list's
@@ -13,6 +13,8 @@ otherwise such items wait for the end of the list.
 
 from __future__ import annotations
 
+import io
+import mmap
 import sys
 from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass
@@ -22,7 +24,8 @@ from typing import Any, BinaryIO
 import orjson
 
 from .json_items import JSONListReader, ListError, NotAList
-from .yaml_documents import YAMLError, YAMLList, yaml_stream
+from .yaml_documents import YAMLError
+from .yaml_lists import Text, YAMLList, yaml_stream
 
 __all__ = ["DumpObject", "ReadProblem", "STDIN", "STDIN_NAME", "read_dump"]
 
@@ -66,23 +69,41 @@ def read_dump(path: Path, problems: list[ReadProblem]) -> Iterator[DumpObject]:
         except OSError as err:
             problems.append(ReadProblem("", "", "", err.strerror or str(err)))
             return
+        text: Text | None = None
         if path.suffix == ".json" or first.lstrip()[:1] in (b"{", b"["):
             text = yield from _json(stream, problems, strict=path.suffix == ".json")
             if text is None:
                 return
         else:
-            text = stream.read()
+            text = _mapped(stream)  # a file is read through a memory map, never whole
+            if text is None:
+                text = stream.read()
+        documents: list[object] = []
+        try:
+            try:
+                documents = yaml_stream(text)
+            except YAMLError as err:
+                problems.append(ReadProblem("", "", "", str(err)))
+                return
+            for index, document in enumerate(documents, start=1):
+                if isinstance(document, YAMLList):
+                    yield from _list_items(document.header, document.items(), index, problems)
+                elif document is not None:
+                    yield from _document(document, index, problems)
+        except YAMLError as err:  # a batch of items that does not parse: the whole stream said where
+            problems.append(ReadProblem("", "", "", str(err)))
+        finally:
+            del documents
+            if isinstance(text, mmap.mmap):
+                text.close()
+
+
+def _mapped(stream: BinaryIO) -> mmap.mmap | None:
+    """A read-only memory map of the file behind ``stream``; None for a pipe or an empty file."""
     try:
-        documents = yaml_stream(text)
-    except YAMLError as err:
-        problems.append(ReadProblem("", "", "", str(err)))
-        return
-    del text
-    for index, document in enumerate(documents, start=1):
-        if isinstance(document, YAMLList):
-            yield from _list_items(document.header, document.items(), index, problems)
-        elif document is not None:
-            yield from _document(document, index, problems)
+        return mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return None
 
 
 def _json(stream: BinaryIO, problems: list[ReadProblem], strict: bool) -> Generator[DumpObject, None, bytes | None]:

@@ -14,6 +14,7 @@ NaN, which JSON would turn into null): the loader then parses that batch itself.
 
 from __future__ import annotations
 
+import mmap
 import multiprocessing
 import os
 import re
@@ -53,7 +54,7 @@ def _may_not_be_json(text: str) -> bool:
     return False
 
 
-_text = ""  # the document being parsed; a forked worker inherits it
+_text: bytes | mmap.mmap = b""  # the stream being parsed (UTF-8); a forked worker inherits it
 
 
 def parallel_workers(text_size: int) -> int:
@@ -69,9 +70,12 @@ def parallel_workers(text_size: int) -> int:
 
 
 def batch_as_json(start: int, end: int) -> bytes | None:
-    """``_text[start:end]`` (a block sequence) as the JSON text of its list, or None when it
+    """``_text[start:end]`` (a block sequence in UTF-8) as the JSON text of its list, or None when it
     does not parse to a list or JSON might not hold it exactly. Runs in a worker."""
-    text = _text[start:end]
+    try:
+        text = _text[start:end].decode("utf-8")
+    except UnicodeDecodeError:  # the loader reports where
+        return None
     if _may_not_be_json(text):
         return None
     try:
@@ -86,7 +90,7 @@ def batch_as_json(start: int, end: int) -> bytes | None:
         return None
 
 
-def parse_in_workers(text: str, spans: Sequence[tuple[int, int]], workers: int,
+def parse_in_workers(text: bytes | mmap.mmap, spans: Sequence[tuple[int, int]], workers: int,
                      ahead: int = 4) -> Iterator[list[object] | None]:
     """Each span of ``text`` parsed (None: parse it yourself), in order, by ``workers``
     forked processes that keep up to ``ahead`` batches each in flight."""
@@ -112,4 +116,4 @@ def parse_in_workers(text: str, spans: Sequence[tuple[int, int]], workers: int,
                 for future in pending:
                     future.cancel()
     finally:
-        _text = ""
+        _text = b""

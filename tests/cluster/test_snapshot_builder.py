@@ -8,7 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 
+from kubesched.cluster import yaml_parallel
 from kubesched.cluster.snapshot import SnapshotError, load_snapshot
 
 NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
@@ -69,3 +71,40 @@ def test_loading_leaves_the_garbage_collector_as_it_was(tmp_path: Path) -> None:
     assert gc.isenabled()
     load_snapshot(path)
     assert gc.isenabled()
+
+
+def kubectl_yaml(items: list[dict[str, object]]) -> str:
+    return yaml.safe_dump({"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}})
+
+
+def many_pods(count: int) -> list[dict[str, object]]:
+    return [NODE] + [{"apiVersion": "v1", "kind": "Pod", **pod(f"p{i}", "n1" if i % 2 else "")} for i in range(count)]
+
+
+@pytest.mark.parametrize("workers", [False, True])
+def test_a_yaml_file_loads_as_the_same_json_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: bool) -> None:
+    if workers:
+        monkeypatch.setattr(yaml_parallel, "MIN_TEXT", 0)
+    items = many_pods(3000)
+    (tmp_path / "dump.yaml").write_text(kubectl_yaml(items))
+    from_yaml = load_snapshot(tmp_path / "dump.yaml")
+    from_json = load_snapshot(write(tmp_path / "dump.json", {"apiVersion": "v1", "kind": "List", "items": items}))
+    assert [(p.key, p.node_name) for p in from_yaml.bound_pods] == [(p.key, p.node_name) for p in from_json.bound_pods]
+    assert [p.key for p in from_yaml.pending_pods] == [p.key for p in from_json.pending_pods]
+
+
+def test_a_yaml_list_with_anchors_is_read_whole(tmp_path: Path) -> None:
+    text = kubectl_yaml(many_pods(2)).replace("  containers:\n", "  containers: &c\n", 1)
+    path = tmp_path / "dump.yaml"
+    path.write_text(text)
+    assert len(load_snapshot(path).pending_pods) + len(load_snapshot(path).bound_pods) == 2
+
+
+def test_a_bad_item_in_a_large_yaml_list_is_reported_at_its_line_in_the_file(tmp_path: Path) -> None:
+    lines = kubectl_yaml(many_pods(2000)).splitlines()
+    bad = next(i for i, line in enumerate(lines) if "name: p1500" in line)
+    lines[bad] = lines[bad] + ": oops"
+    path = tmp_path / "dump.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(SnapshotError, match=f"invalid YAML at line {bad + 1}, column"):
+        load_snapshot(path)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from kubesched.cluster import yaml_parallel
-from kubesched.cluster.yaml_documents import YAMLError, YAMLList, yaml_documents, yaml_stream
+from kubesched.cluster.yaml_documents import YAMLError, yaml_documents
+from kubesched.cluster.yaml_lists import YAMLList, yaml_stream
 
 
 def flattened(text: str) -> list[object]:
