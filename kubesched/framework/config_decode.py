@@ -30,6 +30,7 @@ from .config_go import INT32, INT64, integer_value, json_kind, parse_duration, t
 from .config_types import API_VERSION, KIND, POINTS_WITH_MULTI, ConfigError, PluginRef, PluginSet
 
 __all__ = [
+    "GROUP",
     "V1LeaderElection",
     "V1ClientConnection",
     "V1PluginConfig",

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .args import ArgsError
-from .config_decode import V1Config, V1Profile
+from .args import ArgsError, go_quote
+from .config_decode import GROUP, V1Config, V1Profile
 from .config_go import NANOS_PER_SECOND
-from .config_types import DEFAULT_SCHEDULER_NAME, POINTS_WITH_MULTI, LeaderElection, PluginRef, PluginSet, Profile, SchedulerConfig
+from .config_types import API_VERSION, DEFAULT_SCHEDULER_NAME, POINTS_WITH_MULTI, LeaderElection, PluginRef, PluginSet, Profile, SchedulerConfig
 from .registry import Registry
 
 __all__ = ["merge_plugin_set", "merge_plugins", "default_plugins", "default_config_from", "DEFAULT_CONTENT_TYPE"]
@@ -67,6 +67,15 @@ def _args(name: str, raw_args: Any, registry: Registry, path: str, report: Repor
     spec = registry.get(name)
     if spec is None or not spec.takes_args:
         return False, None  # upstream: no <Name>Args kind is registered, the args are kept undecoded
+    if isinstance(raw_args, dict):  # decodeNestedObjects: the args' own type meta must be the plugin's
+        version, kind = raw_args.get("apiVersion"), raw_args.get("kind")
+        if version not in (None, "", API_VERSION):
+            report(path, f"decoding args for plugin {name}: no kind {go_quote(str(kind or name + 'Args'))} "
+                         f"is registered for version {go_quote(str(version))}")
+            return True, None
+        if kind not in (None, "", f"{name}Args"):
+            report(path, f"args for plugin {name} were not of type {name}Args.{GROUP}, got {kind}.{GROUP}")
+            return True, None
     try:
         return True, spec.decode(raw_args)
     except ArgsError as err:

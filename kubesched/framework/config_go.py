@@ -8,9 +8,7 @@ a bad value (``%v``, ``%q``, ``fmt.Stringer``, ``%#v``).
 from __future__ import annotations
 
 import math
-import re
 
-from .args import go_quote
 
 __all__ = [
     "NANOS_PER_SECOND",
@@ -37,14 +35,60 @@ _UNITS = {
     "m": 60 * NANOS_PER_SECOND,
     "h": 3600 * NANOS_PER_SECOND,
 }
-_NUMBER = re.compile(r"([0-9]*)(\.[0-9]*)?")
-_MAX = (1 << 63) - 1
+_LIMIT = 1 << 63
+
+
+def _quote(text: str) -> str:
+    """The ``time`` package's ``quote``: non-ASCII and control characters as ``\\x`` escapes of their bytes."""
+    out = ['"']
+    for ch in text:
+        if ord(ch) >= 0x80 or ord(ch) < 0x20:
+            out.extend(f"\\x{b:02x}" for b in ch.encode("utf-8", "surrogateescape"))
+        else:
+            out.append("\\" + ch if ch in ('"', "\\") else ch)
+    out.append('"')
+    return "".join(out)
+
+
+def _leading_int(text: str) -> tuple[int, str]:
+    """Go's ``leadingInt``: the leading digits, ``ValueError`` when they overflow."""
+    i = 0
+    value = 0
+    while i < len(text) and "0" <= text[i] <= "9":
+        if value > _LIMIT // 10:
+            raise ValueError
+        value = value * 10 + ord(text[i]) - 48
+        if value > _LIMIT:
+            raise ValueError
+        i += 1
+    return value, text[i:]
+
+
+def _leading_fraction(text: str) -> tuple[int, float, str]:
+    """Go's ``leadingFraction``: the digits (as many as fit), their scale, the rest."""
+    i = 0
+    value = 0
+    scale = 1.0
+    overflow = False
+    while i < len(text) and "0" <= text[i] <= "9":
+        if not overflow:
+            if value > (_LIMIT - 1) // 10:
+                overflow = True
+            else:
+                candidate = value * 10 + ord(text[i]) - 48
+                if candidate > _LIMIT:
+                    overflow = True
+                else:
+                    value = candidate
+                    scale *= 10
+        i += 1
+    return value, scale, text[i:]
 
 
 def parse_duration(text: str) -> int:
-    """``time.ParseDuration``: nanoseconds; ``ValueError`` with Go's message."""
+    """``time.ParseDuration``: nanoseconds (exactly as Go computes them); ``ValueError`` with Go's message."""
     original = text
-    invalid = ValueError(f"time: invalid duration {go_quote(original)}")
+    invalid = ValueError(f"time: invalid duration {_quote(original)}")
     negative = False
     if text[:1] in ("-", "+"):
         negative = text[0] == "-"
@@ -55,31 +99,46 @@ def parse_duration(text: str) -> int:
         raise invalid
     total = 0
     while text:
-        match = _NUMBER.match(text)
-        whole, frac = (match.group(1), match.group(2) or "") if match else ("", "")
-        if not whole and len(frac) <= 1:  # no digits at all: "", ".", "s"
+        if not (text[0] == "." or "0" <= text[0] <= "9"):
             raise invalid
-        text = text[len(whole) + len(frac):]
+        before = len(text)
+        try:
+            whole, text = _leading_int(text)
+        except ValueError:
+            raise invalid from None
+        pre = before != len(text)
+        fraction, scale, post = 0, 1.0, False
+        if text[:1] == ".":
+            text = text[1:]
+            before = len(text)
+            fraction, scale, text = _leading_fraction(text)
+            post = before != len(text)
+        if not pre and not post:
+            raise invalid
         end = 0
-        while end < len(text) and text[end] != "." and not text[end].isdigit():
+        while end < len(text) and text[end] != "." and not "0" <= text[end] <= "9":
             end += 1
-        unit = text[:end]
-        text = text[end:]
-        if not unit:
-            raise ValueError(f"time: missing unit in duration {go_quote(original)}")
-        scale = _UNITS.get(unit)
-        if scale is None:
-            raise ValueError(f"time: unknown unit {go_quote(unit)} in duration {go_quote(original)}")
-        value = int(whole or "0") * scale
-        if frac[1:]:
-            digits = frac[1:]
-            value += int(digits) * scale // 10 ** len(digits)
-        if value > _MAX:
+        if end == 0:
+            raise ValueError(f"time: missing unit in duration {_quote(original)}")
+        unit_name, text = text[:end], text[end:]
+        unit = _UNITS.get(unit_name)
+        if unit is None:
+            raise ValueError(f"time: unknown unit {_quote(unit_name)} in duration {_quote(original)}")
+        if whole > _LIMIT // unit:
             raise invalid
+        value = whole * unit
+        if fraction > 0:
+            value += int(float(fraction) * (float(unit) / scale))  # float64, as Go: exact for fractions of hours
+            if value > _LIMIT:
+                raise invalid
         total += value
-        if total > _MAX + (1 if negative else 0):
+        if total > _LIMIT:
             raise invalid
-    return -total if negative else total
+    if negative:
+        return -total
+    if total > _LIMIT - 1:
+        raise invalid
+    return total
 
 
 def _fraction(value: int, precision: int) -> tuple[str, int]:
