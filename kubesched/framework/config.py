@@ -86,6 +86,12 @@ def parse_config(raw: Any, registry: Registry, upstream_only: frozenset[str] | N
     ``upstream_only``: upstream plugins a config may disable but not enable (default:
     the registry's ``unimplemented``).
     """
+    return _parse(raw, registry, upstream_only, source, [])
+
+
+def _parse(raw: Any, registry: Registry, upstream_only: frozenset[str] | None, source: str,
+           strict: list[tuple[str, str]]) -> SchedulerConfig:
+    """``parse_config`` after the file's own strict errors (keys set twice)."""
     if upstream_only is None:
         upstream_only = registry.unimplemented
     if not isinstance(raw, dict):
@@ -94,7 +100,7 @@ def parse_config(raw: Any, registry: Registry, upstream_only: frozenset[str] | N
     meta = check_type_meta(raw)
     if meta:
         raise ConfigError(meta, source)
-    problems: list[tuple[str, str]] = []
+    problems: list[tuple[str, str]] = list(strict)
 
     def report(path: str, message: str) -> None:
         problems.append((path, message))
@@ -131,8 +137,8 @@ def load_config(path: str | Path, registry: Registry, upstream_only: frozenset[s
     except UnicodeDecodeError as err:
         raise ConfigError([("", f"not UTF-8 text (byte {err.start})")], source) from None
     try:
-        document = read_config_text(text)
+        document, repeated = read_config_text(text)
     except ConfigError as err:
         err.source = source
         raise
-    return parse_config(document, registry, upstream_only, source)
+    return _parse(document, registry, upstream_only, source, repeated)

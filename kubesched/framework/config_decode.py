@@ -327,10 +327,11 @@ def _duplicates(node: yaml.Node, path: str, report: Report) -> None:
             _duplicates(item, f"{path}[{i}]", report)
 
 
-def read_config_text(text: str) -> object:
-    """The one document of a configuration file, parsed as upstream's strict YAML reading does.
+def read_config_text(text: str) -> tuple[object, list[tuple[str, str]]]:
+    """The one document of a configuration file, and the keys it sets twice (strict errors
+    upstream reports with the others: decoding goes on).
 
-    Raises ``ConfigError``: invalid YAML, not exactly one document, keys set twice.
+    Raises ``ConfigError``: invalid YAML, not exactly one document.
     """
     try:
         nodes = [n for n in yaml.compose_all(text, Loader=yaml.SafeLoader)
@@ -343,9 +344,7 @@ def read_config_text(text: str) -> object:
         raise ConfigError([("", f"want exactly one KubeSchedulerConfiguration document, found {len(nodes)}")])
     problems: list[tuple[str, str]] = []
     _duplicates(nodes[0], "", lambda f, m: problems.append((f, m)))
-    if problems:
-        raise ConfigError(problems)
     try:
-        return yaml.SafeLoader("").construct_document(nodes[0])
+        return yaml.SafeLoader("").construct_document(nodes[0]), problems
     except yaml.YAMLError as err:
         raise ConfigError([("", f"invalid YAML: {getattr(err, 'problem', None) or err}")]) from None

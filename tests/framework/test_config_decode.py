@@ -318,3 +318,11 @@ def test_a_missing_file_is_one_line(tmp_path: Path) -> None:
 def test_problems_in_a_file_name_it(tmp_path: Path) -> None:
     path = write(tmp_path, HEADER + "healthzBindAddress: 0.0.0.0:10251\n")
     assert lines_of(path) == [f'{path}: KubeSchedulerConfiguration healthzBindAddress: unknown field "healthzBindAddress"']
+
+
+def test_a_key_set_twice_is_reported_with_the_other_strict_errors(tmp_path: Path) -> None:
+    path = write(tmp_path, HEADER + "parallelism: 4\nmetricsBindAddress: x\nparallelism: 8\n")
+    assert [line.split(": KubeSchedulerConfiguration ")[1] for line in lines_of(path)] == [
+        'parallelism: line 5: key "parallelism" already set in map',
+        'metricsBindAddress: unknown field "metricsBindAddress"',
+    ]
