@@ -36,11 +36,15 @@ _RELEASE_EVERY = 64 << 20  # bytes parsed between two hand-backs of a memory map
 
 _SEPARATOR = re.compile(rb"---(?:[ \t]|$)", re.M)
 _SEPARATOR_WITH_CONTENT = re.compile(rb"---[ \t]+[^ \t\n#]")
+# Lines that end a document, hold a directive or may separate documents (a regex with a
+# literal first byte runs at the speed of a byte search).
+_MARKED_LINES = re.compile(rb"\n(\.\.\.|%|---)")
 _CONTENT = re.compile(rb"^[ \t]*[^\s#]", re.M)  # a line that is neither blank nor a comment
 _ITEMS_LINE = re.compile(rb"^items:[ \t]*(?:#.*)?$", re.M)
 _FIRST_ITEM = re.compile(rb"(?:[ \t]*(?:#.*)?\n)*( *)-(?: |$)", re.M)
-# An anchor or an alias at the start of a value: items could then refer to each other.
-_ANCHORS = (b": &", b": *", b"- &", b"- *")
+# An anchor or an alias begins a value: items could then refer to each other.
+_ANCHOR_MARKS = (b"&", b"*")
+_VALUE_STARTS = (b": ", b"- ")
 
 
 @dataclass(slots=True)
@@ -172,29 +176,31 @@ def _separators(text: Text) -> list[int] | None:
         end = text.find(b"\n", min(start + _RELEASE_EVERY, len(text)))
         end = len(text) if end < 0 else end + 1
         window = text[start:end]  # one window in memory at a time
-        if (_lines_starting(window, b"...") or _lines_starting(window, b"%")
-                or any(marker in window for marker in _ANCHORS)):
+        if _has_anchor(window):
             return None
-        for at in _lines_starting(window, b"---"):
+        # Each window begins a line (windows end at a newline), so its first line is checked too.
+        marked = [0] if window.startswith((b"...", b"%", b"---")) else []
+        marked += [found.start() + 1 for found in _MARKED_LINES.finditer(window)]
+        for at in marked:
+            if not window.startswith(b"---", at) or _SEPARATOR_WITH_CONTENT.match(window, at):
+                return None  # a document end marker, a directive, content on a separator's line
             if _SEPARATOR.match(window, at):
-                if _SEPARATOR_WITH_CONTENT.match(window, at):
-                    return None
                 bounds.append(start + at)
         release(text, start, end)
         start = end
     return bounds
 
 
-def _lines_starting(text: bytes, prefix: bytes) -> list[int]:
-    """Where the lines that begin with ``prefix`` begin (a plain search: a regex anchored at
-    every line start costs far more on a dump of hundreds of megabytes)."""
-    found = [0] if text[:len(prefix)] == prefix else []
-    marker = b"\n" + prefix
-    at = text.find(marker)
-    while at >= 0:
-        found.append(at + 1)
-        at = text.find(marker, at + 1)
-    return found
+def _has_anchor(text: bytes) -> bool:
+    """Whether a value begins with ``&`` or ``*`` (both rare, so searched for first: ``": "``
+    is everywhere in YAML and slows a search for ``": *"`` down)."""
+    for mark in _ANCHOR_MARKS:
+        at = text.find(mark)
+        while at >= 0:
+            if text[at - 2:at] in _VALUE_STARTS:
+                return True
+            at = text.find(mark, at + 1)
+    return False
 
 
 def _item_starts(text: Text, first: int, end: int, indent: int) -> list[int]:
