@@ -13,7 +13,7 @@ import random
 import numpy as np
 import pytest
 
-from kubesched.cache import node_table as node_table_module
+from kubesched.cache import pod_accounting as node_table_module
 from kubesched.cache.node_table import NodeTable
 from kubesched.framework.cycle_state import CycleState
 from kubesched.plugins.noderesources import balanced_allocation, fit

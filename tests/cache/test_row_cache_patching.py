@@ -9,7 +9,7 @@ import random
 
 import numpy as np
 
-from kubesched.cache import node_table as node_table_module
+from kubesched.cache import pod_accounting as node_table_module
 from kubesched.cache.node_table import NodeTable
 from tests.helpers import make_node, make_pod
 
