@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import NoReturn
 
 import click
-import yaml
 
-from ..framework.config import ConfigError, SchedulerConfig, default_config, parse_config
+from ..framework.config import ConfigError, SchedulerConfig, default_config
+from ..framework.config import load_config as read_config_file
 from ..framework.loader import PluginLoadError, load_plugins
 from ..framework.registry import Registry
 from ..plugins.registry import in_tree_registry
@@ -43,26 +42,9 @@ plugin_option = click.option(
 
 
 def load_config(path: str | None, reg: Registry) -> SchedulerConfig:
-    """The KubeSchedulerConfiguration at ``path`` (defaults when None); bad input exits 2."""
-    if path is None:
-        return default_config(reg)
-    file = Path(path)
+    """The KubeSchedulerConfiguration at ``path`` (defaults when None); bad input exits 2,
+    one line per problem (not UTF-8, not YAML, a key set twice, strict decoding, validation)."""
     try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as err:
-        fail([f"{path}: {err.strerror or err}"])
-    except UnicodeDecodeError as err:
-        fail([f"{path}: not UTF-8 text (byte {err.start})"])
-    try:
-        docs = [d for d in yaml.safe_load_all(text) if d is not None]
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        fail([f"{path}: invalid YAML{where}: {getattr(err, 'problem', None) or err}"])
-    if len(docs) != 1:
-        fail([f"{path}: want exactly one KubeSchedulerConfiguration document, found {len(docs)}"])
-    try:
-        return parse_config(docs[0], reg, source=str(path))
+        return default_config(reg) if path is None else read_config_file(path, reg)
     except ConfigError as err:
-        err.source = str(path)
         fail(err.lines())

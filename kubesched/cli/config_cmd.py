@@ -7,7 +7,7 @@ import yaml
 
 from ..clock import VirtualClock
 from ..cache.cache import Cache
-from ..framework.config import ConfigError, SchedulerConfig
+from ..framework.config import ConfigError, SchedulerConfig, versioned_config
 from ..framework.profile import build_profiles
 from ..scheduler.handle import HandleHub
 from ..framework.registry import Registry
@@ -38,15 +38,19 @@ def _resolved(config: SchedulerConfig, reg: Registry, source: str | None = None)
 
 @config_group.command("show")
 @click.argument("config_file", required=False, type=click.Path(dir_okay=False))
+@click.option("--extension-points", "resolved", is_flag=True,
+              help="Print the plugins each profile runs at each extension point, with score weights, instead.")
 @plugin_option
-def show(config_file: str | None, plugins: tuple[str, ...]) -> None:
-    """Print the plugins each profile runs at each extension point, with score weights.
+def show(config_file: str | None, resolved: bool, plugins: tuple[str, ...]) -> None:
+    """Print the fully defaulted configuration, as kube-scheduler's --write-config-to writes it.
 
-    Without CONFIG_FILE, shows kubesched's defaults (upstream's default profile).
+    Without CONFIG_FILE, shows the defaults (upstream's default profile).
     """
     reg = registry(plugins)
     config = load_config(config_file, reg)
-    click.echo(yaml.safe_dump(_resolved(config, reg, config_file), sort_keys=False), nl=False)
+    resolved_plugins = _resolved(config, reg, config_file)  # also checks that every profile builds
+    doc = resolved_plugins if resolved else versioned_config(config)
+    click.echo(yaml.safe_dump(doc, sort_keys=not resolved), nl=False)
 
 
 @config_group.command("check")

@@ -16,9 +16,9 @@ except ImportError:  # pragma: no cover
 
 from ..cluster.kube.app import RunSettings, StartupError, run_scheduler
 from ..cluster.kube.connection import ConfigurationError, load_connection
-from ..framework.config import LeaderElection
+from ..framework.config import ConfigError, LeaderElection, validate_config
 from ..framework.extender_config import parse_go_duration
-from .common import load_config, plugin_option, registry
+from .common import fail, load_config, plugin_option, registry
 from .logs import configure_logging
 
 __all__ = ["run"]
@@ -113,9 +113,9 @@ def run(config_file: str | None, kubeconfig: str | None, master: str | None, lea
                         (leader_elect_resource_namespace, "resource_namespace")):
         if value is not None:
             setattr(le, attr, value)
-    if le.leader_elect and le.lease_duration <= le.renew_deadline:
-        raise click.BadParameter("the lease duration must be greater than the renew deadline",
-                                 param_hint="--leader-elect-lease-duration")
+    problems = validate_config(config)  # the flags override the file: validated again, as upstream does
+    if problems:
+        fail(ConfigError(problems, "command line and " + (config_file or "defaults")).lines())
     qps = kube_api_qps if kube_api_qps is not None else config.qps
     burst = kube_api_burst if kube_api_burst is not None else config.burst
     try:

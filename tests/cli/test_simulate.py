@@ -306,8 +306,16 @@ def test_config_check_accepts_the_example():
     assert "ok (2 profile(s))" in result.output
 
 
-def test_config_show_prints_the_default_profile():
+def test_config_show_prints_the_defaulted_configuration():
     result = CliRunner().invoke(cli, ["config", "show"])
+    assert result.exit_code == 0
+    shown = yaml.safe_load(result.output)
+    assert shown["leaderElection"]["leaseDuration"] == "15s" and shown["clientConnection"]["qps"] == 50
+    assert shown["profiles"][0]["schedulerName"] == "default-scheduler"
+
+
+def test_config_show_prints_the_default_profile():
+    result = CliRunner().invoke(cli, ["config", "show", "--extension-points"])
     assert result.exit_code == 0
     shown = yaml.safe_load(result.output)
     score = {p["name"]: p["weight"] for p in shown["profiles"][0]["plugins"]["score"]}
