@@ -23,7 +23,7 @@ from kubesched.planning import CompareResult, CompareSpec, to_document
 from kubesched.replay import ReplayResult, ReplaySpec, policy_name
 from kubesched.replay.report import json_document
 
-from .grid import CompareGrid, Grid, ReplayGrid
+from .grid import Grid, ReplayGrid
 from .outcome import SweepOutcome
 from .summary import CompareRow, ReplayRow, Stat, compare_rows, replay_rows
 
@@ -48,13 +48,14 @@ def sweep_document(grid: Grid, outcome: Sweep) -> dict[str, object]:
         "workers": outcome.workers,
         "seconds": outcome.seconds,
     }
-    replays, comparisons = _split(outcome)
-    if replays is not None:
+    if isinstance(grid, ReplayGrid):
+        replays = _replays(outcome)
         head["summary"] = [dataclasses.asdict(r) for r in replay_rows(replays)]
         head["results"] = json_document(replays)
     else:
-        head["summary"] = [dataclasses.asdict(r) for r in compare_rows(comparisons or [])]
-        head["results"] = [to_document(r) for r in comparisons or []]
+        comparisons = _comparisons(outcome)
+        head["summary"] = [dataclasses.asdict(r) for r in compare_rows(comparisons)]
+        head["results"] = [to_document(r) for r in comparisons]
     return head
 
 
@@ -64,23 +65,23 @@ def write_files(grid: Grid, outcome: Sweep, directory: str | Path) -> list[Path]
     json_path = out / "sweep.json"
     json_path.write_bytes(orjson.dumps(sweep_document(grid, outcome), option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY))
     written = [json_path]
-    replays, comparisons = _split(outcome)
-    if isinstance(grid, ReplayGrid) and replays is not None:
+    if isinstance(grid, ReplayGrid):
+        replays = _replays(outcome)
         written.append(_write_csv(out / "results.csv", *_replay_results(outcome)))
         written.append(_write_csv(out / "summary.csv", *_summary_table(replay_rows(replays))))
         written.append(_write_csv(out / "points.csv", *_replay_points(replays)))
-    elif isinstance(grid, CompareGrid):
+    else:
         written.append(_write_csv(out / "results.csv", *_compare_results(outcome)))
-        written.append(_write_csv(out / "summary.csv", *_summary_table(compare_rows(comparisons or []))))
+        written.append(_write_csv(out / "summary.csv", *_summary_table(compare_rows(_comparisons(outcome)))))
     return written
 
 
-def _split(outcome: Sweep) -> tuple[list[ReplayResult] | None, list[CompareResult] | None]:
-    """The finished results, typed by their kind (a sweep holds one kind)."""
-    finished: list[object] = list(outcome.finished)
-    if outcome.specs and isinstance(outcome.specs[0], ReplaySpec):
-        return [r for r in finished if isinstance(r, ReplayResult)], None
-    return None, [r for r in finished if isinstance(r, CompareResult)]
+def _replays(outcome: Sweep) -> list[ReplayResult]:
+    return [r for r in outcome.finished if isinstance(r, ReplayResult)]
+
+
+def _comparisons(outcome: Sweep) -> list[CompareResult]:
+    return [r for r in outcome.finished if isinstance(r, CompareResult)]
 
 
 def _write_csv(path: Path, header: Sequence[str], rows: Sequence[Sequence[Cell]]) -> Path:

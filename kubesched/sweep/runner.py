@@ -71,8 +71,8 @@ def run_sweep(client: Client, function: Callable[[S], R], specs: Sequence[S],
     outcome: SweepOutcome[S, R] = SweepOutcome(list(specs), [None] * len(specs), workers=worker_count(client))
     sweep = uuid.uuid4().hex[:12]
     started = time.perf_counter()
-    futures: list[Future[R]] = client.map(function, outcome.specs, key=[f"kubesched-{sweep}-{i}" for i in range(len(specs))],
-                                       pure=False)
+    keys = [f"kubesched-{sweep}-{i}" for i in range(len(specs))]
+    futures: list[Future[R]] = client.map(function, outcome.specs, key=keys, pure=False)
     index = {future.key: i for i, future in enumerate(futures)}
     completed = 0
     try:

@@ -43,7 +43,7 @@ class ReplayRow:
     trace: str  # the pod list's file name
     pods: str  # its path, as given
     mode: str
-    arrival: float  # the arrival level asked for (fgd), or where the timeline ended
+    arrival: float  # the arrival level asked for (fgd); timeline: the GPU requests arrived by the end, mean over seeds
     policy: str
     seeds: list[int]
     allocation: Stat  # allocated / cluster GPUs

@@ -18,7 +18,7 @@ COMPARE_HEADERS = ("snapshot", "config", "seeds", "scheduled", "unschedulable", 
 
 
 def replay_cells(row: ReplayRow) -> list[str]:
-    arrival = f"{row.arrival * 100:g}%" if row.mode == "fgd" else f"timeline ({row.arrival * 100:.0f}%)"
+    arrival = f"{row.arrival * 100:g}%" if row.mode == "fgd" else "timeline"
     return [row.trace, arrival, row.policy, seeds_text(row.seeds), row.allocation.text(100), row.unallocated_gpus.text(),
             row.fragmentation_gpus.text(), row.fragmentation_ratio.text(100), row.pods_failed.text(), row.seconds.text()]
 
