@@ -53,6 +53,12 @@ def test_two_replicas_one_leads_and_the_other_takes_over_when_it_stops(server: A
     server.create(pod("p2"))
     wait_until(lambda: node_of(server, "p2"), what="p2 bound by the new leader")
     assert_invariants(server, second)
+    # client-go's LeaseLock.RecordEvent: core/v1 Events about the Lease, from the first profile's name.
+    said = [(e["message"], e["reason"], e["involvedObject"]["kind"], e["source"]["component"])
+            for e in server.list("Event", "kube-system")]
+    assert ("replica-a became leader", "LeaderElection", "Lease", "default-scheduler") in said
+    assert ("replica-a stopped leading", "LeaderElection", "Lease", "default-scheduler") in said
+    assert ("replica-b became leader", "LeaderElection", "Lease", "default-scheduler") in said
 
 
 def test_a_replica_that_loses_its_lease_stops_scheduling_and_exits_1(server: APIServer, kubeconfig: Path,

@@ -30,6 +30,7 @@ from .driver import LiveOptions, LiveScheduler
 from .endpoints import Endpoints
 from .errors import ApiError
 from .events import EventBroadcaster, ObjectRef
+from .lease_events import LeaseEventRecorder
 from .leader import LeaderElector
 
 __all__ = ["RunSettings", "StartupError", "run_scheduler", "default_identity", "check_access"]
@@ -121,10 +122,17 @@ async def run_scheduler(settings: RunSettings, *, stop: asyncio.Event | None = N
             started(live)
         le = config.leader_election
         elector = None
+        lease_events: LeaseEventRecorder | None = None
         if le.leader_elect:
+            # The first profile's scheduler name is the source, as kube-scheduler's legacy recorder has it.
+            recorder = lease_events = LeaseEventRecorder(
+                events_api, config.profiles[0].scheduler_name if config.profiles else "default-scheduler",
+                namespace=le.resource_namespace, name=le.resource_name)
             elector = LeaderElector(lease_api, namespace=le.resource_namespace, name=le.resource_name, identity=identity,
                                     lease_duration=le.lease_duration, renew_deadline=le.renew_deadline,
-                                    retry_period=le.retry_period)
+                                    retry_period=le.retry_period,
+                                    on_lease_event=lambda message: recorder.record(
+                                        message, elector.lease if elector is not None else None))
         endpoints = Endpoints(metrics, live_checks=_live_checks(elector),
                               ready_checks={"sched-handler-sync": live.synced})
         try:
@@ -182,6 +190,8 @@ async def run_scheduler(settings: RunSettings, *, stop: asyncio.Event | None = N
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             await live.close()
+            if lease_events is not None:
+                await lease_events.drain()  # "stopped leading", written before the clients close
             await endpoints.stop()
 
 

@@ -151,6 +151,11 @@ class LeaderElector:
 
     # -- state ---------------------------------------------------------------------
     @property
+    def lease(self) -> Mapping[str, object] | None:
+        """The Lease object last read or written (None before the first)."""
+        return self._lease
+
+    @property
     def describe(self) -> str:
         return f"{self.namespace}/{self.name}"
 
