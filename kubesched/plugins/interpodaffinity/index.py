@@ -18,23 +18,34 @@ conditions, so a condition is evaluated once per group, not once per pod.
 
 Counts are per *row*; a cycle projects them onto topology domains with the node
 table's label columns (``accumulate``), so node label changes need no bookkeeping.
+
+This module holds the index itself, what it does on a placement and how it answers;
+the conditions are in ``conditions.py``, the per-row counts in ``row_counts.py``, the
+records it keeps (groups, matchers, term entries) in ``records.py``.
 """
 
 from __future__ import annotations
 
 import weakref
-from itertools import chain
-from typing import Callable, Iterable, Mapping
-
-import numpy as np
-import numpy.typing as npt
+from typing import Iterable, Mapping
 
 from ...framework.handle import Handle
-from ...framework.views import IntArray, SnapshotView
+from ...framework.views import SnapshotView
 from ...objects.affinity import NO_POD_AFFINITY, AffinityTerm
 from ...objects.nodeinfo import NodeInfo
 from ...objects.pod import PodInfo
-from ...objects.selectors import LabelSelector
+from .conditions import (
+    PREFERRED_AFFINITY,
+    PREFERRED_ANTI_AFFINITY,
+    REQUIRED_AFFINITY,
+    REQUIRED_ANTI_AFFINITY,
+    Condition,
+    NamespaceLabels,
+    condition_matches,
+    condition_of,
+)
+from .records import NOTHING_ANCHOR, GroupKey, MatchedTerms, Matcher, PodGroup, TermEntry, group_key
+from .row_counts import LabelIds, RowCounts
 
 __all__ = [
     "REQUIRED_AFFINITY",
@@ -53,295 +64,6 @@ __all__ = [
     "index_for",
 ]
 
-REQUIRED_AFFINITY = 0
-REQUIRED_ANTI_AFFINITY = 1
-PREFERRED_AFFINITY = 2
-PREFERRED_ANTI_AFFINITY = 3
-_KINDS = (REQUIRED_AFFINITY, REQUIRED_ANTI_AFFINITY, PREFERRED_AFFINITY, PREFERRED_ANTI_AFFINITY)
-
-# A term's condition on a pod: (label selector, explicit namespaces, namespace selector).
-Condition = tuple[LabelSelector, frozenset[str], LabelSelector]
-NamespaceLabels = Callable[[str], Mapping[str, str]]
-LabelIds = npt.NDArray[np.int32]
-"""A label column of the node table: per row, the id of the node's value (-1 where absent)."""
-GroupKey = tuple[str, ...]
-
-
-def condition_of(term: AffinityTerm) -> Condition:
-    return (term.selector, term.namespaces, term.namespace_selector)
-
-
-def condition_matches(cond: Condition, namespace: str, labels: Mapping[str, str], ns_labels: NamespaceLabels) -> bool:
-    """``fwk.AffinityTerm.Matches``: the pod's namespace is listed or selected, and its labels match.
-
-    An empty namespace selector selects every namespace; an absent one (``NOTHING``) none.
-    """
-    selector, names, ns_selector = cond
-    if namespace not in names:
-        if ns_selector.nothing:
-            return False
-        if ns_selector.requirements and not ns_selector.matches(ns_labels(namespace)):
-            return False
-    return selector.matches(labels)
-
-
-def _ns_dependent(cond: Condition) -> bool:
-    """Whether the condition reads namespace labels (which may change)."""
-    ns_selector = cond[2]
-    return not ns_selector.nothing and bool(ns_selector.requirements)
-
-
-class _Projection:
-    """Counts summed per value id of one label column, kept current by ``RowCounts.add``."""
-
-    __slots__ = ("ids", "sums", "labeled")
-
-    def __init__(self, ids: LabelIds, sums: IntArray, labeled: int) -> None:
-        self.ids = ids  # the label column it was built against (the table replaces it on node changes)
-        self.sums = sums  # per value id, plus the zero pad
-        self.labeled = labeled  # counts on rows that have the label
-
-
-class RowCounts:
-    """Non-negative counts per node-table row: a dict while few rows have any, then an array.
-
-    An array also keeps, per topology key asked about, the counts summed per value of
-    that key (``_Projection``), updated on every ``add``: a cycle then reads a domain's
-    count without going over the rows again.
-    """
-
-    __slots__ = ("total", "_map", "_arr", "_proj")
-    DENSE_AT = 48
-
-    def __init__(self) -> None:
-        self.total = 0
-        self._map: dict[int, int] = {}  # the counts while ``_arr`` is None, then ``_DENSE``
-        self._arr: IntArray | None = None
-        self._proj: dict[str, _Projection] | None = None
-
-    def add(self, row: int, delta: int) -> None:
-        self.total += delta
-        arr = self._arr
-        if arr is None:
-            m = self._map
-            left = m.get(row, 0) + delta
-            if left:
-                m[row] = left
-                if len(m) > self.DENSE_AT:
-                    self._densify(row + 1)
-            else:
-                m.pop(row, None)
-            return
-        if row >= len(arr):
-            arr = self._densify(row + 1)
-        arr[row] += delta
-        if self._proj:
-            for proj in self._proj.values():
-                ids = proj.ids
-                if row < len(ids):  # else the column is stale and will be rebuilt
-                    value = ids[row]
-                    if value >= 0:
-                        proj.sums[value] += delta
-                        proj.labeled += delta
-
-    def _densify(self, size: int) -> IntArray:
-        """Switch to (or grow) the array form, at least ``size`` rows long; the array."""
-        arr = self._arr
-        current = len(arr) if arr is not None else 0
-        if self._map:
-            size = max(size, max(self._map) + 1)
-        if arr is not None and size <= current:
-            return arr
-        length = max(64, current)
-        while length < size:
-            length *= 2
-        out = np.zeros(length, dtype=np.int64)
-        if arr is not None:
-            out[:current] = arr
-        else:
-            for row, count in self._map.items():
-                out[row] = count
-            self._map = _DENSE
-        self._arr = out
-        return out
-
-    def add_from(self, other: "RowCounts") -> None:
-        theirs = other._arr
-        if theirs is None:
-            for row, count in other._map.items():
-                self.add(row, count)
-            return
-        arr = self._densify(len(theirs))
-        arr[: len(theirs)] += theirs
-        self.total += other.total
-        self._proj = None
-
-    def get(self, row: int) -> int:
-        if self._arr is None:
-            return self._map.get(row, 0)
-        return int(self._arr[row]) if row < len(self._arr) else 0
-
-    def items(self) -> Iterable[tuple[int, int]]:
-        """(row, count) for every row with a count."""
-        if self._arr is None:
-            return list(self._map.items())
-        rows = np.flatnonzero(self._arr)
-        return list(zip(rows.tolist(), self._arr[rows].tolist()))
-
-    def accumulate(self, key: str, ids: LabelIds, out: IntArray, weight: int = 1) -> bool:
-        """``out[ids[row]] += weight * count`` for each row with a count and a value of the
-        topology ``key`` (``ids``: its label column; ``out``: one slot per value id plus the
-        pad). True when any row contributed, as upstream's maps then get an entry."""
-        if self.total == 0:
-            return False
-        arr = self._arr
-        if arr is None:
-            hit = False
-            n = len(ids)
-            for row, count in self._map.items():
-                if row < n:
-                    value = ids[row]
-                    if value >= 0:
-                        out[value] += weight * count
-                        hit = True
-            return hit
-        proj = self._proj.get(key) if self._proj is not None else None
-        if proj is None or proj.ids is not ids or len(proj.sums) != len(out):
-            proj = self._project(arr, ids, len(out))
-            if self._proj is None:
-                self._proj = {}
-            self._proj[key] = proj
-        if proj.labeled == 0:
-            return False
-        if weight == 1:
-            out += proj.sums
-        else:
-            out += weight * proj.sums
-        return True
-
-    @staticmethod
-    def _project(counts: IntArray, ids: LabelIds, slots: int) -> _Projection:
-        arr = counts[: len(ids)]
-        values = ids[: len(arr)]
-        sel = (arr != 0) & (values >= 0)
-        sums = np.bincount(values[sel], weights=arr[sel], minlength=slots).astype(np.int64)
-        return _Projection(ids, sums, int(sums.sum()))
-
-
-_DENSE: dict[int, int] = {}  # ``RowCounts._map`` in the array form: never written
-
-
-class _Group:
-    """Placed pods sharing a namespace and a label set.
-
-    Kept small (a cluster may have one group per pod, e.g. StatefulSets): the labels are
-    the first pod's own dict, one row is held inline until the group spreads over several,
-    and ``matchers`` is a shared empty tuple until a watched condition selects it.
-    """
-
-    __slots__ = ("namespace", "labels", "row", "count", "rows", "matchers")
-
-    def __init__(self, namespace: str, labels: Mapping[str, str]) -> None:
-        self.namespace = namespace
-        self.labels = labels
-        self.row = -1
-        self.count = 0
-        self.rows: RowCounts | None = None
-        self.matchers: tuple[Matcher, ...] = ()
-
-    @property
-    def total(self) -> int:
-        return self.count if self.rows is None else self.rows.total
-
-    def add(self, row: int, delta: int) -> None:
-        if self.rows is None:
-            if self.count == 0 or row == self.row:
-                self.row = row
-                self.count += delta
-                return
-            self.rows = RowCounts()
-            self.rows.add(self.row, self.count)
-        self.rows.add(row, delta)
-
-    def add_to(self, counts: "RowCounts") -> None:
-        """Add this group's pods to ``counts``."""
-        if self.rows is None:
-            if self.count:
-                counts.add(self.row, self.count)
-        elif self.rows.total:
-            counts.add_from(self.rows)
-
-
-Anchor = tuple[str, frozenset[str]]
-_NOTHING: Anchor = ("", frozenset())  # the anchor of conditions no pod can satisfy (compared by identity)
-
-
-def _anchor(selectors: Iterable[LabelSelector]) -> Anchor | None:
-    """One ``(key, values)`` that every pod satisfying all ``selectors`` has a pair of (an
-    ``In`` / matchLabels requirement), ``_NOTHING`` when none can match, else None."""
-    for selector in selectors:
-        if selector.nothing:
-            return _NOTHING
-    for selector in selectors:
-        for req in selector.requirements:
-            if req.operator == "In":
-                return (req.key, req.values)
-    return None
-
-
-class Matcher:
-    """Existing pods satisfying every condition of ``conds``, counted per row."""
-
-    __slots__ = ("conds", "counts", "used", "ns_dependent", "anchor", "groups")
-
-    def __init__(self, conds: tuple[Condition, ...]) -> None:
-        self.conds = conds
-        self.counts = RowCounts()
-        self.used = 0
-        self.ns_dependent = any(_ns_dependent(c) for c in conds)
-        self.anchor: Anchor | None = _anchor(tuple(c[0] for c in conds))
-        self.groups: list[_Group] = []  # the groups it selects (to leave them when evicted)
-
-    def matches(self, namespace: str, labels: Mapping[str, str], ns_labels: NamespaceLabels) -> bool:
-        for cond in self.conds:
-            if not condition_matches(cond, namespace, labels, ns_labels):
-                return False
-        return True
-
-
-class TermEntry:
-    """One distinct affinity term of placed pods, with how many of them sit on each row."""
-
-    __slots__ = ("kind", "term", "weight", "cond", "counts")
-
-    def __init__(self, kind: int, term: AffinityTerm, weight: int) -> None:
-        self.kind = kind
-        self.term = term
-        self.weight = weight
-        self.cond = condition_of(term)
-        self.counts = RowCounts()
-
-
-class _Matched:
-    """Which term entries matched one incoming (namespace, labels), up to ``upto``."""
-
-    __slots__ = ("epoch", "upto", "lists")
-
-    def __init__(self, epoch: int) -> None:
-        self.epoch = epoch
-        self.upto = 0
-        self.lists: tuple[list[TermEntry], ...] = ([], [], [], [])
-
-
-def _group_key(namespace: str, labels: Mapping[str, str]) -> GroupKey:
-    """``(namespace, key1, value1, key2, value2, ...)`` with keys sorted: smaller than a
-    frozenset of items, and equal for equal label sets."""
-    if not labels:
-        return (namespace,)
-    if len(labels) == 1:
-        return (namespace, *next(iter(labels.items())))
-    return (namespace, *chain.from_iterable(sorted(labels.items())))
-
 
 class AffinityIndex:
     """A cache observer; see the module docstring. One per cache (``index_for``)."""
@@ -354,14 +76,14 @@ class AffinityIndex:
         # works if the index does not keep its own key alive.
         self._snapshot: SnapshotView = weakref.proxy(snapshot)
         self._ns_generation = snapshot.namespace_generation
-        self._groups: dict[GroupKey, _Group] = {}
+        self._groups: dict[GroupKey, PodGroup] = {}
         self._empty_groups = 0
         self._matchers: dict[tuple[Condition, ...], Matcher] = {}
         # Matchers by the pairs of their anchor, so a new group meets only those it may satisfy.
         self._matcher_buckets: dict[tuple[str, str], list[Matcher]] = {}
         self._matcher_unindexed: list[Matcher] = []
         # Groups by the value of a label key some matcher's anchor uses, built on demand.
-        self._key_index: dict[str, dict[str, list[_Group]]] = {}
+        self._key_index: dict[str, dict[str, list[PodGroup]]] = {}
         self._tick = 0
         self._entries: dict[tuple[int, AffinityTerm, int], TermEntry] = {}
         self._entry_list: list[TermEntry] = []
@@ -371,7 +93,7 @@ class AffinityIndex:
         self._entry_unindexed: list[TermEntry] = []
         self._empty_entries = 0
         self._epoch = 0
-        self._matched: dict[GroupKey, _Matched] = {}
+        self._matched: dict[GroupKey, MatchedTerms] = {}
 
     # -- namespace labels ---------------------------------------------------
     def namespace_labels(self, namespace: str) -> Mapping[str, str]:
@@ -399,7 +121,7 @@ class AffinityIndex:
         """Counts are per row and rows of removed nodes are emptied first: nothing to do."""
 
     def _account(self, pod: PodInfo, row: int, sign: int) -> None:
-        key = _group_key(pod.namespace, pod.labels)
+        key = group_key(pod.namespace, pod.labels)
         group = self._groups.get(key)
         if group is None:
             group = self._new_group(key, pod)
@@ -422,9 +144,9 @@ class AffinityIndex:
         for weighted in aff.preferred_anti_affinity:
             self._count_term(PREFERRED_ANTI_AFFINITY, weighted.term, weighted.weight, row, sign)
 
-    def _new_group(self, key: GroupKey, pod: PodInfo) -> _Group:
+    def _new_group(self, key: GroupKey, pod: PodInfo) -> PodGroup:
         labels = pod.labels
-        group = _Group(pod.namespace, labels)
+        group = PodGroup(pod.namespace, labels)
         if self._matchers:
             self._sync_namespaces()
             candidates = list(self._matcher_unindexed)
@@ -453,7 +175,7 @@ class AffinityIndex:
         for matcher in self._matchers.values():
             matcher.groups = [g for g in matcher.groups if g.total != 0]
 
-    def _groups_with(self, label_key: str, values: Iterable[str]) -> list[_Group]:
+    def _groups_with(self, label_key: str, values: Iterable[str]) -> list[PodGroup]:
         by_value = self._key_index.get(label_key)
         if by_value is None:
             by_value = {}
@@ -462,7 +184,7 @@ class AffinityIndex:
                 if value is not None:
                     by_value.setdefault(value, []).append(group)
             self._key_index[label_key] = by_value
-        out: list[_Group] = []
+        out: list[PodGroup] = []
         for value in values:
             found = by_value.get(value)
             if found:
@@ -515,8 +237,8 @@ class AffinityIndex:
         if found is None:
             found = Matcher(conds)
             anchor = found.anchor
-            if anchor is _NOTHING:
-                candidates: Iterable[_Group] = ()
+            if anchor is NOTHING_ANCHOR:
+                candidates: Iterable[PodGroup] = ()
             elif anchor is None:
                 candidates = self._groups.values()
                 self._matcher_unindexed.append(found)
@@ -547,7 +269,7 @@ class AffinityIndex:
         anchor = matcher.anchor
         if anchor is None:
             self._matcher_unindexed.remove(matcher)
-        elif anchor is not _NOTHING:
+        elif anchor is not NOTHING_ANCHOR:
             for value in anchor[1]:
                 bucket = self._matcher_buckets[(anchor[0], value)]
                 bucket.remove(matcher)
@@ -559,12 +281,12 @@ class AffinityIndex:
         (the namespace selector read with the pod's namespace labels). Entries may hold no
         pod any more; their counts are then zero."""
         self._sync_namespaces()
-        signature = _group_key(namespace, labels)
+        signature = group_key(namespace, labels)
         matched = self._matched.get(signature)
         if matched is None or matched.epoch != self._epoch:
             if len(self._matched) >= self.MAX_MATCH_CACHE:
                 self._matched.clear()
-            matched = _Matched(self._epoch)
+            matched = MatchedTerms(self._epoch)
             self._matched[signature] = matched
         entries = self._entry_list
         if matched.upto < len(entries):
