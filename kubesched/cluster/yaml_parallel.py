@@ -28,7 +28,6 @@ import yaml_rs
 __all__ = ["batch_as_json", "parallel_workers", "parse_in_workers"]
 
 MIN_TEXT = 16 << 20  # below this much YAML, starting a worker costs more than it saves
-LOADER_SHARE = 5  # with one worker, the loader parses one batch in this many itself
 def _exact(text: str, data: bytes) -> bool:
     """Whether ``data`` (orjson's text of what ``text`` parsed to) holds it exactly.
 
@@ -84,36 +83,57 @@ def parse_in_workers(text: bytes | mmap.mmap, spans: Sequence[tuple[int, int]], 
     """Each span of ``text`` parsed (None: parse it yourself), in order, by ``workers``
     forked processes that keep up to ``ahead`` batches each in flight.
 
-    With one worker, every ``LOADER_SHARE``-th batch is left to the loader: it parses a
-    batch in about twice the time it takes to decode one as JSON, and without a share of
-    its own it would wait for the worker (YAML parses about four times slower than JSON)."""
+    The loader shares the work when the workers fall behind: when the batch it needs next
+    is not parsed yet, it takes the last batch handed out that no worker has started and
+    parses it itself meanwhile, so it never idles while there is parsing to do, whatever
+    the machine's load and the objects' size."""
     global _text
     _text = text
-    own = LOADER_SHARE if workers == 1 else 0
-    pending: deque[Future[bytes | None] | None] = deque()
-    source = iter(enumerate(spans))
-
-    def submit(pool: ProcessPoolExecutor, index: int, span: tuple[int, int]) -> None:
-        pending.append(None if own and index % own == own - 1 else pool.submit(batch_as_json, *span))
-
+    # In order: a worker's future, or what the loader parsed itself (None: it failed to).
+    pending: deque[tuple[tuple[int, int], Future[bytes | None] | list[object] | None]] = deque()
+    source = iter(spans)
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
             try:
-                for index, span in source:
-                    submit(pool, index, span)
+                for span in source:
+                    pending.append((span, pool.submit(batch_as_json, *span)))
                     if len(pending) >= workers * ahead:
                         break
                 while pending:
-                    future = pending.popleft()
-                    data = future.result() if future is not None else None
+                    head = pending[0][1]
+                    if isinstance(head, Future) and not head.done() and _steal(pending):
+                        continue
+                    _, entry = pending.popleft()
                     following = next(source, None)
                     if following is not None:
-                        submit(pool, *following)
-                    parsed = orjson.loads(data) if data is not None else None
-                    yield parsed if isinstance(parsed, list) else None
+                        pending.append((following, pool.submit(batch_as_json, *following)))
+                    if isinstance(entry, Future):
+                        data = entry.result()
+                        parsed = orjson.loads(data) if data is not None else None
+                        yield parsed if isinstance(parsed, list) else None
+                    else:
+                        yield entry
             finally:
-                for waiting in pending:
-                    if waiting is not None:
+                for _, waiting in pending:
+                    if isinstance(waiting, Future):
                         waiting.cancel()
     finally:
         _text = b""
+
+
+def _steal(pending: deque[tuple[tuple[int, int], Future[bytes | None] | list[object] | None]]) -> bool:
+    """Parse here the last batch no worker has started; False when there is none."""
+    for index in range(len(pending) - 1, 0, -1):
+        span, entry = pending[index]
+        if isinstance(entry, Future) and entry.cancel():
+            pending[index] = (span, _parse_here(*span))
+            return True
+    return False
+
+
+def _parse_here(start: int, end: int) -> list[object] | None:
+    try:
+        parsed: object = yaml_rs.loads(_text[start:end].decode("utf-8"), parse_datetime=False)
+    except (yaml_rs.YAMLDecodeError, UnicodeDecodeError):
+        return None  # the caller parses it again and reports where
+    return list(parsed) if isinstance(parsed, list) else None
