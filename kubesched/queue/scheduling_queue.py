@@ -15,7 +15,8 @@
 * Events that arrive while a pod is *in flight* (popped, not yet done) are kept
   (``in_flight.py``) and replayed against it if its attempt fails, so no wake-up is lost.
 * Which way an event sends a pod is the queueing hints' answer (``hints.py``); the
-  incoming-pods metric's labels are in ``labels.py``, the heaps in ``heaps.py``.
+  incoming-pods metric's labels are in ``labels.py``, the heaps in ``heaps.py``, their
+  order in ``ordering.py``, backoff and flush arithmetic in ``timing.py``.
 
 Time comes only from the injected clock, so the simulator's virtual clock drives
 backoffs and flushes exactly as the wall clock does live.
@@ -23,11 +24,9 @@ backoffs and flushes exactly as the wall clock does live.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 import threading
-from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from ..clock import Clock
@@ -40,7 +39,7 @@ from ..framework.events import (
     ClusterEvent,
     EventResource,
 )
-from ..framework.interfaces import QueueSortKey, QueueSortPlugin
+from ..framework.interfaces import QueueSortPlugin
 from ..framework.queued_pod import QueuedPodInfo
 from .heaps import BackoffQueue, MembershipObserver, PodHeap
 from .hints import AFTER_BACKOFF, IMMEDIATELY, SKIP, HintRegistration, Hints
@@ -59,6 +58,17 @@ from .labels import (
 )
 from .labels import FORCE_ACTIVATE as FORCE_ACTIVATE_LABEL
 from .labels import UNSCHEDULABLE_TIMEOUT as UNSCHEDULABLE_TIMEOUT_LABEL
+from .ordering import sort_key
+from .timing import (
+    BACKOFF_FLUSH_PERIOD,
+    UNSCHEDULABLE_FLUSH_PERIOD,
+    QueueConfig,
+    backoff_done_at,
+    is_backing_off,
+    next_tick,
+    record_failure,
+    tick_at_or_before,
+)
 from .unschedulable import UnschedulablePods
 
 __all__ = ["SchedulingQueue", "QueueConfig", "HintRegistration", "IncomingObserver", "ACTIVE", "BACKOFF", "UNSCHEDULABLE"]
@@ -71,18 +81,6 @@ IncomingObserver = Callable[[str, str], None]
 ACTIVE = "activeQ"
 BACKOFF = "backoffQ"
 UNSCHEDULABLE = "unschedulablePods"
-
-BACKOFF_FLUSH_PERIOD = 1.0
-UNSCHEDULABLE_FLUSH_PERIOD = 30.0
-
-
-
-@dataclass(slots=True)
-class QueueConfig:
-    pod_initial_backoff: float = 1.0
-    pod_max_backoff: float = 10.0
-    pod_max_in_unschedulable: float = 300.0
-    pop_from_backoff_q: bool = True
 
 
 class SchedulingQueue:
@@ -102,7 +100,7 @@ class SchedulingQueue:
         self.config = config or QueueConfig()
         self._pre_enqueue = pre_enqueue
         self._hints = Hints(hints or {})
-        key = self._sort_key(less)
+        key = sort_key(less)
         self._active = PodHeap(key)
         self._backoff = BackoffQueue(lambda qp: (qp.backoff_expiry, key(qp)))
         self._unschedulable = UnschedulablePods(self._hints.profiles())
@@ -118,17 +116,6 @@ class SchedulingQueue:
         self._start = float(math.floor(clock.now()))  # flush ticks fall on whole seconds, as the windows do
         self.on_incoming: IncomingObserver | None = None
         """Called as each pod enters a sub-queue (the incoming-pods metric); None costs nothing."""
-
-    @staticmethod
-    def _sort_key(less: QueueSortPlugin | None) -> Callable[[QueuedPodInfo], Any]:
-        if less is None:
-            return lambda qp: (-qp.pod.priority, qp.timestamp)
-        if isinstance(less, QueueSortKey):
-            return less.sort_key
-        def compare(a: QueuedPodInfo, b: QueuedPodInfo) -> int:
-            return -1 if less.less(a, b) else (1 if less.less(b, a) else 0)
-
-        return functools.cmp_to_key(compare)
 
     # -- adding ---------------------------------------------------------------
     def add(self, pod: PodInfo) -> str:
@@ -176,34 +163,6 @@ class SchedulingQueue:
         if self._unschedulable.put(info.uid, info) and self.on_incoming is not None:
             self.on_incoming(UNSCHEDULABLE_Q, event)
 
-    def _backoff_duration(self, info: QueuedPodInfo) -> float:
-        count = info.consecutive_errors_count or info.unschedulable_count or info.attempts
-        if count <= 0:
-            return 0.0
-        duration = self.config.pod_initial_backoff
-        for _ in range(1, count):
-            if duration > self.config.pod_max_backoff - duration:
-                return self.config.pod_max_backoff
-            duration += duration
-        return duration
-
-    def _is_backing_off(self, info: QueuedPodInfo, now: float | None = None) -> bool:
-        """Whether the pod still waits out its backoff. With ordering windows (upstream's
-        ``SchedulerPopFromBackoffQ``) the expiry is truncated to a whole second, and the
-        pod is done once the clock is in a later window."""
-        if not (info.consecutive_errors_count or info.unschedulable_count):
-            return False  # never failed: no backoff
-        now = self.clock.now() if now is None else now
-        if self.config.pop_from_backoff_q:
-            return info.backoff_expiry >= math.floor(now)
-        return info.backoff_expiry > now
-
-    def _backoff_done_at(self, info: QueuedPodInfo) -> float:
-        """The first moment the pod is no longer backing off."""
-        if self.config.pop_from_backoff_q:
-            return info.backoff_expiry + BACKOFF_FLUSH_PERIOD
-        return info.backoff_expiry
-
     def add_unschedulable_if_not_present(self, info: QueuedPodInfo, failure_code: Code | None = None) -> str:
         """Return a pod whose attempt failed. Unschedulable pods wait for an event;
         pods that failed with an error back off and retry."""
@@ -212,14 +171,8 @@ class SchedulingQueue:
             if uid in self._active or uid in self._backoff or uid in self._unschedulable:
                 self._done_locked(uid)
                 return ""
-            info.timestamp = self.clock.now()
-            if failure_code == Code.ERROR or not (info.unschedulable_plugins or info.pending_plugins):
-                info.consecutive_errors_count += 1
-            else:
-                info.consecutive_errors_count = 0
-                info.unschedulable_count += 1
-            expiry = info.timestamp + self._backoff_duration(info)
-            info.backoff_expiry = float(math.floor(expiry)) if self.config.pop_from_backoff_q else expiry
+            error = failure_code == Code.ERROR or not (info.unschedulable_plugins or info.pending_plugins)
+            record_failure(info, self.clock.now(), error, self.config)
             strategy = self._hints.replay(info, self._in_flight.seen_by(info.uid))
             where = self._requeue(info, strategy, SCHEDULE_ATTEMPT_FAILURE)
             self._done_locked(uid)
@@ -230,7 +183,7 @@ class SchedulingQueue:
         if strategy == SKIP:
             self._file_unschedulable(info, event)
             return UNSCHEDULABLE
-        if strategy == AFTER_BACKOFF and self._is_backing_off(info):
+        if strategy == AFTER_BACKOFF and is_backing_off(info, self.clock.now(), self.config):
             if self.config.pop_from_backoff_q and not self._run_pre_enqueue(info):
                 # Pop may take it from backoffQ without asking again: gated, it waits instead.
                 self._backoff.remove(info.uid)
@@ -388,12 +341,12 @@ class SchedulingQueue:
     def flush_backoff_completed(self) -> int:
         """Move pods whose backoff has expired to activeQ (runs every second)."""
         with self._lock:
-            now = self.clock.now()
-            completed = self._backoff.pop_completed(lambda info: self._is_backing_off(info, now))
+            now, config = self.clock.now(), self.config
+            completed = self._backoff.pop_completed(lambda info: is_backing_off(info, now, config))
             for info in completed:
                 self._move_to_active(info, BACKOFF_COMPLETE, from_backoff=True)
             moved = len(completed)
-            self._last_backoff_flush = self._tick_at_or_before(now, BACKOFF_FLUSH_PERIOD)
+            self._last_backoff_flush = tick_at_or_before(self._start, now, BACKOFF_FLUSH_PERIOD)
             if moved:
                 self._cond.notify()
             return moved
@@ -407,7 +360,7 @@ class SchedulingQueue:
                 del self._unschedulable[info.uid]
                 strategy = self._hints.strategy(info, UNSCHEDULABLE_TIMEOUT, None, None)
                 self._requeue(info, strategy, UNSCHEDULABLE_TIMEOUT_LABEL)
-            self._last_unschedulable_flush = self._tick_at_or_before(now, UNSCHEDULABLE_FLUSH_PERIOD)
+            self._last_unschedulable_flush = tick_at_or_before(self._start, now, UNSCHEDULABLE_FLUSH_PERIOD)
             if stale:
                 self._cond.notify()
             return len(stale)
@@ -426,21 +379,13 @@ class SchedulingQueue:
             times = []
             head = self._backoff.peek()
             if head is not None:
-                times.append(self._next_tick(max(self._backoff_done_at(head), self.clock.now()), BACKOFF_FLUSH_PERIOD))
+                done = max(backoff_done_at(head, self.config), self.clock.now())
+                times.append(next_tick(self._start, done, BACKOFF_FLUSH_PERIOD))
             earliest = self._unschedulable.earliest_timestamp()
             if earliest is not None:
                 due = earliest + self.config.pod_max_in_unschedulable
-                times.append(self._next_tick(math.nextafter(due, math.inf), UNSCHEDULABLE_FLUSH_PERIOD))
+                times.append(next_tick(self._start, math.nextafter(due, math.inf), UNSCHEDULABLE_FLUSH_PERIOD))
             return min(times) if times else None
-
-    def _next_tick(self, when: float, period: float) -> float:
-        ticks = math.ceil((when - self._start) / period)
-        return self._start + ticks * period
-
-    def _tick_at_or_before(self, when: float, period: float) -> float:
-        """The periodic flush tick at or before ``when``: flushes stay on their ticks."""
-        ticks = math.floor((when - self._start) / period)
-        return self._start + ticks * period
 
     # -- reading ------------------------------------------------------------
     def pending_pods(self) -> dict[str, list[QueuedPodInfo]]:
