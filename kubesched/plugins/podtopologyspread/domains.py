@@ -175,12 +175,10 @@ def matching_column(
     counts: MatchCounts | None, namespace: str, constraint: Constraint, table: NodeTableView, cache: ColumnCache
 ) -> Counts:
     """Matching pods per row; only for a selector that counts pods (``counts_pods``)."""
-    if counts is None:
-        raise RuntimeError(f"{NAME} needs the scheduler cache (a handle) to count pods")
     key = (namespace, constraint.selector)
     found = cache.get(key)
     if found is None:
-        found = cache[key] = counts.column(namespace, constraint.selector, table.size)
+        found = cache[key] = _needed(counts).column(namespace, constraint.selector, table.size)
     return found
 
 
@@ -188,6 +186,11 @@ def domain_totals(
     counts: MatchCounts | None, namespace: str, selector: LabelSelector, domain_of_row: DomainMap, slots: int
 ) -> IntArray:
     """Matching pods per domain, over every row (``domain_of_row`` maps rows to ``slots``)."""
+    return _needed(counts).domain_totals(namespace, selector, domain_of_row, slots)
+
+
+def _needed(counts: MatchCounts | None) -> MatchCounts:
+    """The plugin's pod counts; a plugin made without a handle has none and cannot count."""
     if counts is None:
         raise RuntimeError(f"{NAME} needs the scheduler cache (a handle) to count pods")
-    return counts.domain_totals(namespace, selector, domain_of_row, slots)
+    return counts
