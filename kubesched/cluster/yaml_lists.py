@@ -31,7 +31,7 @@ from .yaml_parallel import parallel_workers, parse_in_workers
 __all__ = ["Text", "YAMLDocument", "YAMLList", "yaml_stream"]
 
 Text = Union[bytes, mmap.mmap]
-BATCH = 1024  # items parsed per yaml_rs call
+BATCH = 256  # items parsed per yaml_rs call
 _RELEASE_EVERY = 64 << 20  # bytes parsed between two hand-backs of a memory map's pages
 
 _SEPARATOR = re.compile(rb"---(?:[ \t]|$)", re.M)

@@ -28,6 +28,7 @@ import yaml_rs
 __all__ = ["batch_as_json", "parallel_workers", "parse_in_workers"]
 
 MIN_TEXT = 16 << 20  # below this much YAML, starting a worker costs more than it saves
+_STOLEN_AT_ONCE = 6  # batches the loader parsed itself that may wait their turn at once
 def _exact(text: str, data: bytes) -> bool:
     """Whether ``data`` (orjson's text of what ``text`` parsed to) holds it exactly.
 
@@ -79,7 +80,7 @@ def batch_as_json(start: int, end: int) -> bytes | None:
 
 
 def parse_in_workers(text: bytes | mmap.mmap, spans: Sequence[tuple[int, int]], workers: int,
-                     ahead: int = 4) -> Iterator[list[object] | None]:
+                     ahead: int = 24) -> Iterator[list[object] | None]:
     """Each span of ``text`` parsed (None: parse it yourself), in order, by ``workers``
     forked processes that keep up to ``ahead`` batches each in flight.
 
@@ -122,7 +123,10 @@ def parse_in_workers(text: bytes | mmap.mmap, spans: Sequence[tuple[int, int]], 
 
 
 def _steal(pending: deque[tuple[tuple[int, int], Future[bytes | None] | list[object] | None]]) -> bool:
-    """Parse here the last batch no worker has started; False when there is none."""
+    """Parse here the last batch no worker has started; False when there is none, or when
+    batches parsed here already wait their turn (parsed objects weigh ten times their JSON)."""
+    if sum(not isinstance(entry, Future) for _, entry in pending) >= _STOLEN_AT_ONCE:
+        return False
     for index in range(len(pending) - 1, 0, -1):
         span, entry = pending[index]
         if isinstance(entry, Future) and entry.cancel():
