@@ -17,7 +17,6 @@ from __future__ import annotations
 import mmap
 import multiprocessing
 import os
-import threading
 from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -29,6 +28,8 @@ __all__ = ["batch_as_json", "parallel_workers", "parse_in_workers"]
 
 MIN_TEXT = 16 << 20  # below this much YAML, starting a worker costs more than it saves
 _STOLEN_AT_ONCE = 6  # batches the loader parsed itself that may wait their turn at once
+
+
 def _exact(text: str, data: bytes) -> bool:
     """Whether ``data`` (orjson's text of what ``text`` parsed to) holds it exactly.
 
@@ -50,10 +51,13 @@ _text: bytes | mmap.mmap = b""  # the stream being parsed (UTF-8); a forked work
 def parallel_workers(text_size: int) -> int:
     """How many worker processes to parse ``text_size`` characters of YAML with (0: none).
 
-    Workers are forked, which is safe only while this process runs no other thread."""
+    Workers are forked, so that they share the text without copying it. A fork copies the
+    state of other threads' locks too (``simulate``'s progress display runs a timer and a
+    refresh thread); the worker touches none of them: it runs the YAML parser, orjson and
+    the executor's queues, which the executor creates for it."""
     if text_size < MIN_TEXT or os.environ.get("KUBESCHED_YAML_WORKERS") == "0":
         return 0
-    if "fork" not in multiprocessing.get_all_start_methods() or threading.active_count() > 1:
+    if "fork" not in multiprocessing.get_all_start_methods():
         return 0
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return max(0, min(cpus - 1, 3))
