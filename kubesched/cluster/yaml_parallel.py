@@ -17,6 +17,7 @@ from __future__ import annotations
 import mmap
 import multiprocessing
 import os
+import warnings
 from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -100,10 +101,12 @@ def parse_in_workers(text: bytes | mmap.mmap, spans: Sequence[tuple[int, int]], 
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
             try:
-                for span in source:
-                    pending.append((span, pool.submit(batch_as_json, *span)))
-                    if len(pending) >= workers * ahead:
-                        break
+                with warnings.catch_warnings():  # the workers start here (see parallel_workers)
+                    warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
+                    for span in source:
+                        pending.append((span, pool.submit(batch_as_json, *span)))
+                        if len(pending) >= workers * ahead:
+                            break
                 while pending:
                     head = pending[0][1]
                     if isinstance(head, Future) and not head.done() and _steal(pending):
