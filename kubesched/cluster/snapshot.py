@@ -8,7 +8,6 @@ is reported (file, object, field), not just the first, and nothing is half-loade
 from __future__ import annotations
 
 import gc
-import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -56,7 +56,7 @@ def big_list(items: int, odd: dict[int, str]) -> str:
     lines = ["apiVersion: v1", "items:"]
     for i in range(items):
         value = odd.get(i, f"'{i}'")
-        lines += [f"- kind: Pod", f"  metadata:", f"    name: pod-{i}", f"  value: {value}"]
+        lines += ["- kind: Pod", "  metadata:", f"    name: pod-{i}", f"  value: {value}"]
     return "\n".join(lines + ["kind: List", ""])
 
 
