@@ -1,0 +1,171 @@
+"""Filter for the framework runner: every filter plugin over the candidate rows.
+
+Upstream's ``RunFilterPlugins``: a node stops at its first failing plugin. Batch plugins
+run over the node table in one call each; per-node plugins run row by row, possibly
+later and on a window of rows only, still seeing the first-failing-plugin order. Its
+own module because this is the runner's hot path and its largest piece of bookkeeping;
+``Framework`` (``runtime.py``) inherits it.
+"""
+
+from __future__ import annotations
+
+from time import perf_counter
+from typing import cast
+
+import numpy as np
+
+from ..objects.nodeinfo import NodeInfo
+from ..objects.pod import PodInfo
+from .cycle_state import CycleState
+from .interfaces import BatchFilterPlugin, FilterPlugin, Plugin
+from .measured import PluginObserver
+from .outcomes import FilterOutcome, FrameworkError, no_rejections
+from .status import Code, Status
+from .views import BoolArray, RowArray, SnapshotView
+
+__all__ = ["FilterRuns"]
+
+
+class FilterRuns:
+    """The Filter point of ``Framework``: its filter plugins in both forms, and their runs."""
+
+    observe_plugin: PluginObserver | None
+    _filters: list[Plugin]
+    _filter_forms: list[tuple[int, str, BatchFilterPlugin | None, FilterPlugin | None]]
+    _node_filters: list[tuple[int, str, FilterPlugin]]
+    _node_filter_names: frozenset[str]
+
+    def _init_filters(self, filters: list[Plugin]) -> None:
+        self._filters = filters
+        # Filters in order: (position, name, batch form or None, per-node form or None).
+        self._filter_forms = [
+            (i, p.name, p if isinstance(p, BatchFilterPlugin) else None, None if isinstance(p, BatchFilterPlugin) else cast(FilterPlugin, p))
+            for i, p in enumerate(self._filters)
+        ]
+        self._node_filters = [(i, name, f) for i, name, _, f in self._filter_forms if f is not None]
+        self._node_filter_names = frozenset(name for _, name, _ in self._node_filters)
+
+    def has_filter_plugins(self) -> bool:
+        return bool(self._filters)
+
+    def has_node_filters(self, state: CycleState | None = None) -> bool:
+        """Whether a filter plugin has only the per-node form (then filtering is windowed).
+
+        With ``state``, only the plugins PreFilter did not skip for this pod count: a pod
+        that every per-node plugin skips (no volumes, say) is filtered in batch alone.
+        """
+        if state is None or not state.skip_filter_plugins:
+            return bool(self._node_filters)
+        return not self._node_filter_names <= state.skip_filter_plugins
+
+    def run_filters(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, candidates: BoolArray) -> FilterOutcome:
+        """Filter every candidate row; a row stops at its first failing plugin.
+
+        ``candidates`` is a bool mask over table rows (live nodes the PreFilter allowed).
+        Per-node plugins run on every candidate here; ``run_batch_filters`` and
+        ``run_node_filters`` split the work so that they run only on a window.
+        """
+        outcome = self.run_batch_filters(state, pod, snapshot, candidates)
+        if self.has_node_filters(state):
+            self.run_node_filters(state, pod, snapshot, outcome, np.flatnonzero(candidates))
+        return outcome
+
+    def run_batch_filters(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, candidates: BoolArray) -> FilterOutcome:
+        """The batch-form filters over all candidate rows, in order; per-node ones are left
+        for ``run_node_filters``. ``passed`` then means "no batch filter rejected the row"."""
+        size = len(candidates)
+        status_index: np.ndarray | None = None  # allocated at the first rejection
+        rejected_at: np.ndarray | None = None
+        if self.has_node_filters(state):
+            rejected_at = np.full(size, len(self._filters), dtype=np.int16)
+        statuses: list[Status] = []
+        undecided = candidates  # never written in place: a new array whenever rows drop out
+        shrunk = True  # whether to check for an empty ``undecided`` before the next plugin
+        skip = state.skip_filter_plugins
+        observe = self.observe_plugin if state.record_plugin_metrics else None
+        for position, name, batch, _ in self._filter_forms:
+            if batch is None or (skip and name in skip):
+                continue
+            if shrunk:
+                if not undecided.any():
+                    break
+                shrunk = False
+            started = perf_counter() if observe is not None else 0.0
+            try:
+                verdicts = batch.filter_nodes(state, pod, snapshot, undecided)
+            except Exception as err:
+                raise FrameworkError(f'running "{name}" filter plugin: {err}') from err
+            if observe is not None:  # one observation per batch call (upstream: one per node asked)
+                observe(name, "Filter", "Success", perf_counter() - started)
+            if not verdicts.statuses:
+                continue  # no status to fail with: every row passes
+            codes = verdicts.codes[:size]
+            for k, status in enumerate(verdicts.statuses, start=1):
+                if status.code == Code.ERROR and (undecided & (codes == k)).any():
+                    raise FrameworkError(f'running "{name}" filter plugin: {status.message}')
+            failed = undecided & (codes > 0)
+            if failed.any():
+                if status_index is None:
+                    status_index = np.full(size, -1, dtype=np.int32)
+                base = len(statuses)
+                statuses.extend(s.with_plugin(name) for s in verdicts.statuses)
+                status_index[failed] = codes[failed] - 1 + base
+                if rejected_at is not None:
+                    rejected_at[failed] = position
+                undecided = undecided & ~failed
+                shrunk = True
+        if status_index is None:
+            status_index = no_rejections(size)
+        return FilterOutcome(status_index, statuses, undecided, rejected_at)
+
+    def run_node_filters(
+        self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, outcome: FilterOutcome, rows: RowArray
+    ) -> None:
+        """Run the per-node filters on ``rows`` (candidates), updating ``outcome`` in place.
+
+        A per-node plugin is asked about a row only if no plugin before it in filter
+        order rejected the row, so the row's status is upstream's first failing plugin.
+        """
+        if not self._node_filters or not len(rows):
+            return
+        rejected_at = outcome.rejected_at
+        if rejected_at is None:  # pragma: no cover - run_batch_filters always sets it
+            raise FrameworkError("run_node_filters needs an outcome of run_batch_filters")
+        if not outcome.owns_arrays:
+            outcome.status_index = outcome.status_index.copy() if outcome.status_index.flags.writeable else np.full(
+                len(outcome.passed), -1, dtype=np.int32)
+            outcome.passed = outcome.passed.copy()
+            outcome.owns_arrays = True
+        status_index, passed, statuses = outcome.status_index, outcome.passed, outcome.statuses
+        node_infos = snapshot.node_infos
+        skip = state.skip_filter_plugins
+        memo: dict[Status, int] = {}
+        for position, name, plugin in self._node_filters:
+            if skip and name in skip:
+                continue
+            asked = rows[rejected_at[rows] > position].tolist()  # rows no earlier plugin rejected
+            check = plugin.filter
+            try:  # candidate rows are live: their node infos exist
+                answers = [check(state, pod, node_infos[row]) for row in asked]
+            except Exception as err:
+                raise FrameworkError(f'running "{name}" filter plugin: {err}') from err
+            for row, status in zip(asked, answers):
+                if status is None or status.code == Code.SUCCESS:
+                    continue
+                if status.code == Code.ERROR:
+                    raise FrameworkError(f'running "{name}" filter plugin: {status.message}')
+                status = status.with_plugin(name)
+                idx = memo.get(status)
+                if idx is None:
+                    idx = memo[status] = len(statuses)
+                    statuses.append(status)
+                status_index[row] = idx
+                rejected_at[row] = position
+                passed[row] = False
+
+    def run_filters_on_node(self, state: CycleState, pod: PodInfo, node: NodeInfo, snapshot: SnapshotView) -> Status | None:
+        """Every filter on one node, in order (used by preemption's what-if checks)."""
+        mask = np.zeros(snapshot.table.size, dtype=bool)
+        mask[node.row] = True
+        outcome = self.run_filters(state, pod, snapshot, mask)
+        return outcome.status_of(node.row)
