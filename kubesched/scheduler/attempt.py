@@ -1,0 +1,32 @@
+"""``Attempt``: one scheduling attempt as its observers see it.
+
+Explain output, ``capacity``, ``compare`` and the metrics read attempts; their own
+module so that those readers, the scheduling cycle and the binding cycle (which marks
+an attempt bound) share the record without importing the scheduler.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..framework.preemption import PreemptionOutcome
+from ..objects.pod import PodInfo
+from .algorithm import ScheduleResult
+
+__all__ = ["Attempt"]
+
+
+@dataclass(slots=True)
+class Attempt:
+    """One scheduling attempt, as observers (explain output, metrics) see it."""
+
+    pod: PodInfo
+    attempt: int
+    profile: str
+    result: ScheduleResult | None  # set when a node was chosen
+    error: Exception | None  # FitError when no node fits, another error otherwise
+    node_names: list[str]  # table row -> node name, at the time of the attempt
+    started: float
+    finished: float
+    bound: bool = False
+    post_filter: PreemptionOutcome | None = None  # what preemption decided, when it ran

@@ -1,0 +1,125 @@
+"""The scheduler's event handlers: what informers report, fed to the cache and the queue.
+
+Nodes, namespaces and pods added, updated or deleted: bound pods go to the cache, pending
+pods of our profiles to the queue, and each change becomes the cluster event that moves
+waiting pods (with the action an update amounts to: allocatable, labels, taints, a pod
+scaled down). Its own module because feeding the core is one job and the scheduling and
+binding cycles another; ``Scheduler`` inherits it.
+"""
+
+from __future__ import annotations
+
+from ..cache.cache import Cache
+from ..framework.events import (
+    ASSIGNED_POD_ADD,
+    ASSIGNED_POD_DELETE,
+    NODE_ADD,
+    ActionType,
+    ClusterEvent,
+    EventResource,
+)
+from ..framework.runtime import Framework
+from ..objects.node import Node
+from ..objects.pod import PodInfo
+from ..queue.nominator import Nominator
+from ..queue.scheduling_queue import SchedulingQueue
+from .handle import HandleHub
+
+__all__ = ["EventHandlers"]
+
+
+class EventHandlers:
+    """The informers' entry points of ``Scheduler``."""
+
+    profiles: dict[str, Framework]
+    cache: Cache
+    queue: SchedulingQueue
+    hub: HandleHub
+    nominator: Nominator
+    pods: dict[str, PodInfo]
+
+    def responsible_for(self, pod: PodInfo) -> bool:
+        return pod.scheduler_name in self.profiles
+
+    def on_node_add(self, node: Node) -> None:
+        self.cache.add_node(node)
+        self.queue.move_all_to_active_or_backoff(NODE_ADD, None, node)
+
+    def on_node_update(self, old: Node | None, new: Node) -> None:
+        self.cache.update_node(new)
+        action = _node_update_action(old, new)
+        if action:
+            self.queue.move_all_to_active_or_backoff(ClusterEvent(EventResource.NODE, action), old, new)
+
+    def on_node_delete(self, node: Node) -> None:
+        self.cache.remove_node(node.name)
+
+    def on_namespace(self, name: str, labels: dict[str, str] | None) -> None:
+        if labels is None:
+            self.cache.remove_namespace(name)
+            return
+        self.cache.set_namespace(name, labels)
+        self.queue.move_all_to_active_or_backoff(ClusterEvent(EventResource.NAMESPACE, ActionType.ADD | ActionType.UPDATE), None, name)
+
+    def on_pod_add(self, pod: PodInfo) -> None:
+        for handler in self.hub.pod_handlers:
+            handler.on_pod_add(pod)
+        if pod.node_name:
+            self.cache.add_pod(pod)  # the cache keeps its own compact copy, without the raw document
+            self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_ADD, None, pod)
+        elif self.responsible_for(pod) and not pod.terminating:
+            self.pods[pod.uid] = pod
+            self.queue.add(pod)
+
+    def on_pod_update(self, old: PodInfo | None, new: PodInfo) -> None:
+        for handler in self.hub.pod_handlers:
+            handler.on_pod_update(old, new)
+        if new.node_name:
+            was_pending = self.pods.pop(new.uid, None)
+            if was_pending is not None:
+                self.queue.delete(was_pending)
+            self.nominator.delete(new)
+            self.cache.update_pod(new)  # the cache keeps its own compact copy, without the raw document
+            action = ActionType.UPDATE_POD_LABEL if old is not None and old.labels != new.labels else ActionType(0)
+            if old is not None and _requests_shrank(old, new):
+                action |= ActionType.UPDATE_POD_SCALE_DOWN
+            if old is None or not old.node_name:
+                self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_ADD, None, new)
+            elif action:
+                self.queue.move_all_to_active_or_backoff(ClusterEvent(EventResource.ASSIGNED_POD, action), old, new)
+        elif self.responsible_for(new):
+            if new.terminating:
+                self.on_pod_delete(new)
+                return
+            self.pods[new.uid] = new
+            self.nominator.update(old, new)
+            self.queue.update(old, new)
+
+    def on_pod_delete(self, pod: PodInfo) -> None:
+        for handler in self.hub.pod_handlers:
+            handler.on_pod_delete(pod)
+        if pod.node_name:
+            self.cache.remove_pod(pod)
+            self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None)
+        else:
+            self.pods.pop(pod.uid, None)
+            self.nominator.delete(pod)
+            self.queue.delete(pod)
+
+
+def _node_update_action(old: Node | None, new: Node) -> ActionType:
+    if old is None:
+        return ActionType.ADD
+    action = ActionType(0)
+    if old.allocatable != new.allocatable:
+        action |= ActionType.UPDATE_NODE_ALLOCATABLE
+    if old.labels != new.labels:
+        action |= ActionType.UPDATE_NODE_LABEL
+    if old.taints != new.taints or old.unschedulable != new.unschedulable:
+        action |= ActionType.UPDATE_NODE_TAINT
+    return action
+
+
+def _requests_shrank(old: PodInfo, new: PodInfo) -> bool:
+    a, b = old.requests.requests, new.requests.requests
+    return b.milli_cpu < a.milli_cpu or b.memory < a.memory or b.ephemeral_storage < a.ephemeral_storage
