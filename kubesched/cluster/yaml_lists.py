@@ -96,7 +96,7 @@ YAMLDocument = Union[YAMLList, object]
 def release(text: Text, start: int, end: int) -> int:
     """Hand the pages of ``text[start:end]`` back to the kernel when it is a memory map (they
     are read again from the page cache if needed); returns where the next release starts."""
-    if not isinstance(text, mmap.mmap):
+    if not isinstance(text, mmap.mmap) or not hasattr(mmap, "MADV_DONTNEED"):  # Windows has no madvise
         return end
     first = start - start % mmap.PAGESIZE
     last = end - end % mmap.PAGESIZE
@@ -123,9 +123,10 @@ def yaml_stream(text: Text) -> list[YAMLDocument]:
     if bounds is None:
         return _whole(text)
     out: list[YAMLDocument] = []
+    separators = set(bounds)
     try:
         for start, end in zip([0, *bounds], [*bounds, len(text)]):
-            if start in bounds:
+            if start in separators:
                 newline = text.find(b"\n", start, end)
                 start = end if newline < 0 else newline + 1
             if _CONTENT.search(text, start, end) is None:
