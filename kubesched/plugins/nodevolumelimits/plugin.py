@@ -34,6 +34,7 @@ from ...framework import (
     StateKey,
     Status,
 )
+from ..helper import claim_hint
 from ...objects import PodInfo
 from ...objects.storage import PersistentVolumeClaim
 from ..volumebinding.index import StorageIndex, storage_index
@@ -182,13 +183,7 @@ class CSILimits:
         return QueueingHint.SKIP
 
     def _hint_claim_added(self, pod: PodInfo, old: object | None, new: object | None) -> QueueingHint:
-        if not isinstance(new, Mapping):
-            return QueueingHint.QUEUE
-        meta = new.get("metadata") or {}
-        if not isinstance(meta, Mapping) or (meta.get("namespace") or "default") != pod.namespace:
-            return QueueingHint.SKIP
-        name = meta.get("name")
-        return QueueingHint.QUEUE if any(v.claim == name for v in pod.volumes) else QueueingHint.SKIP
+        return claim_hint(pod, new)
 
 
 def new(args: None, handle: Handle) -> CSILimits:

@@ -39,6 +39,7 @@ from ...framework import (
     StateKey,
     Status,
 )
+from ..helper import claim_hint
 from ...objects import NodeInfo, PodInfo
 from ...objects.quantity import value as quantity_value
 from ...objects.node import Node
@@ -313,13 +314,7 @@ class VolumeBinding:
         return QueueingHint.QUEUE if old.get("allowedTopologies") != new.get("allowedTopologies") else QueueingHint.SKIP
 
     def _hint_claim_changed(self, pod: PodInfo, old: object | None, new: object | None) -> QueueingHint:
-        if not isinstance(new, Mapping):
-            return QueueingHint.QUEUE
-        meta = new.get("metadata") or {}
-        if not isinstance(meta, Mapping) or (meta.get("namespace") or "default") != pod.namespace:
-            return QueueingHint.SKIP
-        name = meta.get("name")
-        return QueueingHint.QUEUE if any(v.claim == name for v in pod.volumes) else QueueingHint.SKIP
+        return claim_hint(pod, new)
 
     def _hint_csi_node_changed(self, pod: PodInfo, old: object | None, new: object | None) -> QueueingHint:
         """A new CSINode, or a change of the in-tree plugins migrated on it."""

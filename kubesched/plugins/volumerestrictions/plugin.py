@@ -14,7 +14,6 @@ Claims in use are counted incrementally from the placed pods (upstream's snapsho
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ...framework import (
@@ -31,6 +30,7 @@ from ...framework import (
     StateKey,
     Status,
 )
+from ..helper import claim_hint
 from ...objects import NodeInfo, PodInfo
 from ...objects.volumes import PodVolume
 from ..volumebinding.index import StorageIndex, storage_index
@@ -188,13 +188,7 @@ class VolumeRestrictions:
         return QueueingHint.SKIP
 
     def _hint_claim_added(self, pod: PodInfo, old: object | None, new: object | None) -> QueueingHint:
-        if not isinstance(new, Mapping):
-            return QueueingHint.QUEUE
-        meta = new.get("metadata") or {}
-        if not isinstance(meta, Mapping) or (meta.get("namespace") or "default") != pod.namespace:
-            return QueueingHint.SKIP
-        name = meta.get("name")
-        return QueueingHint.QUEUE if any(v.claim == name and not v.ephemeral for v in pod.volumes) else QueueingHint.SKIP
+        return claim_hint(pod, new, ephemeral=False)
 
 
 def new(args: None, handle: Handle) -> VolumeRestrictions:

@@ -27,6 +27,7 @@ from ...framework import (
     StateKey,
     Status,
 )
+from ..helper import claim_hint
 from ...objects import NodeInfo, PodInfo
 from ...objects.storage import WAIT_FOR_FIRST_CONSUMER
 from ..volumebinding.index import StorageIndex, storage_index
@@ -148,13 +149,7 @@ class VolumeZone:
         return QueueingHint.SKIP
 
     def _hint_claim_changed(self, pod: PodInfo, old: object | None, new: object | None) -> QueueingHint:
-        if not isinstance(new, Mapping):
-            return QueueingHint.QUEUE
-        meta = new.get("metadata") or {}
-        if not isinstance(meta, Mapping) or (meta.get("namespace") or "default") != pod.namespace:
-            return QueueingHint.SKIP
-        name = meta.get("name")
-        return QueueingHint.QUEUE if any(v.claim == name for v in pod.volumes) else QueueingHint.SKIP
+        return claim_hint(pod, new)
 
     def _hint_pv_changed(self, pod: PodInfo, old: object | None, new: object | None) -> QueueingHint:
         """A new PV, or a change of a PV's topology labels."""
