@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
 from typing import NoReturn
 
 import click
@@ -13,7 +15,7 @@ from ..framework.loader import PluginLoadError, load_plugins
 from ..framework.registry import Registry
 from ..plugins.registry import in_tree_registry
 
-__all__ = ["EXIT_BAD_INPUT", "fail", "load_config", "registry", "plugin_option"]
+__all__ = ["EXIT_BAD_INPUT", "check_writable", "fail", "load_config", "output_directory", "registry", "plugin_option"]
 
 EXIT_BAD_INPUT = 2
 
@@ -23,6 +25,28 @@ def fail(lines: list[str]) -> NoReturn:
     for line in lines:
         click.echo(f"error: {line}", err=True)
     sys.exit(EXIT_BAD_INPUT)
+
+
+def check_writable(path: str) -> None:
+    """Before anything runs: an output file that cannot be written fails now, not after the run."""
+    target = Path(path)
+    parent = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        fail([f"{path}: is a directory"])
+    if not parent.is_dir():
+        fail([f"{path}: no such directory: {parent}"])
+    if not os.access(target if target.exists() else parent, os.W_OK):
+        fail([f"{path}: permission denied"])
+
+
+def output_directory(directory: str) -> Path:
+    """``directory``, created if need be; one that cannot be made exits 2."""
+    path = Path(directory)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        fail([f"{directory}: {err.strerror or err}"])
+    return path
 
 
 def registry(plugins: tuple[str, ...] | list[str] = ()) -> Registry:

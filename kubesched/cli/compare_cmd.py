@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import os
 import random
 import sys
 from collections.abc import Callable
@@ -22,7 +21,7 @@ from rich.table import Table
 
 from ..planning import CompareResult, CompareSpec, PlanningError, run_compare, to_document
 from ..planning.summary import summary_rows
-from .common import fail, plugin_option
+from .common import check_writable, fail, plugin_option
 from .progress import PhaseProgress
 
 __all__ = ["compare"]
@@ -56,7 +55,7 @@ def compare(snapshot: str, configs: tuple[str, ...], report_file: str | None, js
     writer = _report_writer() if report_file else None
     for path in (report_file, json_file):
         if path and path != "-":
-            _check_writable(path)
+            check_writable(path)
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)  # printed, so the run can be repeated
     progress = PhaseProgress(sys.stderr, Console(stderr=True).is_terminal)
@@ -94,17 +93,6 @@ def _report_writer() -> ReportWriter:
     writer: ReportWriter = getattr(importlib.import_module(REPORT_MODULE), "write_compare_report")
     return writer
 
-
-def _check_writable(path: str) -> None:
-    """An output that cannot be written fails before the run, not after it."""
-    target = Path(path)
-    parent = target.parent if str(target.parent) else Path(".")
-    if target.is_dir():
-        fail([f"{path}: is a directory"])
-    if not parent.is_dir():
-        fail([f"{path}: no such directory: {parent}"])
-    if not os.access(target if target.exists() else parent, os.W_OK):
-        fail([f"{path}: permission denied"])
 
 
 def _write(path: str, write: Callable[[str], object]) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib.util
 import sys
 import time
-from pathlib import Path
 from typing import Sequence
 
 import click
@@ -25,7 +24,7 @@ from ..replay import (
     policy_name,
     run_replay,
 )
-from .common import fail
+from .common import fail, output_directory
 
 __all__ = ["replay"]
 
@@ -75,7 +74,7 @@ def replay(nodes: str, pods: str, policies: tuple[str, ...], seeds: int | None, 
     seed_list = [seed] if seed is not None else list(range(DEFAULT_SEED, DEFAULT_SEED + (seeds or 1)))
     table_levels = sorted(set(levels) if levels else {lv for lv in TABLE_LEVELS if lv < arrival} | {arrival})
     recorded = tuple(sorted(set(default_levels(arrival)) | set(table_levels))) if mode == "fgd" else tuple(sorted(set(levels)))
-    out = _output(output_dir) if output_dir else None
+    out = output_directory(output_dir) if output_dir else None
     try:
         specs = [ReplaySpec(nodes, pods, name, s, "fgd" if mode == "fgd" else "timeline", arrival, recorded,
                             "name" if tie_break == "name" else "random")
@@ -98,14 +97,6 @@ def replay(nodes: str, pods: str, policies: tuple[str, ...], seeds: int | None, 
                    report.write_html(results, out / "report.html", table_levels)]
         console.print("wrote " + ", ".join(str(p) for p in written))
 
-
-def _output(directory: str) -> Path:
-    path = Path(directory)
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        fail([f"{directory}: {err.strerror or err}"])
-    return path
 
 
 def _run(specs: Sequence[ReplaySpec], console: Console, quiet: bool) -> list[ReplayResult]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import os
 import random
 import sys
 from pathlib import Path
@@ -16,7 +15,7 @@ from rich.console import Console
 from ..cluster.simulated import Simulation
 from ..cluster.snapshot import STDIN, SnapshotError, load_snapshot
 from ..framework.config import ConfigError
-from .common import fail, load_config, plugin_option, registry
+from .common import check_writable, fail, load_config, plugin_option, registry
 from .explain_stream import ExplainFilter, ExplainStream
 from .label_query import LabelQueryError, parse_label_query
 from .progress import PhaseProgress
@@ -56,7 +55,7 @@ def simulate(snapshot: str, config_file: str | None, explain_file: str | None, e
         fail(["--explain-selector, --explain-pods and --explain-failed narrow --explain: give --explain FILE too"])
     for path in (output_file, explain_file):
         if path:
-            _check_writable(path)
+            check_writable(path)
     which = _explain_filter(explain_selector, explain_pods, explain_failed)
     reg = registry(plugins)
     config = load_config(config_file, reg)
@@ -100,17 +99,6 @@ def simulate(snapshot: str, config_file: str | None, explain_file: str | None, e
     console = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 160)
     render_report(console, summary, quiet, all_nodes)
 
-
-def _check_writable(path: str) -> None:
-    """Before anything runs: an output that cannot be written fails now, not after the run."""
-    target = Path(path)
-    parent = target.parent if str(target.parent) else Path(".")
-    if target.is_dir():
-        fail([f"{path}: is a directory"])
-    if not parent.is_dir():
-        fail([f"{path}: no such directory: {parent}"])
-    if not os.access(target if target.exists() else parent, os.W_OK):
-        fail([f"{path}: permission denied"])
 
 
 def _explain_filter(selector: str | None, pattern: str | None, failed_only: bool) -> ExplainFilter:

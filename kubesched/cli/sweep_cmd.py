@@ -24,7 +24,7 @@ from ..planning import CompareResult, CompareSpec, run_compare
 from ..plugins.gpushare import POLICIES
 from ..replay import DEFAULT_ARRIVAL, DEFAULT_SEED, ReplayResult, ReplaySpec, run_replay
 from ..sweep import CompareGrid, Done, Grid, GridError, ReplayGrid, SweepOutcome
-from .common import fail
+from .common import fail, output_directory
 
 if TYPE_CHECKING:  # imported when the sweep runs (sweep.connect): Dask is the research extra
     from dask.distributed import Client
@@ -114,7 +114,7 @@ def sweep_command(grid_file: str | None, nodes: str | None, variants: tuple[str,
         missing = sweep.missing_files(grid)
         if missing:
             fail(missing)
-    out = _output(output_dir) if output_dir else None
+    out = output_directory(output_dir) if output_dir else None
     err_console = Console(stderr=True, soft_wrap=True)
     try:
         outcome = _execute(grid, scheduler_address, workers, err_console, quiet)
@@ -166,14 +166,6 @@ def _replay_line(result: ReplayResult) -> str:
 def _compare_line(result: CompareResult) -> str:
     return ", ".join(f"{run.label} {run.scheduled}/{result.pending} scheduled" for run in result.configs)
 
-
-def _output(directory: str) -> Path:
-    path = Path(directory)
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        fail([f"{directory}: {err.strerror or err}"])
-    return path
 
 
 def _report(grid: Grid, outcome: SweepOutcome[ReplaySpec, ReplayResult] | SweepOutcome[CompareSpec, CompareResult],
