@@ -69,6 +69,7 @@ from .interfaces import (
 from .queued_pod import QueuedPodInfo
 from .registry import DefaultPlugin, PluginFactory, PluginSpec, Registry
 from .scoring import default_normalize_score
+from .signing import PodSignature, SignFragment, SignPlugin, SignValue
 from .status import SKIP, SUCCESS, Code, Status
 from .views import BoolArray, CodeArray, FloatArray, IntArray, NodeTableView, PodObserver, RowArray, SnapshotView
 
@@ -130,6 +131,10 @@ __all__ = [
     "SUCCESS",
     "ScoreExtensions",
     "ScorePlugin",
+    "SignFragment",
+    "SignPlugin",
+    "SignValue",
+    "PodSignature",
     "SnapshotView",
     "StateData",
     "StateKey",

@@ -39,13 +39,14 @@ from .outcomes import EXTENSION_POINTS, POINT_METHODS, FilterOutcome, FrameworkE
 from .runtime_binding import BindingRuns
 from .runtime_filter import FilterRuns
 from .runtime_score import ScoreRuns
+from .runtime_sign import SignRuns
 from .status import Code, Status
 from .views import SnapshotView
 
 __all__ = ["Framework", "FilterOutcome", "ScoreOutcome", "FrameworkError", "go_list", "EXTENSION_POINTS", "POINT_METHODS"]
 
 
-class Framework(FilterRuns, ScoreRuns, BindingRuns):
+class Framework(FilterRuns, ScoreRuns, BindingRuns, SignRuns):
     """One profile's plugins, in order, with their score weights."""
 
     def __init__(
@@ -77,6 +78,7 @@ class Framework(FilterRuns, ScoreRuns, BindingRuns):
         self._pre_bind = cast(list[PreBindPlugin], pts["preBind"])
         self._bind = cast(list[BindPlugin], pts["bind"])
         self._post_bind = cast(list[PostBindPlugin], pts["postBind"])
+        self._init_signing(pts)
 
     # -- introspection ------------------------------------------------------
     def plugin(self, name: str) -> Plugin | None:
