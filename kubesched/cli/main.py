@@ -5,16 +5,40 @@ from __future__ import annotations
 import click
 
 from .. import __version__
-from .capacity_cmd import capacity
-from .compare_cmd import compare
-from .config_cmd import config_group
-from .replay_cmd import replay
-from .run import run
-from .simulate import simulate
-from .sweep_cmd import sweep_command
+from .lazy import LazyGroup, Subcommand
+
+# Each subcommand is imported when it runs (see lazy.py): --version and --help import none.
+# The summaries are the first sentence of each command's help (tests/cli/test_lazy_startup.py).
+SUBCOMMANDS: dict[str, Subcommand] = {
+    "simulate": Subcommand(
+        "kubesched.cli.simulate", "simulate",
+        "Schedule the pending pods of SNAPSHOT (a file or directory of YAML/JSON as `kubectl get nodes,pods,...",
+    ),
+    "config": Subcommand("kubesched.cli.config_cmd", "config_group", "Inspect KubeSchedulerConfiguration files."),
+    "run": Subcommand("kubesched.cli.run", "run", "Schedule the pending pods of a cluster through its API server."),
+    "capacity": Subcommand(
+        "kubesched.cli.capacity_cmd", "capacity",
+        "How many more replicas of each pod spec fit in SNAPSHOT, placed as the scheduler places them.",
+    ),
+    "compare": Subcommand(
+        "kubesched.cli.compare_cmd", "compare",
+        "Schedule the pending pods of SNAPSHOT under each --config and compare: pods placed elsewhere or not at all, "
+        "utilisation and fragmentation per configuration.",
+    ),
+    "replay": Subcommand(
+        "kubesched.cli.replay_cmd", "replay",
+        "Replay the pods of PODS on the nodes of NODES and report GPU allocation and fragmentation.",
+    ),
+    "sweep": Subcommand(
+        "kubesched.cli.sweep_cmd", "sweep_command",
+        "Run a grid of replays (policies x seeds x arrival levels x pod lists) or of comparisons (configurations x "
+        "seeds x snapshots) in parallel, on local processes or a Dask cluster, and report them in one table "
+        "(mean ± std over seeds); see docs/sweep.md.",
+    ),
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, lazy_subcommands=SUBCOMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="kubesched")
 def cli() -> None:
     """kubesched: the Kubernetes scheduler in Python.
@@ -22,15 +46,6 @@ def cli() -> None:
     Start with `kubesched simulate SNAPSHOT`: where would the pending pods of a
     cluster snapshot go, and why not?
     """
-
-
-cli.add_command(simulate)
-cli.add_command(config_group)
-cli.add_command(run)
-cli.add_command(capacity)
-cli.add_command(compare)
-cli.add_command(replay)
-cli.add_command(sweep_command)
 
 
 def main() -> None:

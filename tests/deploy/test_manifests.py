@@ -412,7 +412,7 @@ def run_command() -> click.Command:
         main = importlib.import_module("kubesched.cli.main")
     except ImportError as err:
         pytest.skip(f"kubesched run is not importable yet: {err}")
-    command = main.cli.commands.get("run")
+    command = main.cli.get_command(click.Context(main.cli), "run")
     if command is None:
         pytest.skip("kubesched has no run command yet")
     return command
