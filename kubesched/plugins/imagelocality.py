@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..framework import MAX_NODE_SCORE, CycleState, Handle, IntArray, NodeTableView, RowArray, SnapshotView
+from ..framework import MAX_NODE_SCORE, CycleState, Handle, IntArray, NodeTableView, RowArray, SnapshotView, Status
+from ..framework.signing import IMAGE_NAMES_SIGNER, SignFragment, image_names_signer
 from ..objects.pod import PodInfo
 
 NAME = "ImageLocality"
@@ -42,6 +43,10 @@ def _scores(table: NodeTableView, images: tuple[str, ...]) -> IntArray | None:
 
 class ImageLocality:
     name = NAME
+
+    def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
+        """OpportunisticBatching: Score reads the normalised image names only."""
+        return [SignFragment(IMAGE_NAMES_SIGNER, image_names_signer(pod))], None
 
     def score_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> IntArray:
         table = snapshot.table

@@ -32,6 +32,7 @@ from ..framework import (
     Status,
 )
 from ..framework.args import decode_args
+from ..framework.signing import NODE_AFFINITY_SIGNER, NODE_SELECTOR_SIGNER, SignFragment, node_affinity_signer, node_selector_signer
 from ..objects.node import Node
 from ..objects.nodeinfo import NodeInfo
 from ..objects.pod import PodInfo
@@ -102,6 +103,11 @@ class NodeAffinity:
 
     def __init__(self, args: NodeAffinityArgs) -> None:
         self.args = args
+
+    def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
+        """OpportunisticBatching: PreFilter, Filter and Score read the node affinity and the nodeSelector."""
+        return [SignFragment(NODE_AFFINITY_SIGNER, node_affinity_signer(pod)),
+                SignFragment(NODE_SELECTOR_SIGNER, node_selector_signer(pod))], None
 
     # -- PreFilter ----------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView) -> tuple[PreFilterResult | None, Status | None]:

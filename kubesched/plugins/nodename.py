@@ -18,6 +18,7 @@ from ..framework import (
     SnapshotView,
     Status,
 )
+from ..framework.signing import NODE_NAME_SIGNER, SignFragment
 from ..objects.node import Node
 from ..objects.nodeinfo import NodeInfo
 from ..objects.pod import PodInfo
@@ -29,6 +30,10 @@ _STATUS = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON)
 
 class NodeName:
     name = NAME
+
+    def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
+        """OpportunisticBatching: Filter reads ``spec.nodeName`` only."""
+        return [SignFragment(NODE_NAME_SIGNER, pod.node_name)], None
 
     def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
         if pod.node_name and pod.node_name != node.name:

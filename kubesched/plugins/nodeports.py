@@ -21,6 +21,7 @@ from ..framework import (
     StateKey,
     Status,
 )
+from ..framework.signing import HOST_PORTS_SIGNER, SignFragment, host_ports_signer
 from ..objects.nodeinfo import NodeInfo
 from ..objects.pod import HostPort, PodInfo
 
@@ -33,6 +34,10 @@ ALL_IPS = "0.0.0.0"
 
 class NodePorts:
     name = NAME
+
+    def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
+        """OpportunisticBatching: PreFilter and Filter read the host ports only."""
+        return [SignFragment(HOST_PORTS_SIGNER, host_ports_signer(pod))], None
 
     def pre_filter(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView) -> tuple[PreFilterResult | None, Status | None]:
         if not pod.host_ports:

@@ -20,6 +20,7 @@ from ..framework import (
     SnapshotView,
     Status,
 )
+from ..framework.signing import TOLERATIONS_SIGNER, SignFragment, tolerations_signer
 from ..objects.node import Node
 from ..objects.nodeinfo import NodeInfo
 from ..objects.pod import PodInfo
@@ -47,6 +48,10 @@ def _codes(table: NodeTableView) -> npt.NDArray[np.int32] | None:
 
 class NodeUnschedulable:
     name = NAME
+
+    def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
+        """OpportunisticBatching: Filter reads the tolerations only."""
+        return [SignFragment(TOLERATIONS_SIGNER, tolerations_signer(pod))], None
 
     def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
         if node.node.unschedulable and not _tolerates(pod):

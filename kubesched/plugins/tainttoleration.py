@@ -23,6 +23,7 @@ from ..framework import (
     StateKey,
     Status,
 )
+from ..framework.signing import TOLERATIONS_SIGNER, SignFragment, tolerations_signer
 from ..objects.node import Node
 from ..objects.nodeinfo import NodeInfo
 from ..objects.pod import PodInfo
@@ -88,6 +89,10 @@ def _score_counts(table: NodeTableView, tolerations: tuple[Toleration, ...]) -> 
 
 class TaintToleration:
     name = NAME
+
+    def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
+        """OpportunisticBatching: Filter and Score read the tolerations only."""
+        return [SignFragment(TOLERATIONS_SIGNER, tolerations_signer(pod))], None
 
     # -- Filter -------------------------------------------------------------
     def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:

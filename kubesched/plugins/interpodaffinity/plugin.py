@@ -53,7 +53,8 @@ from ...framework.cycle_state import CycleState
 from ...framework.events import ClusterEventWithHint, QueueingHint
 from ...framework.handle import Handle
 from ...framework.interfaces import NodeVerdicts, PreFilterResult
-from ...framework.status import SKIP, Status
+from ...framework.signing import LABELS_SIGNER, SignFragment, labels_signer
+from ...framework.status import SKIP, Code, Status
 from ...framework.views import BoolArray, IntArray, NodeTableView, RowArray, SnapshotView
 from ...objects.nodeinfo import NodeInfo
 from ...objects.pod import PodInfo
@@ -83,6 +84,16 @@ __all__ = [
 
 class InterPodAffinity:
     name = NAME
+
+    def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
+        """OpportunisticBatching: a pod with (anti-)affinity terms depends on where other pods
+        are and has no signature; any other pod is still matched by existing pods' terms
+        through its labels (unless those pods' preferred terms are ignored)."""
+        if not pod.pod_affinity.is_empty():
+            return [], Status(Code.UNSCHEDULABLE, "pods with InterPodAffinity are not signable")
+        if self.args.ignore_preferred_terms_of_existing_pods:
+            return [], None
+        return [SignFragment(LABELS_SIGNER, labels_signer(pod))], None
 
     def __init__(self, args: InterPodAffinityArgs, handle: Handle) -> None:
         self.args = args

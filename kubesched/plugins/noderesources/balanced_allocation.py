@@ -22,6 +22,7 @@ from ...framework import (
     Status,
 )
 from ...framework.args import Problems, decode_args, duplicate, invalid
+from ...framework.signing import RESOURCES_SIGNER, SignFragment, resources_signer
 from ...objects.pod import PodInfo
 from .resource_allocation import (
     DEFAULT_RESOURCES,
@@ -66,6 +67,10 @@ def parse_args(raw: object) -> BalancedAllocationArgs:
 
 class BalancedAllocation:
     name = NAME
+
+    def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
+        """OpportunisticBatching: PreScore and Score read the pod's requests only."""
+        return [SignFragment(RESOURCES_SIGNER, resources_signer(pod))], None
 
     def __init__(self, args: BalancedAllocationArgs) -> None:
         self.args = args

@@ -31,6 +31,7 @@ from ...framework import (
     StateKey,
     Status,
 )
+from ...framework.signing import RESOURCES_SIGNER, SignFragment, resources_signer
 from ...objects.node import Node
 from ...objects.nodeinfo import NodeInfo
 from ...objects.pod import PodInfo
@@ -78,6 +79,10 @@ _fit_keys, _fit_key = fit_keys, fit_key  # the row cache's tests compare the two
 
 class NodeResourcesFit:
     name = NAME
+
+    def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
+        """OpportunisticBatching: Filter and Score read the pod's requests only."""
+        return [SignFragment(RESOURCES_SIGNER, resources_signer(pod))], None
 
     def __init__(self, args: FitArgs) -> None:
         self.args = args

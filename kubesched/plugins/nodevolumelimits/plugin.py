@@ -35,6 +35,7 @@ from ...framework import (
     Status,
 )
 from ..helper import claim_hint
+from ...framework.signing import VOLUMES_SIGNER, SignFragment, volumes_signer
 from ...objects import PodInfo
 from ...objects.storage import PersistentVolumeClaim
 from ..volumebinding.index import StorageIndex, storage_index
@@ -66,6 +67,10 @@ _STATE: StateKey[_State] = StateKey("PreFilter" + NAME)
 
 class CSILimits:
     name = NAME
+
+    def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
+        """OpportunisticBatching: Filter reads the volumes only."""
+        return [SignFragment(VOLUMES_SIGNER, volumes_signer(pod))], None
 
     def __init__(self, index: StorageIndex) -> None:
         self.index = index

@@ -35,7 +35,8 @@ from ...framework.cycle_state import CycleState
 from ...framework.events import ClusterEventWithHint, QueueingHint
 from ...framework.handle import Handle, JSONObject
 from ...framework.interfaces import NodeVerdicts, PreFilterResult
-from ...framework.status import SKIP, Status
+from ...framework.signing import SignFragment
+from ...framework.status import SKIP, Code, Status
 from ...framework.views import BoolArray, IntArray, NodeTableView, RowArray, SnapshotView
 from ...objects.nodeinfo import NodeInfo
 from ...objects.pod import PodInfo
@@ -79,6 +80,15 @@ class PodTopologySpread:
             for api_version, kind, plural in WORKLOAD_RESOURCES:
                 handle.object_store(api_version, kind, plural).add_handler(_WorkloadFeed(self.workloads, kind))
         self.layouts = NodeLayouts()
+
+    def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
+        """OpportunisticBatching: spreading depends on where other pods are, so a pod with
+        constraints (its own, or the profile's defaults, which every pod gets) has no signature."""
+        if pod.topology_spread_constraints:
+            return [], Status(Code.UNSCHEDULABLE, "pods with topology constraints are not signable")
+        if self.default_constraints:
+            return [], Status(Code.UNSCHEDULABLE, "pods with default topology constraints are not signable")
+        return [], None
 
     # -- workloads (default constraints) -----------------------------------------
     def set_workloads(self, objects: Iterable[JSONObject]) -> None:

@@ -40,6 +40,7 @@ from ...framework import (
     Status,
 )
 from ..helper import claim_hint
+from ...framework.signing import VOLUMES_SIGNER, SignFragment, volumes_signer
 from ...objects import NodeInfo, PodInfo
 from ...objects.quantity import value as quantity_value
 from ...objects.node import Node
@@ -82,6 +83,10 @@ def _unresolvable(message: str) -> Status:
 
 class VolumeBinding:
     name = NAME
+
+    def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
+        """OpportunisticBatching: PreFilter, Filter and Score read the volumes only."""
+        return [SignFragment(VOLUMES_SIGNER, volumes_signer(pod))], None
 
     def __init__(self, index: StorageIndex, handle: Handle, args: VolumeBindingArgs) -> None:
         self.index = index

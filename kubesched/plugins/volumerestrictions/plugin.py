@@ -31,6 +31,7 @@ from ...framework import (
     Status,
 )
 from ..helper import claim_hint
+from ...framework.signing import VOLUMES_SIGNER, SignFragment, volumes_signer
 from ...objects import NodeInfo, PodInfo
 from ...objects.volumes import PodVolume
 from ..volumebinding.index import StorageIndex, storage_index
@@ -116,6 +117,10 @@ class _ClaimUse:
 
 class VolumeRestrictions:
     name = NAME
+
+    def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
+        """OpportunisticBatching: PreFilter and Filter read the volumes only."""
+        return [SignFragment(VOLUMES_SIGNER, volumes_signer(pod))], None
 
     def __init__(self, index: StorageIndex, use: _ClaimUse) -> None:
         self.index = index

@@ -28,6 +28,7 @@ from ...framework import (
     Status,
 )
 from ..helper import claim_hint
+from ...framework.signing import VOLUMES_SIGNER, SignFragment, volumes_signer
 from ...objects import NodeInfo, PodInfo
 from ...objects.storage import WAIT_FOR_FIRST_CONSUMER
 from ..volumebinding.index import StorageIndex, storage_index
@@ -78,6 +79,10 @@ def pv_topologies(pv_name: str, labels: Mapping[str, str]) -> list[PVTopology]:
 
 class VolumeZone:
     name = NAME
+
+    def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
+        """OpportunisticBatching: PreFilter and Filter read the volumes only."""
+        return [SignFragment(VOLUMES_SIGNER, volumes_signer(pod))], None
 
     def __init__(self, index: StorageIndex) -> None:
         self.index = index
