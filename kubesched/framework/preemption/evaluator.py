@@ -23,6 +23,7 @@ from ..views import SnapshotView
 from .dry_run_cache import NodeResultCache
 from .nominated import NominatedPods, clone_node_info, clone_state
 from .pdb import DisruptionBudget
+from .potential import NO_VICTIMS, split_by_potential_victims
 from .victims import VictimSelection, select_victims_on_node, started
 
 __all__ = [
@@ -209,7 +210,10 @@ class Evaluator:
         fine: list[Candidate] = []
         violating: list[Candidate] = []
         lookup, node_info, nominator, fwk = self.cache.get, snapshot.get, self.nominator, self.fwk
-        for name in potential[offset:] + potential[:offset]:
+        # Nodes without a lower-priority pod answer at once, uncopied; the others keep their order.
+        able, unable = split_by_potential_victims(snapshot, potential[offset:] + potential[:offset], pod.priority)
+        statuses.update(dict.fromkeys(unable, NO_VICTIMS))
+        for name in able:
             info = node_info(name)
             if info is None:
                 continue

@@ -26,10 +26,9 @@ from .nominated import (
 )
 from .gosort import go_sort_slice
 from .pdb import DisruptionBudget, split_by_pdb_violation
+from .potential import NO_VICTIMS, NO_VICTIMS_REASON
 
 __all__ = ["NO_VICTIMS_REASON", "VictimSelection", "importance_key", "more_important", "select_victims_on_node", "started"]
-
-NO_VICTIMS_REASON = "No preemption victims found for incoming pod"
 
 
 def started(pod: PodInfo) -> float:
@@ -63,6 +62,8 @@ def select_victims_on_node(fwk: Framework, state: CycleState, pod: PodInfo, node
                            pdbs: Sequence[DisruptionBudget], nominator: NominatedPods | None) -> VictimSelection:
     """``state`` and ``node`` are the caller's copies: they are changed."""
     potential = [p for p in node.pods.values() if p.priority < pod.priority]
+    if not potential:
+        return VictimSelection([], 0, NO_VICTIMS)
 
     def remove(victim: PodInfo) -> Status | None:
         node.remove_pod(victim)
@@ -72,8 +73,6 @@ def select_victims_on_node(fwk: Framework, state: CycleState, pod: PodInfo, node
         status = remove(victim)
         if status is not None:
             return VictimSelection([], 0, status)
-    if not potential:
-        return VictimSelection([], 0, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, NO_VICTIMS_REASON))
     status = run_filters_with_nominated_pods(fwk, state, pod, node, nominator)
     if status is not None:
         return VictimSelection([], 0, status)
