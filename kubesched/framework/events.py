@@ -95,6 +95,10 @@ class ClusterEvent:
             return True
         if self.resource != EventResource.WILDCARD and self.resource != other.resource:
             return False
+        if other.action & ActionType.UPDATE == ActionType.UPDATE and self.action & ActionType.UPDATE != ActionType.UPDATE:
+            # The generic Update means "no specific kind of update": only an interest in the
+            # generic Update hears it (upstream's MatchClusterEvents: incoming <= registered).
+            return False
         return bool(self.action & other.action)
 
     def __str__(self) -> str:

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
-from ..framework.events import FORCE_ACTIVATE, ActionType, ClusterEvent, EventResource
+from ..framework.events import FORCE_ACTIVATE, ClusterEvent, EventResource
 from ..objects.pod import PodInfo
 from .hints import IMMEDIATELY, SKIP
 from .labels import FORCE_ACTIVATE as FORCE_ACTIVATE_LABEL
 from .labels import UNSCHEDULABLE_Q, UNSCHEDULED_POD_UPDATE, event_label, pod_update_label
 from .moves import UNSCHEDULABLE, PodMoves
+from .pod_changes import pod_scheduling_properties_change
 
 __all__ = ["ClusterEventMoves"]
 
@@ -93,7 +94,6 @@ class ClusterEventMoves(PodMoves):
             info = self._unschedulable.get(uid)
             if info is not None:
                 info.pod = new
-                event = ClusterEvent(EventResource.POD, ActionType.UPDATE, "UpdatePod")
                 label = pod_update_label(old, new) if self.on_incoming is not None else ""
                 if info.gated and self._run_pre_enqueue(info):
                     del self._unschedulable[uid]
@@ -101,15 +101,21 @@ class ClusterEventMoves(PodMoves):
                 elif info.gated:
                     self._unschedulable[uid] = info  # still gated, perhaps by another plugin: file it anew
                 else:
-                    strategy = self._hints.strategy(info, event, old, new)
-                    if strategy != SKIP:
-                        del self._unschedulable[uid]
-                        self._requeue(info, strategy, label)
+                    # One event per kind of change; an update that changes nothing scheduling
+                    # reads (our own PodScheduled condition) is the generic update, which
+                    # wakes the pod only for a plugin registered for it.
+                    for event in pod_scheduling_properties_change(old, new):
+                        strategy = self._hints.strategy(info, event, old, new)
+                        if strategy != SKIP:
+                            del self._unschedulable[uid]
+                            self._requeue(info, strategy, label)
+                            break
                 self._cond.notify()
                 return
             if uid in self._in_flight:
                 # Replayed if this attempt fails: the update may be what makes the pod schedulable.
-                self._in_flight.record(ClusterEvent(EventResource.POD, ActionType.UPDATE, "UpdatePod"), old, new)
+                for event in pod_scheduling_properties_change(old, new):
+                    self._in_flight.record(event, old, new)
                 return
             self._add(new, UNSCHEDULED_POD_UPDATE)
 

@@ -518,8 +518,29 @@ def test_an_update_from_a_pending_plugins_view_requeues_at_once():
     old = make_pod("p")
     q.add(old)
     fail(q, "p", plugins=(), pending=("P",))
-    q.update(old, make_pod("p", uid=old.uid))
+    q.update(old, make_pod("p", uid=old.uid, tolerations=[{"operator": "Exists"}]))
     assert q.where(old.uid) == ACTIVE
+
+
+def test_an_update_that_changes_nothing_scheduling_reads_leaves_the_pod_unschedulable():
+    # The scheduler's own PodScheduled condition comes back as such an update: upstream's
+    # generic Update, which no specific registration hears.
+    q = queue(hints=[(POD_UPDATE_TOLERATIONS, "P", None),
+                     (ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_SCALE_DOWN), "P", None)])
+    old = make_pod("p")
+    q.add(old)
+    fail(q, "p")
+    q.update(old, make_pod("p", uid=old.uid))
+    assert q.where(old.uid) == UNSCHEDULABLE
+
+
+def test_a_generic_update_registration_hears_any_update_of_the_pod():
+    q = queue(hints=[(ClusterEvent(EventResource.POD, ActionType.UPDATE), "P", None)])
+    old = make_pod("p")
+    q.add(old)
+    fail(q, "p")
+    q.update(old, make_pod("p", uid=old.uid))
+    assert q.where(old.uid) == BACKOFF
 
 
 def test_an_update_during_the_attempt_is_replayed_when_the_pod_fails():
@@ -540,7 +561,7 @@ def test_another_pods_update_during_the_attempt_is_not_replayed():
     q.add(b)
     first = q.pop()
     second = q.pop()
-    q.update(b, make_pod("b", uid=b.uid))  # b changes while both are in flight
+    q.update(b, make_pod("b", uid=b.uid, tolerations=[{"operator": "Exists"}]))  # b changes while both are in flight
     first.unschedulable_plugins = {"P"}
     assert q.add_unschedulable_if_not_present(first, Code.UNSCHEDULABLE) == UNSCHEDULABLE
     second.unschedulable_plugins = {"P"}
