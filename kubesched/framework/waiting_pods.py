@@ -12,19 +12,21 @@ import threading
 from typing import Callable
 
 from ..objects.pod import PodInfo
+from .config_go import NANOS_PER_SECOND, format_duration
 from .status import Code, Status
 
-__all__ = ["WaitingPod", "WaitingPods"]
+__all__ = ["WaitingPod", "WaitingPods", "timeout_message"]
 
 
 class WaitingPod:
     """One pod waiting at Permit; ``on_done(status)`` runs once, when it is decided."""
 
     def __init__(self, pod: PodInfo, node_name: str, deadlines: dict[str, float],
-                 on_done: Callable[[Status | None], None]) -> None:
+                 on_done: Callable[[Status | None], None], waits: dict[str, float] | None = None) -> None:
         self.pod = pod
         self.node_name = node_name
         self._deadlines = dict(deadlines)  # plugin -> when its wait times out
+        self._waits = dict(waits or {})  # plugin -> how long it waits (seconds), for the timeout message
         self._on_done = on_done
         self._lock = threading.Lock()
         self._done = False
@@ -62,8 +64,17 @@ class WaitingPod:
             late = sorted(p for p, when in self._deadlines.items() if when <= now)
         if not late:
             return False
-        self.reject(late[0], f"rejected due to timeout after waiting at plugin {late[0]}")
+        self.reject(late[0], timeout_message(late[0], self._waits.get(late[0])))
         return True
+
+
+def timeout_message(plugin: str, wait_seconds: float | None) -> str:
+    """upstream's ``rejected due to timeout after waiting 2m0s at plugin X``: the wait the
+    plugin asked for (capped), as Go prints a ``time.Duration``."""
+    if wait_seconds is None:
+        return f"rejected due to timeout after waiting at plugin {plugin}"
+    waited = format_duration(round(wait_seconds * NANOS_PER_SECOND))
+    return f"rejected due to timeout after waiting {waited} at plugin {plugin}"
 
 
 class WaitingPods:

@@ -74,7 +74,8 @@ class BindingCycle(FailureHandling):
                 return
             self._fail_binding(fwk, state, queued, assumed, host, status)
 
-        self.waiting_pods.add(assumed.uid, WaitingPod(assumed, host, {p: now + t for p, t in waits.items()}, decided))
+        self.waiting_pods.add(assumed.uid, WaitingPod(assumed, host, {p: now + t for p, t in waits.items()}, decided,
+                                                          waits))
 
     def expire_waiting_pods(self) -> int:
         """Reject pods whose Permit wait timed out (run periodically; the simulator runs it as time moves)."""

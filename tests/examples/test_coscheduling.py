@@ -71,7 +71,7 @@ def test_every_waiting_member_is_rejected_and_unreserved_at_the_timeout():
     nodes = [cpu_node(f"n{i}", cpu="3") for i in range(3)]
     run = simulate(nodes + [pod_group("g", 10, timeout=30)] + [member(f"g-{i}", "g") for i in range(10)])
     rejections = {pod: message for pod, kind, reason, message in run.sim.cluster.events if kind == "Warning"}
-    assert rejections["default/g-0"] == "0/1 nodes are available: 1 rejected due to timeout after waiting at plugin Coscheduling."
+    assert rejections["default/g-0"] == "0/1 nodes are available: 1 rejected due to timeout after waiting 30s at plugin Coscheduling."
     for i in range(1, 9):
         assert rejections[f"default/g-{i}"] == "0/1 nodes are available: 1 rejection in Unreserve."
     assert run.sim.cluster.bindings == []

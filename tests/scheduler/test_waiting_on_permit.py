@@ -73,7 +73,7 @@ def test_waiting_pods_hold_their_resources():
     # Once the waiting members time out and free their room, g2 is tried again and waits in
     # turn: this naive gang plugin has its members wake each other forever (upstream would
     # too); the simulation notices and stops.
-    assert "rejected due to timeout after waiting at plugin Gang" in result.outcomes["default/g2"].message
+    assert "rejected due to timeout after waiting 30s at plugin Gang" in result.outcomes["default/g2"].message
     assert result.livelocked
 
 
@@ -84,6 +84,6 @@ def test_an_incomplete_gang_times_out_and_returns_to_the_queue():
     outcome = result.outcomes["default/g0"]
     assert outcome.node is None
     assert ("default/g0", "Warning", "FailedScheduling",
-            "0/1 nodes are available: 1 rejected due to timeout after waiting at plugin Gang.") in sim.cluster.events
+            "0/1 nodes are available: 1 rejected due to timeout after waiting 30s at plugin Gang.") in sim.cluster.events
     assert sim.scheduler.cache.table.req_cpu[: sim.scheduler.cache.table.size].sum() == 0  # forgotten
     assert sim.scheduler.queue.where("g0") != ""  # back in the queue, not lost
