@@ -10,12 +10,14 @@ from typing import NoReturn
 import click
 
 from ..framework.config import ConfigError, SchedulerConfig, default_config
+from ..framework.features import FeatureGateError, Features, parse_feature_gates
 from ..framework.config import load_config as read_config_file
 from ..framework.loader import PluginLoadError, load_plugins
 from ..framework.registry import Registry
 from ..plugins.registry import in_tree_registry
 
-__all__ = ["EXIT_BAD_INPUT", "check_writable", "fail", "load_config", "output_directory", "registry", "plugin_option"]
+__all__ = ["EXIT_BAD_INPUT", "check_writable", "fail", "load_config", "output_directory", "registry", "plugin_option",
+           "feature_gates_option"]
 
 EXIT_BAD_INPUT = 2
 
@@ -49,11 +51,16 @@ def output_directory(directory: str) -> Path:
     return path
 
 
-def registry(plugins: tuple[str, ...] | list[str] = ()) -> Registry:
-    """The in-tree plugins, installed out-of-tree plugins (entry points) and ``--plugin`` ones;
-    a plugin that does not load exits 2 with one line per problem."""
+def registry(plugins: tuple[str, ...] | list[str] = (), feature_gates: tuple[str, ...] | list[str] = ()) -> Registry:
+    """The in-tree plugins, installed out-of-tree plugins (entry points) and ``--plugin`` ones,
+    with the default profile and plugins' gates from ``--feature-gates``; a plugin that does
+    not load, or a gate kube-scheduler would refuse, exits 2 with one line per problem."""
     try:
-        return load_plugins(in_tree_registry(), plugins)
+        features = Features.from_gates(parse_feature_gates(list(feature_gates)))
+    except FeatureGateError as err:
+        fail([str(err)])
+    try:
+        return load_plugins(in_tree_registry(features), plugins)
     except PluginLoadError as err:
         fail(err.lines)
 
@@ -62,6 +69,13 @@ plugin_option = click.option(
     "--plugin", "plugins", multiple=True, metavar="MODULE:ATTRIBUTE",
     help="Load an out-of-tree plugin (a PluginSpec, or a list of them); repeatable. "
          "Installed plugins (entry point group kubesched.plugins) load without it.",
+)
+
+
+feature_gates_option = click.option(
+    "--feature-gates", "feature_gates", multiple=True, metavar="KEY=BOOL,...",
+    help="kube-scheduler's feature gates (e.g. DRAExtendedResource=false), at v1.36's defaults otherwise; "
+         "an unknown gate is an error. docs/dra.md lists the gates that change decisions.",
 )
 
 

@@ -11,7 +11,7 @@ from ..framework.config import ConfigError, SchedulerConfig, versioned_config
 from ..framework.profile import build_profiles
 from ..scheduler.handle import HandleHub
 from ..framework.registry import Registry
-from .common import fail, load_config, plugin_option, registry
+from .common import fail, feature_gates_option, load_config, plugin_option, registry
 
 
 @click.group("config")
@@ -21,6 +21,7 @@ def config_group() -> None:
 
 def _resolved(config: SchedulerConfig, reg: Registry, source: str | None = None) -> dict:
     hub = HandleHub(Cache(), VirtualClock(), None)
+    hub.features = reg.features
     try:
         profiles = build_profiles(config, reg, hub.handle)
     except ConfigError as err:
@@ -41,12 +42,13 @@ def _resolved(config: SchedulerConfig, reg: Registry, source: str | None = None)
 @click.option("--extension-points", "resolved", is_flag=True,
               help="Print the plugins each profile runs at each extension point, with score weights, instead.")
 @plugin_option
-def show(config_file: str | None, resolved: bool, plugins: tuple[str, ...]) -> None:
+@feature_gates_option
+def show(config_file: str | None, resolved: bool, plugins: tuple[str, ...], feature_gates: tuple[str, ...]) -> None:
     """Print the fully defaulted configuration, as kube-scheduler's --write-config-to writes it.
 
     Without CONFIG_FILE, shows the defaults (upstream's default profile).
     """
-    reg = registry(plugins)
+    reg = registry(plugins, feature_gates)
     config = load_config(config_file, reg)
     resolved_plugins = _resolved(config, reg, config_file)  # also checks that every profile builds
     doc = resolved_plugins if resolved else versioned_config(config)
@@ -56,9 +58,10 @@ def show(config_file: str | None, resolved: bool, plugins: tuple[str, ...]) -> N
 @config_group.command("check")
 @click.argument("config_file", type=click.Path(dir_okay=False))
 @plugin_option
-def check(config_file: str, plugins: tuple[str, ...]) -> None:
+@feature_gates_option
+def check(config_file: str, plugins: tuple[str, ...], feature_gates: tuple[str, ...]) -> None:
     """Validate CONFIG_FILE; print every problem (exit 2) or "ok"."""
-    reg = registry(plugins)
+    reg = registry(plugins, feature_gates)
     config = load_config(config_file, reg)
     _resolved(config, reg, config_file)
     click.echo(f"{config_file}: ok ({len(config.profiles)} profile(s))")

@@ -18,7 +18,7 @@ from ..cluster.kube.app import RunSettings, StartupError, run_scheduler
 from ..cluster.kube.connection import ConfigurationError, load_connection
 from ..framework.config import ConfigError, LeaderElection, validate_config
 from ..framework.extender_config import parse_go_duration
-from .common import fail, load_config, plugin_option, registry
+from .common import feature_gates_option, fail, load_config, plugin_option, registry
 from .logs import configure_logging
 
 __all__ = ["run"]
@@ -90,12 +90,13 @@ def _level(ctx: click.Context, param: click.Parameter, value: str) -> int:
 @click.option("-v", "--v", "verbosity", callback=_level, default="0", show_default=True, metavar="N",
               help="Log verbosity: 2 logs every scheduling decision, 4 debug.")
 @plugin_option
+@feature_gates_option
 def run(config_file: str | None, kubeconfig: str | None, master: str | None, leader_elect: str | None,
         leader_elect_lease_duration: float | None, leader_elect_renew_deadline: float | None,
         leader_elect_retry_period: float | None, leader_elect_resource_name: str | None,
         leader_elect_resource_namespace: str | None, bind_address: str, port: int, secure_port: int,
         tls_cert_file: str | None, tls_private_key_file: str | None, kube_api_qps: float | None,
-        kube_api_burst: int | None, startup_timeout: float, verbosity: int, plugins: tuple[str, ...]) -> None:
+        kube_api_burst: int | None, startup_timeout: float, verbosity: int, plugins: tuple[str, ...], feature_gates: tuple[str, ...]) -> None:
     """Schedule the pending pods of a cluster through its API server.
 
     Serves every pod whose spec.schedulerName is one of the config's profiles
@@ -103,7 +104,7 @@ def run(config_file: str | None, kubeconfig: str | None, master: str | None, lea
     second one beside kube-scheduler.
     """
     configure_logging(verbosity)
-    reg = registry(plugins)
+    reg = registry(plugins, feature_gates)
     config = load_config(config_file, reg)
     le: LeaderElection = config.leader_election
     if leader_elect is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Callable, Iterable, Iterator, Mapping, Protocol
 
 from ..objects.pod import PodInfo
+from .features import Features
 from .views import PodObserver, SnapshotView
 
 __all__ = [
@@ -114,6 +115,11 @@ class Handle(Protocol):
     @property
     def profile_name(self) -> str:
         """The scheduler name of the profile the plugin is built for."""
+        ...
+
+    @property
+    def features(self) -> Features:
+        """The feature gates plugins read (upstream's ``feature.Features``), from ``--feature-gates``."""
         ...
 
     def snapshot(self) -> SnapshotView:

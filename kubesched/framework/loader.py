@@ -98,7 +98,7 @@ def load_plugins(base: Registry, targets: Iterable[str] = (), use_entry_points: 
             lines.extend(err.lines)
             continue
         found.extend((source, spec) for spec in specs)
-    registry = Registry(base.specs(), base.defaults, base.unimplemented)
+    registry = Registry(base.specs(), base.defaults, base.unimplemented, base.features)
     seen: dict[str, str] = {}
     for source, spec in found:
         if registry.get(spec.name) is spec:

@@ -15,6 +15,7 @@ from typing import Callable, Generic, Iterable
 from typing_extensions import TypeVar
 
 from .args import decode_args
+from .features import DEFAULT_FEATURES, Features
 from .handle import Handle
 from .interfaces import Plugin
 
@@ -72,17 +73,23 @@ class DefaultPlugin:
 
 
 class Registry:
-    """Plugins by name, the default profile's plugin list, and upstream plugins kubesched lacks."""
+    """Plugins by name, the default profile's plugin list, and upstream plugins kubesched lacks.
+
+    ``features``: the feature gates the default list was made for; schedulers built from
+    this registry hand them to plugins (``Handle.features``).
+    """
 
     def __init__(
         self,
         specs: Iterable[PluginSpec[object]] | None = None,
         defaults: Iterable[DefaultPlugin] = (),
         unimplemented: Iterable[str] = (),
+        features: Features = DEFAULT_FEATURES,
     ) -> None:
         self._specs: dict[str, PluginSpec[object]] = {}
         self.defaults: tuple[DefaultPlugin, ...] = tuple(defaults)
         self.unimplemented: frozenset[str] = frozenset(unimplemented)
+        self.features = features
         for spec in specs or []:
             self.register(spec)
 
@@ -119,7 +126,7 @@ class Registry:
 
     def merged(self, other: "Registry") -> "Registry":
         """This registry's plugins and defaults, plus ``other``'s plugins (names must not clash)."""
-        out = Registry(self._specs.values(), self.defaults, self.unimplemented - set(other.names()))
+        out = Registry(self._specs.values(), self.defaults, self.unimplemented - set(other.names()), self.features)
         for spec in other._specs.values():
             out.register(spec)
         return out

@@ -23,6 +23,8 @@ class Node:
     allocatable: Resource
     images: dict[str, int]  # every name of every image on the node -> size in bytes
     raw: dict[str, Any] | None = None
+    # ``status.declaredFeatures``: what the kubelet says it supports (NodeDeclaredFeatures).
+    declared_features: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
         return f"Node({self.name})"
@@ -89,4 +91,13 @@ def parse_node(raw: Mapping[str, Any], keep_raw: bool = False) -> Node:
         allocatable=resources.copy(),
         images=images,
         raw=dict(raw) if keep_raw else None,
+        declared_features=_declared_features(status.get("declaredFeatures")),
     )
+
+
+def _declared_features(raw: Any) -> tuple[str, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not all(isinstance(f, str) for f in raw):
+        raise ObjectError("status.declaredFeatures", "must be a list of strings")
+    return tuple(raw)

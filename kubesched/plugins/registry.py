@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..framework.features import DEFAULT_FEATURES, Features
 from ..framework.registry import DefaultPlugin, PluginSpec, Registry
 from . import (
     defaultbinder,
@@ -20,24 +21,25 @@ from . import podtopologyspread
 from .podtopologyspread.workloads import WORKLOAD_RESOURCES
 from . import interpodaffinity
 from . import defaultpreemption
+from . import nodedeclaredfeatures
 from ..framework.preemption import PDB_API_VERSION, PDB_KIND
 
-__all__ = ["in_tree_registry", "UPSTREAM_ONLY", "DEFAULT_PLUGINS"]
+__all__ = ["in_tree_registry", "default_plugins", "UPSTREAM_ONLY", "DEFAULT_PLUGINS"]
 
 # Upstream in-tree plugins kubesched does not implement (yet). A config may disable
 # them; enabling one is an error, since its decisions could not be upstream's.
 UPSTREAM_ONLY = frozenset(
     {
         "DynamicResources",
-        "NodeDeclaredFeatures",
         "GangScheduling",
         "TopologyAwareWorkloadScheduling",
     }
 )
 
 
-# Upstream's default profile (``getDefaultPlugins``): multiPoint plugins and score weights.
-DEFAULT_PLUGINS: tuple[DefaultPlugin, ...] = (
+# Upstream's default profile before its feature gates are applied (``getDefaultPlugins``):
+# multiPoint plugins and score weights.
+_BASE_PLUGINS: tuple[DefaultPlugin, ...] = (
     DefaultPlugin("SchedulingGates"),
     DefaultPlugin("PrioritySort"),
     DefaultPlugin("NodeUnschedulable"),
@@ -59,9 +61,27 @@ DEFAULT_PLUGINS: tuple[DefaultPlugin, ...] = (
 )
 
 
-def in_tree_registry() -> Registry:
-    """Every in-tree plugin, upstream's default plugin list, and the upstream plugins not built yet."""
-    registry = Registry((), DEFAULT_PLUGINS, UPSTREAM_ONLY)
+def default_plugins(features: Features = DEFAULT_FEATURES) -> tuple[DefaultPlugin, ...]:
+    """The default profile for these gates (upstream's ``applyFeatureGates``): NodeDeclaredFeatures
+    last; DynamicResources (weight 2) just before DefaultPreemption, so that its PostFilter
+    deallocates an idle claim before any pod is evicted."""
+    plugins = list(_BASE_PLUGINS)
+    if features.enable_node_declared_features:
+        plugins.append(DefaultPlugin(nodedeclaredfeatures.NAME))
+    if features.enable_dynamic_resource_allocation and "DynamicResources" not in UPSTREAM_ONLY:
+        at = next(i for i, p in enumerate(plugins) if p.name == "DefaultPreemption")
+        plugins.insert(at, DefaultPlugin("DynamicResources", 2))
+    return tuple(plugins)
+
+
+# Upstream's default profile at v1.36's default gates.
+DEFAULT_PLUGINS: tuple[DefaultPlugin, ...] = default_plugins()
+
+
+def in_tree_registry(features: Features = DEFAULT_FEATURES) -> Registry:
+    """Every in-tree plugin, upstream's default plugin list for these feature gates, and the
+    upstream plugins not built yet."""
+    registry = Registry((), default_plugins(features), UPSTREAM_ONLY, features)
     # One register() per spec: each spec keeps its own args type, decoded by decode_args.
     registry.register(PluginSpec(schedulinggates.NAME, schedulinggates.new))
     registry.register(PluginSpec(prioritysort.NAME, prioritysort.new))
@@ -84,4 +104,5 @@ def in_tree_registry() -> Registry:
     registry.register(PluginSpec(defaultpreemption.NAME, defaultpreemption.new, args_type=defaultpreemption.DefaultPreemptionArgs,
                                  object_kinds=((PDB_API_VERSION, PDB_KIND),)))
     registry.register(PluginSpec(defaultbinder.NAME, defaultbinder.new))
+    registry.register(PluginSpec(nodedeclaredfeatures.NAME, nodedeclaredfeatures.new))
     return registry

@@ -117,6 +117,8 @@ def _node_update_action(old: Node | None, new: Node) -> ActionType:
         action |= ActionType.UPDATE_NODE_LABEL
     if old.taints != new.taints or old.unschedulable != new.unschedulable:
         action |= ActionType.UPDATE_NODE_TAINT
+    if old.declared_features != new.declared_features:
+        action |= ActionType.UPDATE_NODE_DECLARED_FEATURE
     return action
 
 

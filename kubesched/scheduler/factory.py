@@ -79,6 +79,7 @@ def new_scheduler(
     extenders, config = build_extenders(config)  # may set NodeResourcesFit's ignoredResources
     cache = hub.cache if hub is not None else Cache()
     hub = hub if hub is not None else HandleHub(cache, clock, client)
+    hub.features = registry.features
     profiles = build_profiles(config, registry, hub.handle)
 
     def pre_enqueue(pod: PodInfo) -> Status | None:

@@ -12,6 +12,7 @@ from typing import Callable, Iterable, Iterator
 from ..cache.cache import Cache
 from ..cache.object_store import ObjectStore, ObjectStores
 from ..clock import Clock
+from ..framework.features import DEFAULT_FEATURES, Features
 from ..framework.handle import ClusterClient, EventRecorder, PodEventHandler, WaitingPod
 from ..framework.views import PodObserver, SnapshotView
 from ..framework.waiting_pods import WaitingPods
@@ -33,6 +34,7 @@ class HandleHub:
         self.object_stores = object_stores if object_stores is not None else ObjectStores()
         self.pod_handlers: list[PodEventHandler] = []
         self.activate: Callable[[Iterable[PodInfo]], None] | None = None
+        self.features: Features = DEFAULT_FEATURES  # the scheduler sets its registry's gates
 
     def handle(self, profile_name: str) -> "SchedulerHandle":
         return SchedulerHandle(self, profile_name)
@@ -55,6 +57,10 @@ class SchedulerHandle:
     @property
     def profile_name(self) -> str:
         return self._profile_name
+
+    @property
+    def features(self) -> Features:
+        return self._hub.features
 
     def snapshot(self) -> SnapshotView:
         return self._hub.cache.snapshot()
