@@ -39,6 +39,7 @@ MERGE_KEYS: dict[str, str] = {
     "resourceClaims": "name",
     "resourceClaimStatuses": "name",
     "readinessGates": "conditionType",
+    "reservedFor": "uid",  # ResourceClaimStatus
 }
 # Lists of primitives with patchStrategy merge: union instead of replace.
 MERGED_PRIMITIVE_LISTS = frozenset({"finalizers"})

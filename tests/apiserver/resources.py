@@ -93,6 +93,12 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("storage.k8s.io", "v1", "csinodes", "CSINode", False),
     Resource("storage.k8s.io", "v1", "csidrivers", "CSIDriver", False),
     Resource("storage.k8s.io", "v1", "csistoragecapacities", "CSIStorageCapacity", True),
+    # resource.k8s.io/v1 (DRA); their strategies' rules are in dra_resources.py.
+    Resource("resource.k8s.io", "v1", "deviceclasses", "DeviceClass", False, tracks_generation=True),
+    Resource("resource.k8s.io", "v1", "resourceclaims", "ResourceClaim", True, True),
+    Resource("resource.k8s.io", "v1", "resourceclaimtemplates", "ResourceClaimTemplate", True),
+    Resource("resource.k8s.io", "v1", "resourceslices", "ResourceSlice", False, tracks_generation=True,
+             extra_fields=("spec.nodeName", "spec.driver")),
 )
 
 BY_PATH: dict[tuple[str, str, str], Resource] = {(r.group, r.version, r.plural): r for r in RESOURCES}

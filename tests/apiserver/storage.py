@@ -40,6 +40,14 @@ def now_rfc3339() -> str:
     return cached[1]
 
 
+_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # utilrand's alphanums: no vowels, no look-alikes
+
+
+def generate_name(base: str) -> str:
+    """names.SimpleNameGenerator: the base cut to 58 characters, then five random ones."""
+    return base[:58] + "".join(secrets.choice(_NAME_ALPHABET) for _ in range(5))
+
+
 def meta(obj: JSONDict) -> JSONDict:
     """The object's metadata mapping (created empty if missing)."""
     found = obj.get("metadata")
@@ -180,7 +188,7 @@ class Store:
         with self.lock:
             md = meta(obj)
             if not md.get("name") and md.get("generateName"):
-                md["name"] = f"{md['generateName']}{secrets.token_hex(3)[:5]}"
+                md["name"] = generate_name(str(md["generateName"]))
             name = str(md.get("name") or "")
             if not name:
                 raise errors.invalid(resource.group, resource.kind, "", [

@@ -13,9 +13,10 @@ from collections.abc import Mapping
 
 from tests.apiserver import errors
 from tests.apiserver.admission import admit_pod, is_pod
+from tests.apiserver.dra_resources import admit_create, admit_update, is_dra
 from tests.apiserver.patching import apply_patch
 from tests.apiserver.resources import Resource, object_key
-from tests.apiserver.storage import JSONDict, Preconditions, Store, clone, meta
+from tests.apiserver.storage import JSONDict, Preconditions, Store, clone, meta, now_rfc3339
 
 
 def _strip(obj: JSONDict) -> JSONDict:
@@ -53,6 +54,8 @@ def create(store: Store, resource: Resource, obj: JSONDict, namespace: str | Non
         if not keep_status:
             md.pop(server_set, None)
     md.pop("resourceVersion", None)
+    if is_dra(resource):
+        admit_create(resource, obj, keep_status)
     with store.lock:
         if is_pod(resource):
             admit_pod(store, obj, keep_status)
@@ -61,6 +64,39 @@ def create(store: Store, resource: Resource, obj: JSONDict, namespace: str | Non
 
 def _merge(resource: Resource, current: JSONDict, incoming: JSONDict, subresource: str | None) -> JSONDict:
     """The object to store: the incoming one with the parts this endpoint may not change kept."""
+    _keep_deletion(resource, current, incoming)
+    if is_dra(resource):
+        return admit_update(resource, _merge_endpoint(resource, current, incoming, subresource), current, subresource)
+    return _merge_endpoint(resource, current, incoming, subresource)
+
+
+def _keep_deletion(resource: Resource, current: JSONDict, incoming: JSONDict) -> None:
+    """rest.BeforeUpdate: a deletion once requested stays; no finalizer may be added after it."""
+    old_md, new_md = meta(current), meta(incoming)
+    if not old_md.get("deletionTimestamp"):
+        return
+    for key in ("deletionTimestamp", "deletionGracePeriodSeconds"):
+        if key in old_md:
+            new_md[key] = old_md[key]
+    old_finalizers = old_md.get("finalizers")
+    before = set(old_finalizers) if isinstance(old_finalizers, list) else set()
+    new_finalizers = new_md.get("finalizers")
+    if isinstance(new_finalizers, list) and any(f not in before for f in new_finalizers):
+        raise errors.invalid(resource.group, resource.kind, str(new_md.get("name") or ""), [
+            ("FieldValueForbidden", "metadata.finalizers",
+             "Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers "
+             + "[]string{" + ", ".join(f'"{f}"' for f in new_finalizers if f not in before) + "}")])
+
+
+def _finalized(store: Store, resource: Resource, key: str, name: str, stored: JSONDict) -> JSONDict:
+    """An object being deleted whose last finalizer went is deleted now (the generic store's Update)."""
+    md = meta(stored)
+    if md.get("deletionTimestamp") and not md.get("finalizers"):
+        return store.delete(resource, key, name)
+    return stored
+
+
+def _merge_endpoint(resource: Resource, current: JSONDict, incoming: JSONDict, subresource: str | None) -> JSONDict:
     if subresource == "status":
         out = clone(current)
         if "status" in incoming:
@@ -113,7 +149,8 @@ def update(store: Store, resource: Resource, namespace: str | None, name: str, o
         uid = md.get("uid")
         pre = Preconditions(uid=str(uid)) if uid else None
         incoming = obj if raw else _merge(resource, current, obj, subresource)
-        return store.mutate(resource, key, name, lambda _cur: incoming, pre), False
+        stored = store.mutate(resource, key, name, lambda _cur: incoming, pre)
+        return (stored if raw else _finalized(store, resource, key, name, stored)), False
 
 
 def patch(store: Store, resource: Resource, namespace: str | None, name: str, content_type: str,
@@ -140,24 +177,38 @@ def patch(store: Store, resource: Resource, namespace: str | None, name: str, co
         uid = md.get("uid")
         pre = Preconditions(uid=str(uid)) if uid else None
         incoming = _merge(resource, current, patched, subresource)
-        return store.mutate(resource, key, name, lambda _cur: incoming, pre)
+        stored = store.mutate(resource, key, name, lambda _cur: incoming, pre)
+        return _finalized(store, resource, key, name, stored)
 
 
 def delete(store: Store, resource: Resource, namespace: str | None, name: str,
            options: Mapping[str, object] | None = None) -> JSONDict:
-    """DELETE: immediate (no graceful deletion or finalizers), honouring body preconditions."""
+    """DELETE, honouring body preconditions: immediate, unless the object has finalizers: then it
+    only gets its ``deletionTimestamp`` and goes when the last finalizer is removed (no graceful
+    deletion of pods)."""
     pre = None
     pre_body = (options or {}).get("preconditions")
     if isinstance(pre_body, Mapping):
         uid, rv = pre_body.get("uid"), pre_body.get("resourceVersion")
         pre = Preconditions(str(uid) if uid else None, str(rv) if rv else None)
     key = object_key(resource, namespace if resource.namespaced else None, name)
-    return store.delete(resource, key, name, pre)
+    with store.lock:
+        current = store.get(resource, key)
+        if current is not None and meta(current).get("finalizers"):
+            def mark(obj: JSONDict) -> JSONDict:
+                md = meta(obj)
+                md.setdefault("deletionTimestamp", now_rfc3339())
+                md.setdefault("deletionGracePeriodSeconds", 0)
+                return obj
+
+            return store.mutate(resource, key, name, mark, pre, strategy=False)
+        return store.delete(resource, key, name, pre)
 
 
 def delete_response(resource: Resource, deleted: JSONDict) -> JSONDict:
-    """Pods return the deleted object (ReturnDeletedObject); other registries a Success Status."""
-    if is_pod(resource):
+    """Pods return the deleted object (ReturnDeletedObject); other registries a Success Status, or the
+    object when finalizers keep it."""
+    if is_pod(resource) or meta(deleted).get("finalizers"):
         return with_kind(resource, deleted)
     details: JSONDict = {"name": meta(deleted).get("name"), "kind": resource.plural, "uid": meta(deleted).get("uid")}
     if resource.group:

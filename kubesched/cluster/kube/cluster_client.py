@@ -16,6 +16,8 @@
   ``PreemptionByScheduler``), then is deleted with its UID as a precondition, so a pod
   re-created under the same name is never deleted by mistake; a victim already gone is
   fine. ``clear_nominated_node_name`` empties a lower-priority pod's nomination.
+* DynamicResources' claim writes (``bind_resource_claim``, ``create_resource_claim``, ...)
+  come from ``claims.ResourceClaimWrites``.
 """
 
 from __future__ import annotations
@@ -30,7 +32,9 @@ from typing import Callable, Coroutine, Protocol
 
 from ...framework.handle import JSONObject
 from ...objects.pod import PodInfo
+from .claims import ResourceClaimWrites
 from .errors import ApiError
+from .pod_meta import pod_generation
 
 __all__ = ["KubeClusterClient", "Requester", "PodEventSink", "scheduled_condition_unchanged"]
 
@@ -80,7 +84,7 @@ def scheduled_condition_unchanged(pod: PodInfo, reason: str, message: str) -> bo
     (upstream's ``podutil.UpdatePodCondition`` returning false): no patch is needed."""
     cond = _scheduled_condition(pod)
     return (cond is not None and cond.get("status") == "False" and cond.get("reason") == reason
-            and cond.get("message") == message)
+            and cond.get("message") == message and (cond.get("observedGeneration") or 0) == pod_generation(pod))
 
 
 def _nomination_changes(pod: PodInfo, nominated: str | None) -> bool:
@@ -91,6 +95,9 @@ def _nomination_changes(pod: PodInfo, nominated: str | None) -> bool:
 def _status_patch(pod: PodInfo, reason: str, message: str, nominated: str | None, now: float) -> dict[str, object]:
     condition: dict[str, object] = {"type": "PodScheduled", "status": "False", "reason": reason, "message": message,
                                     "lastProbeTime": None, "lastTransitionTime": _rfc3339(now)}
+    generation = pod_generation(pod)
+    if generation:  # the pod generation this condition observed (omitted when zero, as upstream's omitempty)
+        condition["observedGeneration"] = generation
     old = _scheduled_condition(pod)
     if old is not None and old.get("status") == "False" and old.get("lastTransitionTime"):
         condition["lastTransitionTime"] = old["lastTransitionTime"]  # it moves only when the status does
@@ -100,7 +107,7 @@ def _status_patch(pod: PodInfo, reason: str, message: str, nominated: str | None
     return {"status": status}
 
 
-class KubeClusterClient:
+class KubeClusterClient(ResourceClaimWrites):
     def __init__(self, api: Requester, loop: asyncio.AbstractEventLoop, events: PodEventSink, *,
                  bind_timeout: float = 30.0, wall_clock: Callable[[], float] = time.time) -> None:
         self._api = api
@@ -116,6 +123,7 @@ class KubeClusterClient:
         self.patches_skipped = 0
         self.victims_deleted = 0
         self._background: set[asyncio.Task[None]] = set()  # preemptions under way
+        self._claim_tasks: set[asyncio.Task[None]] = set()  # DynamicResources' writes in the background
 
     # -- lifecycle (on the event loop) -------------------------------------------
     def start(self) -> None:
