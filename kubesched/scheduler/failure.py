@@ -59,9 +59,9 @@ class FailureHandling:
         if self.metrics is not None:
             self._record(fwk, pod.uid, RESULT_ERROR if reason == "SchedulerError" else RESULT_UNSCHEDULABLE,
                          self.clock.now())
+        # A binding cycle's error reads as its extension point wrote it (upstream: `running Bind
+        # plugin "DefaultBinder": ...`), with no prefix of ours.
         message = str(err) if err is not None else status.message
-        if binding and status.code == Code.ERROR:
-            message = f"binding rejected: {message}"
         if reason == "SchedulerError":
             log.warning("Error scheduling pod; retrying", extra={"pod": pod.key, "err": message})
         elif decisions.isEnabledFor(logging.INFO):

@@ -275,7 +275,7 @@ def test_a_failed_extender_binding_sends_the_pod_back_to_the_queue():
     with ExtenderServer({"bind": lambda body: {"Error": "the API server said no"}}) as server:
         sched, client, p = scheduler([ext(server.url, bindVerb="bind")])
         sched.schedule_one()
-    assert client.conditions[p.key] == ("SchedulerError", "binding rejected: the API server said no")
+    assert client.conditions[p.key] == ("SchedulerError", "the API server said no")
     assert sched.queue.where(p.uid) == BACKOFF
     assert not sched.cache.is_assumed(p) and sched.cache.get_pod(p.uid) is None
     assert not client.bindings

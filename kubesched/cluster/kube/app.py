@@ -32,6 +32,7 @@ from .errors import ApiError
 from .events import EventBroadcaster, ObjectRef
 from .lease_events import LeaseEventRecorder
 from .leader import LeaderElector
+from .pod_meta import pod_resource_version
 
 __all__ = ["RunSettings", "StartupError", "run_scheduler", "default_identity", "check_access"]
 
@@ -70,7 +71,9 @@ class _PodEvents:
         self._broadcaster = broadcaster
 
     def pod_event(self, pod: PodInfo, event_type: str, reason: str, action: str, note: str) -> None:
-        regarding = ObjectRef(kind="Pod", namespace=pod.namespace, name=pod.name, uid=pod.uid, api_version="v1")
+        # GetReference(pod): with the resourceVersion the scheduler last saw.
+        regarding = ObjectRef(kind="Pod", namespace=pod.namespace, name=pod.name, uid=pod.uid, api_version="v1",
+                              resource_version=pod_resource_version(pod))
         self._broadcaster.record(regarding, None, event_type, reason, action, note,
                                  reporting_controller=pod.scheduler_name)
 

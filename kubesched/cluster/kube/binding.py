@@ -15,13 +15,25 @@ import concurrent.futures
 import logging
 from typing import Awaitable, Callable
 
-from ...framework.status import Status
+from ...framework.status import Code, Status
 from ...objects.pod import PodInfo
 from ...scheduler.scheduler import BindingDone, BindingWork, DirectBinder
+from .errors import ApiError
 
 __all__ = ["BindingPool"]
 
 log = logging.getLogger("kubesched.binding")
+
+# The direct binder stands in for DefaultBinder only (a profile with another Bind plugin runs the framework).
+_DEFAULT_BINDER = "DefaultBinder"
+
+
+def _api_message(err: Exception) -> str:
+    """What client-go's error says: a refusal is the Status's message alone
+    (``Operation cannot be fulfilled on pods/binding ...``), not our code and reason."""
+    if isinstance(err, ApiError) and err.status:
+        return err.message
+    return str(err)
 
 
 class BindingPool:
@@ -84,8 +96,9 @@ class BindingPool:
         try:
             await bind(pod, node_name)
             status = None
-        except Exception as err:  # the API's refusal is the binding cycle's error, as DefaultBinder returns it
-            status = Status.as_error(err)
+        except Exception as err:  # the API's refusal is the binding cycle's error, as RunBindPlugins wraps it
+            status = Status(Code.ERROR, f'running Bind plugin "{_DEFAULT_BINDER}": {_api_message(err)}',
+                            plugin=_DEFAULT_BINDER, error=err)
         self._finished(status, done)
 
     async def drain(self, timeout: float) -> bool:
