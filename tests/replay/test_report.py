@@ -25,3 +25,14 @@ def test_seeds_are_averaged_and_other_settings_kept_apart() -> None:
 def test_the_paper_column_appears_only_for_the_papers_run() -> None:
     result = run_replay(ReplaySpec(NODES, PODS, "FGD", 1))
     assert [row.paper for row in final_rows(summarize([result]))] == [None]  # not the default trace
+
+
+SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "alibaba-gpu-v2023"
+
+
+def test_a_sample_of_the_papers_trace_is_not_the_papers_run() -> None:
+    result = run_replay(ReplaySpec(str(SAMPLE / "openb_node_list_gpu_node.csv"),
+                                   str(SAMPLE / "openb_pod_list_default.csv"), "FGD", 42, arrival=1.3))
+    assert [row.paper for row in final_rows(summarize([result]))] == [None]
+    result.nodes = 1213  # the paper's cluster: the same figures are then set beside the paper's
+    assert [row.paper for row in final_rows(summarize([result]))] == [0.954]

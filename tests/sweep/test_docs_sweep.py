@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 import shlex
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import chdir, contextmanager
 from pathlib import Path
@@ -69,8 +71,20 @@ def test_the_python_block_runs(cluster: LocalCluster, monkeypatch: pytest.Monkey
     monkeypatch.setattr(runner, "connect", tests_cluster)
     [code] = [body for lang, body in _blocks() if lang == "python"]
     with chdir(ROOT):
-        exec(compile(code, str(PAGE), "exec"), {})
+        exec(compile(code, str(PAGE), "exec"), {"__name__": "__main__"})
     printed = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in printed[:2]] == ["Random", "FGD"] and printed[2].startswith("[] ")
+
+
+def test_the_python_block_works_saved_as_a_script(tmp_path: Path) -> None:
+    """As a reader runs it: a file of its own, ``python file.py`` from the repository's
+    root, on the local cluster of two worker processes it starts itself."""
+    [code] = [body for lang, body in _blocks() if lang == "python"]
+    script = tmp_path / "sweep_fgd.py"
+    script.write_text(code)
+    proc = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    printed = proc.stdout.splitlines()
     assert [line.split()[0] for line in printed[:2]] == ["Random", "FGD"] and printed[2].startswith("[] ")
 
 

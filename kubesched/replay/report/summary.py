@@ -43,6 +43,7 @@ class PolicyCurve:
     fragmentation_ratio: list[float]
     pods_failed: list[float]
     seconds: float  # mean wall-clock time of one replay
+    nodes: int = 0  # the cluster's nodes (the paper's figures are for its 1,213, not for a sample)
 
     def at(self, level: float) -> int | None:
         """The index of ``level`` in ``levels`` (None if not recorded)."""
@@ -101,6 +102,7 @@ def _curve(label: str, key: _Key, results: Sequence[ReplayResult]) -> PolicyCurv
         fragmentation_ratio=[fmean(p.fragmentation_ratio for p in points) for points in per_level],
         pods_failed=[fmean(p.pods_failed for p in points) for points in per_level],
         seconds=fmean(r.seconds for r in results),
+        nodes=max(r.nodes for r in results),
     )
 
 

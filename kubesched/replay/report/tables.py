@@ -15,6 +15,8 @@ __all__ = ["DEFAULT_TABLE_LEVELS", "PAPER_TRACE", "FinalRow", "allocation_rows",
 DEFAULT_TABLE_LEVELS = (0.5, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3)
 PAPER_TRACE = "openb_pod_list_default.csv"
 """The trace the paper's final numbers (``PAPER_FINAL``) are for, at 130% arrival."""
+PAPER_NODES = 1213
+"""The nodes of the paper's cluster (``openb_node_list_gpu_node.csv``): a sample of the trace is not the paper's run."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +50,7 @@ def final_rows(curves: Sequence[PolicyCurve]) -> list[FinalRow]:
         if not curve.levels:
             continue
         paper = PAPER_FINAL.get(curve.policy) if (
-            curve.trace == PAPER_TRACE and curve.mode == "fgd" and abs(curve.arrival - 1.3) < 1e-9
+            curve.trace == PAPER_TRACE and curve.nodes == PAPER_NODES and curve.mode == "fgd" and abs(curve.arrival - 1.3) < 1e-9
             and curve.tie_break == "name") else None
         rows.append(FinalRow(curve.label, len(curve.seeds), curve.levels[-1], curve.allocation[-1],
                              curve.allocation_std[-1], curve.unallocated_gpus[-1], curve.fragmentation_gpus[-1],
