@@ -8,7 +8,7 @@ scheduler did not make.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Iterator, Mapping, Protocol
+from typing import Callable, Iterable, Iterator, Mapping, Protocol, runtime_checkable
 
 from ..objects.pod import PodInfo
 from .features import Features
@@ -22,6 +22,7 @@ __all__ = [
     "ObjectHandler",
     "ObjectStore",
     "PodEventHandler",
+    "ResourceClaimWriter",
     "WaitingPod",
 ]
 
@@ -44,6 +45,47 @@ class ClusterClient(EventRecorder, Protocol):
 
     def update_pod_condition(self, pod: PodInfo, reason: str, message: str, nominated_node_name: str | None) -> None:
         """Set the pod's ``PodScheduled=False`` condition (and ``nominatedNodeName``)."""
+        ...
+
+
+@runtime_checkable
+class ResourceClaimWriter(Protocol):
+    """The cluster client's side of DynamicResources (upstream's clientset calls in its PreBind,
+    Unreserve and PostFilter): ResourceClaims written through the API server in ``run``, into
+    the claim store at once in ``simulate`` (which plays the API server and its controllers).
+
+    Claims are resource.k8s.io/v1 ResourceClaim documents as the object store holds them.
+    Blocking calls raise when the API server refuses (after upstream's retries on conflict);
+    the ``*_in_background`` calls never raise and may finish later.
+    """
+
+    def create_resource_claim(self, claim: JSONObject) -> JSONObject:
+        """POST a claim (``metadata.generateName`` set, no name, uid or status); the claim as stored."""
+        ...
+
+    def bind_resource_claim(self, claim: JSONObject, allocation: JSONObject | None, consumer: JSONObject,
+                            set_allocation_timestamp: bool) -> JSONObject:
+        """upstream's ``bindClaim``: re-read on conflict; fail when the claim is being deleted or, with
+        ``allocation``, got allocated meanwhile; add the ``resource.kubernetes.io/delete-protection``
+        finalizer (an update), then write ``status.allocation`` (when given; stamped with
+        ``allocationTimestamp`` when asked and unset) and append ``consumer`` (``{resource, name,
+        uid}``, apiGroup omitted for pods) to ``status.reservedFor``. The claim as stored."""
+        ...
+
+    def patch_pod_status(self, pod: PodInfo, patch: JSONObject) -> None:
+        """Merge ``patch`` into the pod's status (``extendedResourceClaimStatus``)."""
+        ...
+
+    def unreserve_resource_claim_in_background(self, claim: JSONObject, pod_uid: str) -> None:
+        """Remove the pod from the claim's ``status.reservedFor`` (a strategic-merge patch)."""
+        ...
+
+    def deallocate_resource_claim_in_background(self, claim: JSONObject) -> None:
+        """Clear the claim's ``reservedFor``, ``allocation`` and ``devices`` (PostFilter)."""
+        ...
+
+    def delete_resource_claim_in_background(self, claim: JSONObject) -> None:
+        """Remove the delete-protection finalizer, then delete the claim (the extended-resource claim)."""
         ...
 
 

@@ -93,3 +93,11 @@ def test_pod_hint_queues_only_the_pods_own_change_of_requirements():
     again = restart_all_pod()
     again["metadata"]["uid"] = old.uid
     assert pod_event.hint(old, old, parse_pod(again)) == QueueingHint.SKIP
+
+
+def test_pods_are_signed_by_the_features_they_need():
+    plugin = NodeDeclaredFeatures(True)
+    fragments, status = plugin.sign_pod(parse_pod(restart_all_pod()))
+    assert status is None
+    assert [(f.key, f.value) for f in fragments] == [("v1.Pod.Spec.RequiredFeatures()", ("RestartAllContainersOnContainerExits",))]
+    assert plugin.sign_pod(parse_pod(pod("plain")))[0][0].value == ()

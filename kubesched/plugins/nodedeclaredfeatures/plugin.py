@@ -33,6 +33,7 @@ from ...framework import (
     StateKey,
     Status,
 )
+from ...framework.signing import FEATURES_SIGNER, SignFragment
 from ...objects.node import Node
 from ...objects.nodeinfo import NodeInfo
 from ...objects.pod import PodInfo
@@ -117,6 +118,10 @@ class NodeDeclaredFeatures:
                 out[row] = True
         out.flags.writeable = False
         return out
+
+    def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
+        """The features the pod needs (upstream signs them whether the gate is on or not)."""
+        return [SignFragment(FEATURES_SIGNER, tuple(sorted(required_features(pod))))], None
 
     # -- queueing hints -------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
