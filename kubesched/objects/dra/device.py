@@ -115,6 +115,9 @@ class Device:
     binding_conditions: tuple[str, ...] | None = None
     binding_failure_conditions: tuple[str, ...] | None = None
     allow_multiple_allocations: bool | None = None
+    # What a CEL selector sees of the device besides its driver (attributes, capacity values,
+    # allowMultipleAllocations), hashable: identical devices on many nodes share selector results.
+    selector_key: tuple[object, ...] = ()
 
 
 def parse_dra_node_selector(raw: Any, path: str) -> DraNodeSelector:
@@ -225,6 +228,7 @@ def parse_device(raw: Any, path: str, per_device_node_selection: bool) -> Device
     failure_conditions = string_list(item.get("bindingFailureConditions"), f"{path}.bindingFailureConditions")
     if conditions and not failure_conditions:
         raise ObjectError(f"{path}.bindingFailureConditions", "bindingFailureConditions are required to use bindingConditions")
+    allow_multi = optional_bool(item.get("allowMultipleAllocations"), f"{path}.allowMultipleAllocations")
     return Device(
         name=name,
         attributes=attributes,
@@ -237,5 +241,10 @@ def parse_device(raw: Any, path: str, per_device_node_selection: bool) -> Device
         binds_to_node=bool(optional_bool(item.get("bindsToNode"), f"{path}.bindsToNode")),
         binding_conditions=conditions or None,
         binding_failure_conditions=failure_conditions or None,
-        allow_multiple_allocations=optional_bool(item.get("allowMultipleAllocations"), f"{path}.allowMultipleAllocations"),
+        allow_multiple_allocations=allow_multi,
+        selector_key=(
+            allow_multi,
+            tuple(sorted((k, a.kind, a.value) for k, a in attributes.items())),
+            tuple(sorted((k, c.value.value) for k, c in capacity.items())),
+        ),
     )

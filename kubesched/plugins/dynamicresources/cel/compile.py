@@ -1,0 +1,185 @@
+"""Device selectors: CEL expressions compiled once, evaluated against a device.
+
+Upstream (``k8s.io/dynamic-resource-allocation/cel``) declares ``device`` with ``driver``,
+``allowMultipleAllocations``, ``attributes[domain][id]`` (int, bool, string, or a semver for
+version attributes) and ``capacity[domain][id]`` (quantities). An attribute or capacity name
+without a domain belongs to the driver's domain; a domain the device lacks reads as an empty
+map, so ``device.attributes["other"].x`` fails with ``no such key: x`` (a runtime error, which
+the allocator turns into an error, not into "no match").
+
+A selector's outcome depends only on what it can see of the device, so results are kept per
+(expression, driver, ``Device.selector_key``): identical devices on thousands of nodes are
+evaluated once. The engine context of such a device is built once too.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import cel
+
+from kubesched.objects.dra import Device
+
+from .library import FUNCTIONS, quantity_value, semver_value
+from .semver import SemverError, parse_semver
+
+__all__ = ["CelError", "CompilationResult", "DeviceEnvironments", "compile_selector"]
+
+# The domains a compiled expression indexes literally (device.attributes["d"], capacity['d']).
+_DOMAIN_LITERAL = re.compile(r"""(?:attributes|capacity)\s*\[\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*\]""")
+_RESULTS_LIMIT = 1 << 17
+_ENVIRONMENTS_LIMIT = 1 << 15
+
+DeviceKey = tuple[str, tuple[object, ...]]
+
+# The engine logs every failing function call (a quantity that does not parse, ...) as a
+# warning; those failures are reported as CelError instead, so its logger stays quiet.
+_ENGINE_LOG = logging.getLogger("cel")
+_ENGINE_LOG.addHandler(logging.NullHandler())
+_ENGINE_LOG.propagate = False
+
+
+class CelError(Exception):
+    """A selector that failed to evaluate (upstream: a CEL runtime error)."""
+
+
+def _split_name(name: str, driver: str) -> tuple[str, str]:
+    """``parseQualifiedName``: ``domain/id``, or the driver's domain for a bare id."""
+    domain, sep, ident = name.partition("/")
+    return (domain, ident) if sep else (driver, name)
+
+
+class DeviceEnvironments:
+    """The engine context per (driver, device content), with every domain that any compiled
+    expression names present (empty when the device has none of it)."""
+
+    def __init__(self) -> None:
+        self._domains: set[str] = set()
+        self._version = 0
+        self._contexts: OrderedDict[DeviceKey, tuple[int, cel.Context]] = OrderedDict()
+
+    def note_domains(self, expression: str) -> None:
+        found = {a or b for a, b in _DOMAIN_LITERAL.findall(expression)} - self._domains
+        if found:
+            self._domains |= found
+            self._version += 1
+
+    def context(self, driver: str, device: Device) -> cel.Context:
+        key = (driver, device.selector_key)
+        cached = self._contexts.get(key)
+        if cached is not None and cached[0] == self._version:
+            return cached[1]
+        attributes: dict[str, dict[str, object]] = {domain: {} for domain in self._domains}
+        for name, attribute in device.attributes.items():
+            domain, ident = _split_name(name, driver)
+            value: object = attribute.value
+            if attribute.kind == "version":
+                try:
+                    value = semver_value(parse_semver(str(attribute.value)))
+                except SemverError as err:
+                    raise CelError(f"attribute {name}: parse semantic version: {err}") from None
+            attributes.setdefault(domain, {})[ident] = value
+        capacity: dict[str, dict[str, object]] = {domain: {} for domain in self._domains}
+        for name, cap in device.capacity.items():
+            domain, ident = _split_name(name, driver)
+            capacity.setdefault(domain, {})[ident] = quantity_value(cap.value.value)
+        variables: dict[str, object] = {
+            "device": {
+                "driver": driver,
+                "allowMultipleAllocations": bool(device.allow_multiple_allocations),
+                "attributes": attributes,
+                "capacity": capacity,
+            }
+        }
+        context = cel.Context(variables=variables, functions=dict(FUNCTIONS))
+        if len(self._contexts) >= _ENVIRONMENTS_LIMIT:
+            self._contexts.popitem(last=False)
+        self._contexts[key] = (self._version, context)
+        return context
+
+
+def _runtime_message(err: Exception) -> str:
+    """cel-go's wording for the engine's runtime errors."""
+    if isinstance(err, KeyError):
+        return f"no such key: {err.args[0] if err.args else ''}"
+    if isinstance(err, ZeroDivisionError):
+        return "modulus by zero" if "modulo" in str(err) or "remainder" in str(err) else "division by zero"
+    if isinstance(err, OverflowError):
+        return "integer overflow"
+    text = str(err)
+    match = re.match(r"Function '[^']*' error: (?:Python function call failed: \w+: )?(.*?)(?:\. Check function arguments and their types\.)?$", text, re.S)
+    if match:
+        return match[1]
+    if isinstance(err, TypeError) and "overload" in text.lower():
+        return "no such overload"
+    return text
+
+
+@dataclass(slots=True, eq=False)
+class CompilationResult:
+    """One compiled selector. ``error`` is the compile error (upstream's ``Detail``), if any."""
+
+    expression: str
+    error: str | None
+    program: cel.Program | None
+    environments: DeviceEnvironments
+    _results: dict[DeviceKey, bool | str] = field(default_factory=dict)
+
+    def device_matches(self, driver: str, device: Device) -> bool:
+        """Whether the device satisfies the selector; ``CelError`` on a runtime error."""
+        key = (driver, device.selector_key)
+        found = self._results.get(key)
+        if found is None:
+            found = self._evaluate(driver, device)
+            if len(self._results) >= _RESULTS_LIMIT:
+                self._results.clear()
+            self._results[key] = found
+        if isinstance(found, str):
+            raise CelError(found)
+        return found
+
+    def _evaluate(self, driver: str, device: Device) -> bool | str:
+        if self.program is None:
+            return self.error or "compilation failed"
+        try:
+            context = self.environments.context(driver, device)
+        except CelError as err:
+            return str(err)
+        try:
+            result = self.program.execute(context)
+        except Exception as err:  # the engine raises builtin exception types for CEL errors
+            return _runtime_message(err)
+        if not isinstance(result, bool):
+            return f"CEL result of type {_type_name(result)} could not be converted to bool"
+        return result
+
+
+def _type_name(value: object) -> str:
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "double"
+    if isinstance(value, (list, tuple)):
+        return "list"
+    if isinstance(value, dict):
+        return "map"
+    if value is None:
+        return "null_type"
+    return type(value).__name__
+
+
+def compile_selector(expression: str, environments: DeviceEnvironments) -> CompilationResult:
+    """Compile once; a syntax error becomes ``error`` (``compilation failed: ...``)."""
+    try:
+        program = cel.compile(expression)
+    except Exception as err:  # the engine reports parse errors as ValueError
+        text = str(err)
+        text = re.sub(r"^Failed to parse expression '.*?': ", "", text, flags=re.S)
+        return CompilationResult(expression, f"compilation failed: {text}", None, environments)
+    environments.note_domains(expression)
+    return CompilationResult(expression, None, program, environments)

@@ -1,0 +1,97 @@
+"""Device selectors evaluate as upstream's DRA CEL environment does: typed attributes and
+quantities, the driver's domain for bare names, runtime errors as errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kubesched.objects.dra import Device, parse_resource_slice
+from kubesched.plugins.dynamicresources.cel import CelCache, CelError, validate_selector
+
+DRIVER = "gpu.example.com"
+
+
+def device(**fields: Any) -> Device:
+    doc = {"metadata": {"name": "s"}, "spec": {"driver": DRIVER, "pool": {"name": "p", "resourceSliceCount": 1}, "nodeName": "n", "devices": [{"name": "d", **fields}]}}
+    return parse_resource_slice(doc).devices[0]
+
+
+GPU = device(
+    attributes={
+        "type": {"string": "gpu"},
+        "index": {"int": 1},
+        "healthy": {"bool": True},
+        "driverVersion": {"version": "1.6.0"},
+        "nic.example.com/rdma": {"bool": True},
+    },
+    capacity={"memory": {"value": "80Gi"}},
+)
+
+CASES = [
+    ('device.driver == "gpu.example.com"', True),
+    ('device.attributes["gpu.example.com"].type == "gpu"', True),
+    ('device.attributes["gpu.example.com"].index < 2', True),
+    ('device.attributes["gpu.example.com"].healthy', True),
+    ('device.attributes["nic.example.com"].rdma', True),
+    ('device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0', True),
+    ('device.capacity["gpu.example.com"].memory.isLessThan(quantity("40Gi"))', False),
+    ('device.capacity["gpu.example.com"].memory == quantity("81920Mi")', True),
+    ('device.attributes["gpu.example.com"].driverVersion.isGreaterThan(semver("1.5.0"))', True),
+    ('device.attributes["gpu.example.com"].driverVersion.compareTo(semver("2.0.0")) < 0', True),
+    ('device.attributes["gpu.example.com"].driverVersion == semver("1.6.0")', True),
+    ("device.allowMultipleAllocations", False),
+    ('quantity("1Gi").add(1).sub(quantity("1")).asInteger() == 1073741824', True),
+    ('quantity("1.5").isInteger() || quantity("-2").sign() != -1', False),
+    ('semver("v1.2", true).major() == 1 && semver("1.2.3").patch() == 3', True),
+    ('isSemver("1.0.0") && !isSemver("1.0") && isQuantity("10Gi") && !isQuantity("ten")', True),
+]
+
+
+@pytest.mark.parametrize(("expression", "expected"), CASES)
+def test_selector_outcome(expression: str, expected: bool) -> None:
+    assert CelCache().get_or_compile(expression).device_matches(DRIVER, GPU) is expected
+
+
+@pytest.mark.parametrize(
+    ("expression", "message"),
+    [
+        ('device.attributes["gpu.example.com"].profile == "1g"', "no such key: profile"),
+        ('device.attributes["fpga.example.com"].family == "x"', "no such key: family"),
+        ("device.driver", "could not be converted to bool"),
+        ('quantity("ten") == quantity("1")', "quantities must match the regular expression"),
+        ("1 / 0 == 1", "division by zero"),
+    ],
+)
+def test_runtime_errors_are_errors(expression: str, message: str) -> None:
+    with pytest.raises(CelError, match=message):
+        CelCache().get_or_compile(expression).device_matches(DRIVER, GPU)
+
+
+def test_a_domain_the_device_lacks_reads_as_an_empty_map() -> None:
+    assert CelCache().get_or_compile('has(device.attributes["fpga.example.com"].family)').device_matches(DRIVER, GPU) is False
+
+
+def test_syntax_error_is_a_compile_error() -> None:
+    message = validate_selector("device.driver ==")
+    assert message is not None and message.startswith("compilation failed: ERROR: <input>:1:17: Syntax error")
+    assert validate_selector('device.driver == "x"') is None
+
+
+def test_expression_is_compiled_once() -> None:
+    cache = CelCache()
+    assert cache.get_or_compile("true") is cache.get_or_compile("true")
+
+
+def test_identical_devices_share_one_result() -> None:
+    result = CelCache().get_or_compile('device.attributes["gpu.example.com"].type == "gpu"')
+    other = device(attributes={"type": {"string": "gpu"}, "index": {"int": 1}, "healthy": {"bool": True}, "driverVersion": {"version": "1.6.0"}, "nic.example.com/rdma": {"bool": True}}, capacity={"memory": {"value": "80Gi"}})
+    assert other.selector_key == GPU.selector_key
+    assert result.device_matches(DRIVER, GPU) and result.device_matches(DRIVER, other)
+
+
+def test_invalid_version_attribute_is_a_runtime_error() -> None:
+    bad = device(attributes={"v": {"version": "1.0"}})
+    with pytest.raises(CelError, match="attribute v: parse semantic version"):
+        CelCache().get_or_compile("true").device_matches(DRIVER, bad)
