@@ -60,32 +60,36 @@ class ResourceClaimWriter(Protocol):
     """
 
     def create_resource_claim(self, claim: JSONObject) -> JSONObject:
-        """POST a claim (``metadata.generateName`` set, no name, uid or status); the claim as stored."""
+        """POST a claim (``metadata.generateName`` set; name, uid and status dropped); the claim as created."""
         ...
 
-    def bind_resource_claim(self, claim: JSONObject, allocation: JSONObject | None, consumer: JSONObject,
-                            set_allocation_timestamp: bool) -> JSONObject:
+    def bind_resource_claim(self, claim: JSONObject, allocation: JSONObject | None, consumer: JSONObject, *,
+                            set_allocation_timestamp: bool = True) -> JSONObject:
         """upstream's ``bindClaim``: re-read on conflict; fail when the claim is being deleted or, with
         ``allocation``, got allocated meanwhile; add the ``resource.kubernetes.io/delete-protection``
         finalizer (an update), then write ``status.allocation`` (when given; stamped with
         ``allocationTimestamp`` when asked and unset) and append ``consumer`` (``{resource, name,
-        uid}``, apiGroup omitted for pods) to ``status.reservedFor``. The claim as stored."""
+        uid}``) to ``status.reservedFor``. The claim as stored. Blocking (PreBind)."""
         ...
 
-    def patch_pod_status(self, pod: PodInfo, patch: JSONObject) -> None:
-        """Merge ``patch`` into the pod's status (``extendedResourceClaimStatus``)."""
+    def patch_pod_extended_resource_claim_status(self, pod: PodInfo, status: JSONObject) -> None:
+        """Set the pod's ``status.extendedResourceClaimStatus`` (``requestMappings``, ``resourceClaimName``)."""
         ...
 
-    def unreserve_resource_claim_in_background(self, claim: JSONObject, pod_uid: str) -> None:
-        """Remove the pod from the claim's ``status.reservedFor`` (a strategic-merge patch)."""
+    def delete_resource_claim(self, claim: JSONObject) -> None:
+        """upstream's ``deleteClaim``: the delete-protection finalizer removed, then the claim deleted."""
         ...
 
-    def deallocate_resource_claim_in_background(self, claim: JSONObject) -> None:
-        """Clear the claim's ``reservedFor``, ``allocation`` and ``devices`` (PostFilter)."""
+    def unreserve_resource_claim(self, claim: JSONObject, pod_uid: str) -> None:
+        """Remove the pod from the claim's ``status.reservedFor`` (background; never raises)."""
+        ...
+
+    def deallocate_resource_claim(self, claim: JSONObject) -> None:
+        """Clear the claim's ``reservedFor``, ``allocation`` and ``devices`` (PostFilter; background)."""
         ...
 
     def delete_resource_claim_in_background(self, claim: JSONObject) -> None:
-        """Remove the delete-protection finalizer, then delete the claim (the extended-resource claim)."""
+        """``delete_resource_claim`` without waiting (Unreserve of a created extended-resource claim)."""
         ...
 
 
