@@ -70,6 +70,7 @@ class Rule:
 
 
 READ = ("get", "list", "watch")
+READ_UPDATE = ("get", "list", "watch", "update", "patch")
 
 # system:kube-scheduler and system:volume-scheduler as upstream's policy.go builds them
 # (kubeSchedulerRules and the volume-scheduler role; feature-gated rules of released
@@ -94,6 +95,15 @@ BOOTSTRAP_CLUSTER_ROLES: dict[str, tuple[Rule, ...]] = {
         Rule(("",), ("namespaces",), READ),
         Rule(("storage.k8s.io",), ("csidrivers",), READ),
         Rule(("storage.k8s.io",), ("csistoragecapacities",), READ),
+        # Dynamic resource allocation (DynamicResourceAllocation, locked on since v1.35).
+        Rule(("resource.k8s.io",), ("deviceclasses",), READ),
+        Rule(("resource.k8s.io",), ("resourceclaims",), READ_UPDATE),
+        Rule(("resource.k8s.io",), ("resourceclaims/status",), READ_UPDATE),
+        Rule(("",), ("pods/finalizers",), ("update",)),
+        Rule(("resource.k8s.io",), ("resourceslices",), READ),
+        Rule(("resource.k8s.io",), ("resourceclaims",), ("create", "delete")),  # DRAExtendedResource (beta, on)
+        # DRAResourceClaimGranularStatusAuthorization (beta, on in v1.36): allocating and reserving.
+        Rule(("resource.k8s.io",), ("resourceclaims/binding",), ("update", "patch")),
     ),
     "system:volume-scheduler": (
         Rule(("",), ("persistentvolumes",), ("get", "list", "patch", "update", "watch")),
