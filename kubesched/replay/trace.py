@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -78,7 +79,7 @@ def _mtime(path: str) -> float:
 @functools.lru_cache(maxsize=4)
 def _load(nodes: str, nodes_mtime: float, pods: str, pods_mtime: float, need_times: bool) -> Trace:
     node_list = _csv_nodes(nodes) if _is_csv(nodes) else _kube_nodes(nodes)
-    pod_list = _csv_pods(pods, need_times) if _is_csv(pods) else _kube_pods(pods)
+    pod_list = _csv_pods(pods, need_times) if _is_csv(pods) else _kube_pods(pods, need_times)
     if not node_list:
         raise TraceError([TraceProblem(nodes, 0, "", "holds no nodes")])
     if not pod_list:
@@ -151,23 +152,44 @@ def _kube_nodes(path: str) -> list[Node]:
         raise _snapshot_problems(err) from None
 
 
-def _kube_pods(path: str) -> list[ReplayPod]:
+def _kube_pods(path: str, need_times: bool = False) -> list[ReplayPod]:
+    """The pods of a Kubernetes trace, checked as the CSV trace's are: every problem at
+    once, each naming its pod (a departure before the arrival, a bad deletion time, a
+    pod without ``metadata.creationTimestamp`` when the timeline mode needs it, a GPU
+    request that cannot be placed on devices)."""
     try:
         snapshot = load_snapshot(path)
     except SnapshotError as err:
         raise _snapshot_problems(err) from None
-    out = []
+    out: list[ReplayPod] = []
+    problems: list[TraceProblem] = []
     for pod in [*snapshot.bound_pods, *snapshot.pending_pods]:
+        where = f"Pod {pod.key}"
         deleted = None
         try:
             deleted = parse_timestamp(_annotations(pod.raw).get(DELETION_TIMESTAMP))
         except ObjectError as err:
-            raise TraceError([TraceProblem(path, 0, f"Pod {pod.key} metadata.annotations[{DELETION_TIMESTAMP}]",
-                                           err.message)]) from None
-        created = pod.creation_timestamp or 0.0
+            problems.append(TraceProblem(path, 0, f"{where} metadata.annotations[{DELETION_TIMESTAMP}]", err.message))
+        created = pod.creation_timestamp
+        if created is None and need_times:
+            problems.append(TraceProblem(path, 0, f"{where} metadata.creationTimestamp",
+                                         "is required: the timeline mode replays pods at their creation time"))
+        if created is not None and deleted is not None and deleted < created:
+            problems.append(TraceProblem(path, 0, f"{where} metadata.annotations[{DELETION_TIMESTAMP}]",
+                                         f"is before metadata.creationTimestamp ({_rfc3339(deleted)} < "
+                                         f"{_rfc3339(created)})"))
         info = pod.copy_with(node_name="") if pod.node_name else pod
-        out.append(_replay_pod(info, created, deleted, path, f"Pod {pod.key}"))
+        try:
+            out.append(_replay_pod(info, created or 0.0, deleted, path, where))
+        except TraceError as err:
+            problems.extend(err.problems)
+    if problems:
+        raise TraceError(problems)
     return out
+
+
+def _rfc3339(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _annotations(raw: Mapping[str, Any] | None) -> Mapping[str, Any]:

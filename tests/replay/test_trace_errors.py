@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from kubesched.cli.main import cli
 from kubesched.replay import ReplaySpec, TraceError, load_trace, run_replay
 from kubesched.replay.alibaba import read_nodes, read_pods
 
@@ -79,3 +81,67 @@ def test_a_kubernetes_trace_with_a_bad_gpu_request_is_refused(tmp_path: Path) ->
                     "spec: {containers: [{name: c, resources: {requests: {kubesched.io/gpu-milli: '1500'}}}]}\n")
     with pytest.raises(TraceError, match="Pod default/odd: kubesched.io/gpu-milli request 1500 is neither"):
         run_replay(ReplaySpec(str(DATA / "nodes.csv"), str(pods), "FGD"))
+
+
+# -- Kubernetes-object traces: the same checks, each problem naming its pod -------------------
+KUBE_NODE = """apiVersion: v1
+kind: Node
+metadata: {name: gpu-1}
+status: {allocatable: {cpu: "32", memory: 128Gi, pods: "110", kubesched.io/gpu-milli: "2000"}}
+"""
+
+
+def _kube_pod(name: str, created: str | None = "2026-01-01T00:00:00Z", deleted: str | None = None,
+              gpu: str = "500") -> str:
+    meta = f"name: {name}, namespace: default"
+    if created is not None:
+        meta += f", creationTimestamp: '{created}'"
+    if deleted is not None:
+        meta += f", annotations: {{kubesched.io/deletion-timestamp: '{deleted}'}}"
+    return (f"---\napiVersion: v1\nkind: Pod\nmetadata: {{{meta}}}\nspec:\n  containers:\n  - name: main\n"
+            f"    resources: {{requests: {{cpu: '1', memory: 1Gi, kubesched.io/gpu-milli: '{gpu}'}}}}\n")
+
+
+def _kube_problems(tmp_path: Path, pods: str, mode: str = "timeline") -> list[str]:
+    nodes = _write(tmp_path, KUBE_NODE, "nodes.yaml")
+    path = _write(tmp_path, pods, "pods.yaml")
+    with pytest.raises(TraceError) as caught:
+        load_trace(str(nodes), str(path), need_times=mode == "timeline")
+    return [str(p) for p in caught.value.problems]
+
+
+def test_a_kubernetes_pod_deleted_before_it_was_created_is_an_error(tmp_path: Path) -> None:
+    pods = _kube_pod("late", "2026-01-02T00:00:00Z", "2026-01-01T00:00:00Z")
+    assert _kube_problems(tmp_path, pods) == [
+        f"{tmp_path / 'pods.yaml'}: Pod default/late metadata.annotations[kubesched.io/deletion-timestamp]: "
+        "is before metadata.creationTimestamp (2026-01-01T00:00:00Z < 2026-01-02T00:00:00Z)"]
+
+
+def test_the_timeline_mode_needs_every_kubernetes_pods_creation_timestamp(tmp_path: Path) -> None:
+    assert _kube_problems(tmp_path, _kube_pod("ok") + _kube_pod("undated", created=None)) == [
+        f"{tmp_path / 'pods.yaml'}: Pod default/undated metadata.creationTimestamp: "
+        "is required: the timeline mode replays pods at their creation time"]
+
+
+def test_the_fgd_mode_does_not_need_creation_timestamps(tmp_path: Path) -> None:
+    nodes = _write(tmp_path, KUBE_NODE, "nodes.yaml")
+    pods = _write(tmp_path, _kube_pod("undated", created=None), "pods.yaml")
+    assert len(load_trace(str(nodes), str(pods), need_times=False).pods) == 1
+
+
+def test_every_problem_of_a_kubernetes_trace_is_reported_at_once(tmp_path: Path) -> None:
+    pods = (_kube_pod("late", "2026-01-02T00:00:00Z", "2026-01-01T00:00:00Z") + _kube_pod("undated", created=None)
+            + _kube_pod("garbled", deleted="next tuesday") + _kube_pod("odd", gpu="1500") + _kube_pod("fine"))
+    problems = _kube_problems(tmp_path, pods)
+    assert sorted(p.split(": ")[1].split()[1] for p in problems) == ["default/garbled", "default/late", "default/odd",
+                                                                     "default/undated"]
+
+
+def test_replay_exits_2_with_every_kubernetes_trace_problem(tmp_path: Path) -> None:
+    nodes = _write(tmp_path, KUBE_NODE, "nodes.yaml")
+    pods = _write(tmp_path, _kube_pod("late", "2026-01-02T00:00:00Z", "2026-01-01T00:00:00Z")
+                  + _kube_pod("undated", created=None), "pods.yaml")
+    result = CliRunner().invoke(cli, ["replay", str(nodes), str(pods), "--mode", "timeline", "--policy", "FGD"])
+    assert result.exit_code == 2
+    errors = [line for line in result.output.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 2 and "Pod default/late" in errors[0] and "Pod default/undated" in errors[1]
