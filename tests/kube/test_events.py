@@ -1,5 +1,6 @@
 """The events.k8s.io/v1 broadcaster: posted bodies, isomorphic events folded into series,
-the bounded queue, retries and rate limiting (client-go tools/events)."""
+every event written (a queue with back-pressure; lost only when the server refuses one),
+retries and rate limiting (client-go tools/events)."""
 
 from __future__ import annotations
 
@@ -247,37 +248,75 @@ def test_single_events_leave_the_cache_after_the_finish_time() -> None:
     run(scenario)
 
 
-def test_a_full_queue_drops_new_events_and_counts_them() -> None:
+def test_events_recorded_before_the_writer_starts_are_all_written() -> None:
     async def scenario() -> None:
         api = FakeEventsApi()
-        broadcaster = EventBroadcaster(api, queue_size=3)
+        broadcaster = EventBroadcaster(api, high_water=3)
         for i in range(5):
             failed(broadcaster, ObjectRef("Pod", "default", f"pod-{i}"))
-        assert broadcaster.dropped == 2
+        assert broadcaster.backlog == 5 and broadcaster.dropped == 0
         task = await running(broadcaster)
         await broadcaster.drain()
         await stop(task)
         assert [body["regarding"]["name"] for _, _, body, _ in api.requests] == [  # type: ignore[index]
-            "pod-0", "pod-1", "pod-2"]
+            f"pod-{i}" for i in range(5)]
 
     run(scenario)
 
 
-def test_writes_in_flight_are_bounded_so_a_slow_server_fills_the_queue() -> None:
+def test_a_slow_server_makes_events_wait_not_vanish() -> None:
     async def scenario() -> None:
         api = FakeEventsApi()
         api.gate = asyncio.Event()
-        broadcaster = EventBroadcaster(api, queue_size=2, max_in_flight=2)
+        broadcaster = EventBroadcaster(api, high_water=2, max_in_flight=2)
         task = await running(broadcaster)
         for i in range(10):
             failed(broadcaster, ObjectRef("Pod", "default", f"pod-{i}"))
             await asyncio.sleep(0.01)
         assert api.most_in_flight == 2
-        assert broadcaster.dropped == 10 - 2 - 2
+        assert broadcaster.backlog == 8
         api.gate.set()
         await broadcaster.drain()
         await stop(task)
-        assert len(api.requests) == 4
+        assert len(api.requests) == 10
+        assert (broadcaster.stats.written, broadcaster.dropped) == (10, 0)
+
+    run(scenario)
+
+
+def test_past_the_high_water_mark_the_scheduling_loop_waits_for_room() -> None:
+    async def scenario() -> None:
+        api = FakeEventsApi()
+        api.gate = asyncio.Event()
+        broadcaster = EventBroadcaster(api, high_water=3, max_in_flight=1)
+        task = await running(broadcaster)
+        for i in range(5):
+            failed(broadcaster, ObjectRef("Pod", "default", f"pod-{i}"))
+        await asyncio.sleep(0.01)
+        assert not broadcaster.has_room()
+        waiting = asyncio.create_task(broadcaster.room())
+        await asyncio.sleep(0.01)
+        assert not waiting.done()
+        api.gate.set()
+        await asyncio.wait_for(waiting, 1)
+        assert broadcaster.stats.waits == 1
+        await broadcaster.drain()
+        await stop(task)
+        assert len(api.requests) == 5
+
+    run(scenario)
+
+
+def test_a_rejected_event_counts_as_dropped() -> None:
+    async def scenario() -> None:
+        api = FakeEventsApi()
+        api.failures = [422]
+        broadcaster = EventBroadcaster(api)
+        task = await running(broadcaster)
+        failed(broadcaster)
+        await broadcaster.drain()
+        await stop(task)
+        assert broadcaster.dropped == 1 and broadcaster.stats.written == 0
 
     run(scenario)
 

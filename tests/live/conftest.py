@@ -46,6 +46,7 @@ def assert_invariants(server: APIServer, sched: Kubesched | None, expect_conditi
     assert figures.double_bound == 0, figures
     assert figures.overcommitted == 0, figures
     assert not figures.wrong_condition, figures
+    assert figures.events_dropped == 0, figures
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
@@ -56,6 +57,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     lost = sum(f.lost for f, _ in _FIGURES)
     double = sum(f.double_bound for f, _ in _FIGURES)
     over = sum(f.overcommitted for f, _ in _FIGURES)
+    events_dropped = sum(f.events_dropped for f, _ in _FIGURES)
     terminalreporter.write_line(
         f"live invariants: {len(_FIGURES)} checks, {pods} pods, {faults} injected faults served; "
-        f"lost {lost}, double-bound {double}, overcommitted nodes {over}")
+        f"lost {lost}, double-bound {double}, overcommitted nodes {over}, events dropped {events_dropped}")

@@ -25,6 +25,7 @@ import yaml
 from kubesched.cluster.kube.app import RunSettings, run_scheduler
 from kubesched.cluster.kube.connection import load_connection
 from kubesched.cluster.kube.driver import LiveOptions, LiveScheduler
+from kubesched.cluster.kube.events import EventBroadcaster
 from kubesched.framework.config import SchedulerConfig, parse_config
 from kubesched.plugins.registry import in_tree_registry
 from kubesched.objects.quantity import milli_value, value
@@ -217,6 +218,7 @@ class Figures:
     double_bound: int  # pods with more than one successful binding
     overcommitted: int  # nodes whose bound pods request more than allocatable
     wrong_condition: list[str]
+    events_dropped: int = 0  # events the scheduler gave up writing
 
 
 def invariants(server: APIServer, sched: Kubesched | None, schedulers: tuple[str, ...] = ("default-scheduler",),
@@ -255,7 +257,7 @@ def invariants(server: APIServer, sched: Kubesched | None, schedulers: tuple[str
             continue
         if cpu > milli_value(alloc.get("cpu", "0")) or mem > value(alloc.get("memory", "0")) or count > int(alloc.get("pods", "110")):
             over += 1
-    lost = 0
+    lost = events_dropped = 0
     if sched is not None and sched.running:
         def held(live: LiveScheduler) -> int:
             s = live.scheduler
@@ -266,6 +268,11 @@ def invariants(server: APIServer, sched: Kubesched | None, schedulers: tuple[str
                     missing += 1
             return missing
         lost = sched.call(held)
+
+        def dropped(live: LiveScheduler) -> int:
+            room = live.event_room
+            return room.stats.dropped if isinstance(room, EventBroadcaster) else 0
+        events_dropped = sched.call(dropped)
     # A pod kubesched bound twice would carry two Scheduled events (or one with a series).
     scheduled: dict[str, int] = {}
     for event in events(server):
@@ -273,4 +280,4 @@ def invariants(server: APIServer, sched: Kubesched | None, schedulers: tuple[str
             uid = str((event.get("regarding") or {}).get("uid"))
             scheduled[uid] = scheduled.get(uid, 0) + int((event.get("series") or {}).get("count") or 1)
     double = sum(1 for n in scheduled.values() if n > 1)
-    return Figures(len(pods), bound, pending, lost, double, over, wrong)
+    return Figures(len(pods), bound, pending, lost, double, over, wrong, events_dropped)

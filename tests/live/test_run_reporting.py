@@ -84,3 +84,19 @@ def test_a_refused_binding_reads_as_upstreams_bind_plugin_error(server: APIServe
     assert event["note"].startswith('running Bind plugin "DefaultBinder": ')
     assert "409" not in event["note"] and "Conflict:" not in event["note"]
     assert_invariants(server, sched)
+
+
+def test_every_bound_pod_gets_its_scheduled_event(server: APIServer, kubeconfig: Path,
+                                                  started: list[Kubesched]) -> None:
+    for i in range(10):
+        server.create(node(f"n{i}", cpu="64", memory="256Gi", pods=110))
+    names = [f"p{i}" for i in range(400)]
+    for name in names:
+        server.create(pod(name, cpu="10m", memory="10Mi"))
+    sched = _start(server, kubeconfig, started)
+    wait_until(lambda: all(node_of(server, n) for n in names), timeout=60, what="every pod bound")
+    wait_until(lambda: len([e for e in events(server) if e.get("reason") == "Scheduled"]) >= len(names), timeout=60,
+               what="a Scheduled event per pod")
+    scheduled = [e for e in events(server) if e.get("reason") == "Scheduled"]
+    assert sorted(e["regarding"]["name"] for e in scheduled) == sorted(names)
+    assert_invariants(server, sched)

@@ -121,6 +121,7 @@ async def run_scheduler(settings: RunSettings, *, stop: asyncio.Event | None = N
         live = LiveScheduler(config, api, _PodEvents(broadcaster), registry=settings.registry,
                              options=settings.options, metrics=metrics)
         live.build()
+        live.event_room = broadcaster
         if started is not None:
             started(live)
         le = config.leader_election

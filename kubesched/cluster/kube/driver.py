@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Protocol
 
 from ...clock import RealClock
 from ...framework.config import SchedulerConfig
@@ -35,7 +35,7 @@ from .cluster_client import KubeClusterClient, PodEventSink
 from .handlers import NamespaceInfo, NamespaceEvents, NodeEvents, ObjectEvents, PodEvents, parse_namespace
 from .informer import Informer, Resource
 
-__all__ = ["LiveScheduler", "LiveOptions", "collection_path", "POD_FIELD_SELECTOR"]
+__all__ = ["EventRoom", "LiveScheduler", "LiveOptions", "collection_path", "POD_FIELD_SELECTOR"]
 
 log = logging.getLogger("kubesched.scheduler")
 
@@ -57,6 +57,14 @@ class LiveOptions:
     page_size: int = 500
     watch_list: bool = True
     on_attempt: Callable[[Attempt], None] | None = None
+
+
+class EventRoom(Protocol):
+    """The event writer's back-pressure: the scheduling loop waits while its queue is full."""
+
+    def has_room(self) -> bool: ...
+
+    async def room(self) -> None: ...
 
 
 def collection_path(api_version: str, plural: str) -> str:
@@ -92,6 +100,7 @@ class LiveScheduler:
         self._wake: asyncio.Event | None = None
         self._leading = False
         self.cycles = 0
+        self.event_room: EventRoom | None = None  # set by the run app: the event writer's back-pressure
 
     # -- assembling ---------------------------------------------------------------
     def build(self) -> Scheduler:
@@ -148,7 +157,11 @@ class LiveScheduler:
         self._leading = True
         log.info("scheduling started", extra={"profiles": ",".join(s.profiles)})
         cleaned = s.clock.now()
+        room = self.event_room
         while self._leading:
+            if room is not None and not room.has_room():
+                await room.room()  # the event writer is far behind: wait rather than drop events
+                continue
             queue.run_due_flushes()
             if s.clock.now() - cleaned >= _CLEAN_ASSUMED_PERIOD:
                 cleaned = s.clock.now()

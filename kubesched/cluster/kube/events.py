@@ -1,10 +1,14 @@
 """The ``events.k8s.io/v1`` event broadcaster kube-scheduler reports through
 (client-go tools/events: event_recorder.go, event_broadcaster.go).
 
-``record`` is called from the scheduling loop and never waits: it builds the Event and
-puts it in a bounded queue, dropping it (and counting the drop) when the queue is full,
-as the broadcaster's watch channel does (``maxQueuedEvents`` = 1000). ``run`` drains the
-queue and writes to the API server:
+``record`` is called from the scheduling loop and never waits: it builds the Event,
+folds it into the cache of isomorphic events at once (as ``recordToSink`` does when the
+event arrives) and, when there is something to write, queues the write. Nothing is
+dropped for lack of room: upstream starts one goroutine per event, each waiting for the
+events client's rate limiter, so every event is written however far behind the writes
+fall. The queue here is that crowd of goroutines; once it holds ``high_water`` writes,
+``room()`` makes the scheduling loop wait (back-pressure) instead of letting memory
+grow without bound. ``run`` drains the queue and writes to the API server:
 
 * An event *isomorphic* to a cached one (same type, action, reason, reporting
   controller and instance, regarding and related) does not make a new object. The
@@ -14,12 +18,13 @@ queue and writes to the API server:
   events older than that; every 30 minutes every live series is written (its TTL
   refresh). So 10,000 identical failures cost a handful of requests.
 * Writes go through a token bucket (kube-scheduler's event client has its own:
-  clientConnection qps 50, burst 100) and at most ``max_in_flight`` at once; when the
-  API server is slow the queue fills and new events are dropped rather than piling up.
+  clientConnection qps 50, burst 100) and at most ``max_in_flight`` at once.
 * A write failing for a transport reason (status 0, or an error that is not an API
   status) is retried up to 12 times, 10 s apart (+25 % jitter); a rejection by the
-  server is dropped with a log line, as upstream's sink does. (429s and 5xx with
+  server is given up with a log line, as upstream's sink does. (429s and 5xx with
   Retry-After were already retried by the API client, as client-go's REST client does.)
+  Those are the only events lost, counted in ``stats.dropped``
+  (``kubesched_events_dropped_total``).
 """
 
 from __future__ import annotations
@@ -57,7 +62,9 @@ ACTION_PREEMPTING = "Preempting"
 NOTE_LENGTH_LIMIT = 1024
 _TRUNCATED = " ..."
 
-MAX_QUEUED_EVENTS = 1000
+#: Writes queued before ``room()`` holds the scheduling loop back (a few MiB of events;
+#: upstream's crowd of goroutines has no bound at all).
+HIGH_WATER = 10_000
 MAX_TRIES_PER_EVENT = 12
 RETRY_SLEEP = 10.0
 FINISH_TIME = 6 * 60.0
@@ -173,13 +180,18 @@ class _TokenBucket:
 
 @dataclass(slots=True)
 class BroadcasterStats:
-    """What happened to recorded events (for logs, tests and a future metric)."""
+    """What happened to recorded events (logs, tests, ``kubesched_events_*`` metrics)."""
 
     recorded: int = 0
-    dropped: int = 0  # queue full
-    aggregated: int = 0  # folded into a series without a request
+    aggregated: int = 0  # folded into a running series without a request
     written: int = 0  # successful creates and patches
-    abandoned: int = 0  # rejected, or out of retries
+    dropped: int = 0  # writes given up: rejected by the server, or out of retries
+    waits: int = 0  # times the scheduling loop waited for room (back-pressure)
+
+    @property
+    def abandoned(self) -> int:
+        """The name this count had before every event was written: writes given up."""
+        return self.dropped
 
 
 class EventBroadcaster:
@@ -187,7 +199,7 @@ class EventBroadcaster:
 
     def __init__(self, requester: ApiRequester, *, reporting_controller: str = "default-scheduler",
                  reporting_instance: str | None = None, clock: Callable[[], float] = time.time,
-                 queue_size: int = MAX_QUEUED_EVENTS, qps: float = 50.0, burst: int = 100,
+                 high_water: int = HIGH_WATER, qps: float = 50.0, burst: int = 100,
                  max_in_flight: int = 16, max_tries: int = MAX_TRIES_PER_EVENT, retry_sleep: float = RETRY_SLEEP,
                  rng: Callable[[], float] = random.random) -> None:
         self._requester = requester
@@ -196,9 +208,11 @@ class EventBroadcaster:
         self._instance = reporting_instance
         self.reporting_instance = self._instance_for(reporting_controller)
         self._clock = clock
-        self._queue: deque[_Event] = deque()
-        self._queue_size = queue_size
+        self._queue: deque[_Event] = deque()  # writes not started yet
+        self._high_water = max(1, high_water)
         self._wakeup = asyncio.Event()
+        self._room = asyncio.Event()
+        self._room.set()
         self._bucket = _TokenBucket(qps, burst)
         self._slots = asyncio.Semaphore(max_in_flight)
         self._max_tries = max_tries
@@ -224,18 +238,34 @@ class EventBroadcaster:
         if event_type not in _EVENT_TYPES:
             log.error("Unsupported event type: %r", event_type)
             return
-        if len(self._queue) >= self._queue_size:
-            self.stats.dropped += 1
-            if self.stats.dropped == 1 or self.stats.dropped % 1000 == 0:
-                log.error("Unable to record event: too many queued events, dropped %d so far", self.stats.dropped)
-            return
         now = self._clock()
         controller = reporting_controller or self.reporting_controller
         key = _Key(event_type, action, reason, controller, self._instance_for(controller), regarding, related)
         name = f"{regarding.name}.{int(now * 1e9):x}"
-        self._queue.append(_Event(key, name, regarding.namespace or "default", now, truncate_note(note)))
         self.stats.recorded += 1
+        to_write = self._aggregate(_Event(key, name, regarding.namespace or "default", now, truncate_note(note)))
+        if to_write is None:
+            return
+        self._queue.append(to_write)
+        if len(self._queue) >= self._high_water:
+            self._room.clear()
         self._wakeup.set()
+
+    # -- back-pressure ---------------------------------------------------------------
+    @property
+    def backlog(self) -> int:
+        """Writes queued and not started."""
+        return len(self._queue)
+
+    def has_room(self) -> bool:
+        return self._room.is_set()
+
+    async def room(self) -> None:
+        """Wait until fewer than ``high_water`` writes are queued (the scheduling loop
+        calls this between cycles: it slows down rather than losing events)."""
+        if not self._room.is_set():
+            self.stats.waits += 1
+            await self._room.wait()
 
     # -- the writer ----------------------------------------------------------------
     async def run(self) -> None:
@@ -244,17 +274,14 @@ class EventBroadcaster:
                       asyncio.create_task(self._every(REFRESH_TIME, self.refresh_series))]
         try:
             while True:
-                # A writer slot first: while every slot is busy, events wait in the
-                # bounded queue (and overflow is dropped) instead of in our hands.
+                # A writer slot first: while every slot is busy, writes wait in the queue.
                 await self._slots.acquire()
                 while not self._queue:
                     self._wakeup.clear()
                     await self._wakeup.wait()
-                to_write = self._aggregate(self._queue.popleft())
-                if to_write is None:
-                    self._slots.release()
-                else:
-                    self._spawn(self._write(to_write))
+                self._spawn(self._write(self._queue.popleft()))
+                if len(self._queue) < self._high_water:
+                    self._room.set()
         finally:
             for task in [*heartbeats, *self._writers]:
                 task.cancel()
@@ -282,8 +309,8 @@ class EventBroadcaster:
         self._slots.release()
 
     def _aggregate(self, event: _Event) -> _Event | None:
-        """recordToSink's cache step: the event to write now, or None when it only
-        bumped a running series."""
+        """recordToSink's cache step, as the event arrives: the event to write, or None
+        when it only bumped a running series."""
         cached = self._cache.get(event.key)
         if cached is None:
             self._cache[event.key] = event
@@ -305,7 +332,7 @@ class EventBroadcaster:
                 return
             tries += 1
             if tries >= self._max_tries:
-                self.stats.abandoned += 1
+                self.stats.dropped += 1
                 log.error("Unable to write event %s/%s (retry limit exceeded!)", event.namespace, event.name)
                 return
             await asyncio.sleep(self._retry_sleep * (1 + self._rng() * 0.25))
@@ -337,7 +364,7 @@ class EventBroadcaster:
                 return None, True  # created concurrently: patch it on the next try
             if status != 409:
                 log.error("Server rejected event %s/%s (will not retry!): %s", event.namespace, event.name, error)
-            self.stats.abandoned += 1
+                self.stats.dropped += 1
             return None, False
         self.stats.written += 1
         return written, False
