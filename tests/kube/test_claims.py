@@ -13,6 +13,7 @@ from kubesched.cluster.kube.claims import ClaimWriteError, DELETE_PROTECTION_FIN
 from kubesched.cluster.kube.client import ApiClient
 from kubesched.cluster.kube.cluster_client import KubeClusterClient
 from kubesched.cluster.kube.connection import Connection
+from kubesched.framework.handle import ResourceClaimWriter
 from kubesched.objects.pod import PodInfo, parse_pod
 from tests.apiserver import APIServer
 
@@ -243,3 +244,10 @@ def test_a_blocking_write_from_a_binding_worker_waits_for_the_answer(server: API
 
     result = with_client(server, from_worker)
     assert result["status"]["reservedFor"] == [_consumer()]  # type: ignore[index]
+
+
+def test_the_kube_cluster_client_is_the_resource_claim_writer_dynamic_resources_asks_for(server: APIServer) -> None:
+    async def check(client: KubeClusterClient) -> bool:
+        return isinstance(client, ResourceClaimWriter)
+
+    assert with_client(server, check)
