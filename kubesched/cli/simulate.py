@@ -6,25 +6,29 @@ import gc
 import random
 import sys
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import click
 import orjson
 from rich.console import Console
 
 from ..cluster.simulated import Simulation
-from ..cluster.snapshot import STDIN, SnapshotError, load_snapshot
 from ..framework.config import ConfigError
 from .common import check_writable, fail, load_config, plugin_option, registry
+from .decisions import DecisionLog, fan_out
 from .explain_stream import ExplainFilter, ExplainStream
+from .explain_text import explanation_lines
+from .html_report import html_report
 from .label_query import LabelQueryError, parse_label_query
 from .progress import PhaseProgress
 from .report import render_report, summary_document
+from .snapshot_source import SourceOptions, check_source, read_source, source_options
 from .summary import summarize
+from .what_if_report import what_if_document, what_if_lines
 
 
 @click.command()
-@click.argument("snapshot", type=click.Path(exists=False, allow_dash=True))
+@click.argument("snapshot", type=click.Path(exists=False, allow_dash=True), required=False)
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="A KubeSchedulerConfiguration (v1) file.")
 @click.option("--explain", "explain_file", type=click.Path(dir_okay=False),
               help="Write each attempt's decision here as it happens, one JSON object a line.")
@@ -41,19 +45,27 @@ from .summary import summarize
               help="Among equally scored nodes: upstream's uniform random pick, or the smallest name.")
 @click.option("--seed", type=int, default=None, help="Seed for the random tie-break (default: a random one, printed).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary line.")
+@click.option("--report", "report_file", type=click.Path(dir_okay=False), metavar="FILE.html",
+              help="Write a self-contained HTML page of every decision: where each pod went or why not.")
+@source_options
 @plugin_option
-def simulate(snapshot: str, config_file: str | None, explain_file: str | None, explain_selector: str | None,
+def simulate(snapshot: str | None, config_file: str | None, explain_file: str | None, explain_selector: str | None,
              explain_pods: str | None, explain_failed: bool, output_file: str | None, output_format: str,
-             all_nodes: bool, tie_break: str, seed: int | None, quiet: bool, plugins: tuple[str, ...]) -> None:
+             all_nodes: bool, tie_break: str, seed: int | None, quiet: bool, report_file: str | None,
+             plugins: tuple[str, ...], **source_kwargs: Any) -> None:
     """Schedule the pending pods of SNAPSHOT (a file or directory of YAML/JSON as
     `kubectl get nodes,pods,... -A -o json` writes it, or - for standard input) on a virtual clock.
 
     Bound pods occupy their nodes; pending pods whose spec.schedulerName matches a
     profile are scheduled in queue order until the queue settles.
     """
-    if not explain_file and (explain_selector is not None or explain_pods is not None or explain_failed):
-        fail(["--explain-selector, --explain-pods and --explain-failed narrow --explain: give --explain FILE too"])
-    for path in (output_file, explain_file):
+    source_options_given = SourceOptions.pop(source_kwargs)
+    check_source(snapshot, source_options_given)
+    if not explain_file and explain_failed and explain_selector is None and explain_pods is None:
+        fail(["--explain-failed narrows --explain FILE, --explain-pods or --explain-selector: give one of them too"])
+    # Without --explain FILE, --explain-pods / --explain-selector answer on the terminal.
+    explain_here = not explain_file and (explain_selector is not None or explain_pods is not None)
+    for path in (output_file, explain_file, report_file):
         if path:
             check_writable(path)
     which = _explain_filter(explain_selector, explain_pods, explain_failed)
@@ -61,23 +73,20 @@ def simulate(snapshot: str, config_file: str | None, explain_file: str | None, e
     config = load_config(config_file, reg)
     err_console = Console(stderr=True)
     progress = PhaseProgress(sys.stderr, err_console.is_terminal, enabled=not quiet)
-    source = "<stdin>" if snapshot == STDIN else snapshot
-    try:
-        progress.start(f"loading {source}")
-        snap = load_snapshot(snapshot, frozenset(kind for _, kind in reg.object_kinds()),
-                             keep_node_raw=bool(config.extenders))  # extenders are sent whole nodes
-    except SnapshotError as err:
-        progress.finish()
-        fail([str(p) for p in err.problems])
-    progress.finish()
+    read = read_source(snapshot, source_options_given, config, reg, progress,
+                       keep_node_raw=bool(config.extenders))  # extenders are sent whole nodes
+    snap, source = read.snapshot, read.name
     if tie_break == "random" and seed is None:
         seed = random.SystemRandom().randrange(2**31)  # printed, so the run can be repeated
     sim_ref: list[Simulation] = []
     explain_sink = _open(explain_file) if explain_file else None
     stream = ExplainStream(explain_sink, lambda: sim_ref[0].scheduler.cache.table.order.tolist(), which) \
         if explain_sink is not None else None
+    decisions = DecisionLog(which.wants if explain_here else None) if report_file or explain_here else None
+    observers = [o for o in (stream, decisions) if o is not None]
     try:
-        sim = Simulation(snap, config, reg, tie_break=tie_break, seed=seed, on_attempt=stream)
+        sim = Simulation(snap, config, reg, tie_break=tie_break, seed=seed,
+                         on_attempt=observers[0] if len(observers) == 1 else fan_out(observers) if observers else None)
     except ConfigError as err:
         err.source = err.source or (config_file or "")
         fail(err.lines())
@@ -92,13 +101,30 @@ def simulate(snapshot: str, config_file: str | None, explain_file: str | None, e
         lines = "".join(f"{pod} -> {node}\n" for pod, node in result.placements)
         _write(output_file, lines.encode())
     summary = summarize(sim, result, source, tie_break, seed)
+    if report_file and decisions is not None:
+        progress.start(f"writing {report_file}")
+        _write(report_file, html_report(summary, decisions.decisions, read.what_if, read.listed))
+        progress.finish()
     if output_format == "json":
-        sys.stdout.buffer.write(orjson.dumps(summary_document(summary, all_nodes), option=orjson.OPT_INDENT_2) + b"\n")
+        document = summary_document(summary, all_nodes)
+        if read.what_if is not None:
+            document["whatIf"] = what_if_document(read.what_if, result)
+        sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
         sys.stdout.flush()
         return
     console = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 160)
     render_report(console, summary, quiet, all_nodes)
+    if read.what_if is not None and not quiet:
+        _print_lines(console, what_if_lines(read.what_if, result))
+    if explain_here and decisions is not None:
+        final = {key: outcome.node for key, outcome in result.outcomes.items()}
+        _print_lines(console, explanation_lines(list(decisions.decisions.values()), final))
 
+
+
+def _print_lines(console: Console, lines: list[str]) -> None:
+    for line in lines:
+        console.print(line, highlight=False, markup=False)
 
 
 def _explain_filter(selector: str | None, pattern: str | None, failed_only: bool) -> ExplainFilter:

@@ -11,19 +11,19 @@ import gc
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-from collections.abc import Iterator, Mapping
+from typing import Any, Protocol
+from collections.abc import Iterable, Iterator, Mapping
 
 from ..objects.errors import ObjectError
 from ..objects.node import Node, parse_node
 from ..objects.pod import PodInfo, parse_pod
 from ..objects.storage import validate_storage_object
-from .dump_reader import STDIN, STDIN_NAME, ReadProblem, read_dump
+from .dump_reader import STDIN, STDIN_NAME, DumpObject, ReadProblem, read_dump
 from .dump_reader import describe as _describe
 from .dump_validation import object_problems
 
-__all__ = ["ClusterSnapshot", "SnapshotBuilder", "SnapshotError", "LoadProblem", "STDIN", "gc_paused", "load_snapshot",
-           "snapshot_from_objects"]
+__all__ = ["ClusterSnapshot", "SnapshotBuilder", "SnapshotError", "LoadProblem", "ObjectEdits", "STDIN", "gc_paused",
+           "load_snapshot", "snapshot_from_objects"]
 
 USED_KINDS = ("Node", "Pod", "PriorityClass", "Namespace")
 # Workload objects: PodTopologySpread's system defaults read their selectors.
@@ -73,6 +73,15 @@ class ClusterSnapshot:
     # Pending pods that need a feature kubesched does not model, by feature: not queued.
     unmodelled: dict[str, list[str]] = field(default_factory=dict)
 
+class ObjectEdits(Protocol):
+    """Edits made to a snapshot's objects as they are read (``cluster.what_if``): each object
+    read goes through ``feed``, which gives back the objects to compile in its place (none,
+    itself, an edited copy); ``rest`` gives the ones held back or added, after the last."""
+
+    def feed(self, file: str, found: DumpObject) -> Iterable[tuple[str, DumpObject]]: ...
+    def rest(self) -> Iterable[tuple[str, DumpObject]]: ...
+
+
 def _files(path: Path) -> list[Path]:
     if str(path) == STDIN:
         return [path]
@@ -82,12 +91,13 @@ def _files(path: Path) -> list[Path]:
 
 
 def load_snapshot(path: str | Path, plugin_kinds: frozenset[str] = frozenset(),
-                  keep_node_raw: bool = False) -> ClusterSnapshot:
+                  keep_node_raw: bool = False, edits: ObjectEdits | None = None) -> ClusterSnapshot:
     """Read and compile a snapshot; raises ``SnapshotError`` listing every bad object.
 
     ``path``: a file, a directory, or ``-`` for standard input.
     ``plugin_kinds``: kinds that plugins read (``PluginSpec.object_kinds``), kept raw.
     ``keep_node_raw``: keep each node's document (HTTP extenders are sent it).
+    ``edits``: what-if edits applied to the objects as they are read.
 
     Objects are compiled as they are read and their documents let go (a large dump is
     mostly bound pods, kept compact), with the cyclic garbage collector paused: the
@@ -106,8 +116,15 @@ def load_snapshot(path: str | Path, plugin_kinds: frozenset[str] = frozenset(),
             name = STDIN_NAME if str(file) == STDIN else str(file)
             read: list[ReadProblem] = []
             for found in read_dump(file, read):
-                builder.add(name, found.obj, found.document, found.item)
+                if edits is None:
+                    builder.add(name, found.obj, found.document, found.item)
+                else:
+                    for where, edited in edits.feed(name, found):
+                        builder.add(where, edited.obj, edited.document, edited.item)
             builder.problems.extend(LoadProblem(name, r.obj, r.field, r.message) for r in read)
+        if edits is not None:
+            for where, edited in edits.rest():
+                builder.add(where, edited.obj, edited.document, edited.item)
         if not builder.objects and not builder.problems:
             raise SnapshotError([LoadProblem(STDIN_NAME if str(root) == STDIN else str(root), "", "",
                                              "holds no Kubernetes objects")])

@@ -82,12 +82,11 @@ def test_a_bad_selector_is_one_line_and_exit_2(snapshot: Path, tmp_path: Path):
         "error: --explain-selector: invalid label selector 'app=(': cannot parse 'app=('"]
 
 
-@pytest.mark.parametrize("option", [["--explain-failed"], ["--explain-pods", "web-*"], ["--explain-selector", "app"]])
-def test_a_filter_without_explain_is_an_error(snapshot: Path, option: list[str]):
-    result = _run(str(snapshot), *option)
+def test_explain_failed_alone_is_an_error(snapshot: Path):
+    result = _run(str(snapshot), "--explain-failed")
     assert result.exit_code == 2
     assert [line for line in result.output.splitlines() if line.startswith("error:")] == [
-        "error: --explain-selector, --explain-pods and --explain-failed narrow --explain: give --explain FILE too"]
+        "error: --explain-failed narrows --explain FILE, --explain-pods or --explain-selector: give one of them too"]
 
 
 @pytest.mark.parametrize("text, labels, expected", [
@@ -133,3 +132,27 @@ def test_each_line_is_written_during_its_attempt_not_after_the_run():
     sims[0].run()
     assert sink.at == [1, 2, 3]
     assert [json.loads(line)["pod"] for line in sink.getvalue().splitlines()] == ["default/a", "default/b", "default/c"]
+
+
+def test_explain_pods_without_a_file_says_why_each_matching_pod_is_pending(snapshot: Path):
+    result = _run(str(snapshot), "--explain-pods", "default/db-*", "--tie-break", "name")
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    start = lines.index("default/db-1: pending after 1 attempt(s): 0/1 nodes are available: 1 Insufficient cpu. "
+                        "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.")
+    assert lines[start + 1:start + 3] == [
+        "  1 node(s): NodeResourcesFit: Insufficient cpu (e.g. n1)",
+        "  preemption would not help: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."]
+    assert not any(line.startswith("default/web-1:") for line in lines)
+
+
+def test_explain_pods_without_a_file_says_when_preemption_would_help(tmp_path: Path):
+    low = pod("low", cpu="3", node_name="n1")
+    low["spec"]["priority"] = 0
+    high = _labelled("urgent", cpu="2", app="urgent")
+    high["spec"]["priority"] = 1000
+    snap = write_list(tmp_path / "s.yaml", [node("n1", cpu="4"), low, high])
+    result = _run(str(snap), "--explain-selector", "app=urgent", "--tie-break", "name")
+    assert result.exit_code == 0
+    assert ("  an earlier attempt found no node; preemption helped: node n1 after evicting 1 pod(s): default/low"
+            in result.output.splitlines())

@@ -223,6 +223,11 @@ class Reflector:
         self.sink.replace(items, version)
         self.last_sync_resource_version = version
 
+    async def list_once(self, resource_version: str = "") -> tuple[list[object], str]:
+        """One paginated LIST and no watch (a snapshot's read), each item through the sink's
+        ``prepare``: ``""`` reads consistently, "0" accepts the server's cache."""
+        return await self._paged_list(resource_version)
+
     def _relist_resource_version(self) -> str:
         if self._rv_unavailable:
             return ""

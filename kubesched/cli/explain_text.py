@@ -1,0 +1,51 @@
+"""``--explain-pods`` / ``--explain-selector`` without ``--explain FILE``: the answer on the
+terminal. For each matching pod: where it went, or why it is pending (the filter
+verdicts grouped by reason, with node counts) and whether preemption would help (the
+node it would be nominated to and the pods it would evict, or why not)."""
+
+from __future__ import annotations
+
+from .decisions import Decision
+
+__all__ = ["explanation_lines"]
+
+
+def _preemption(decision: Decision) -> str:
+    p = decision.preemption
+    if p is None:
+        return "preemption: not tried (no PostFilter plugin ran, or the pod may not preempt)"
+    if p.get("nominatedNode"):
+        victims = p.get("victims") or []
+        shown = ", ".join(victims[:5]) + (f" and {len(victims) - 5} more" if len(victims) > 5 else "")
+        return (f"preemption would help: node {p['nominatedNode']} after evicting {len(victims)} pod(s)"
+                + (f": {shown}" if shown else ""))
+    return f"preemption would not help: {p.get('message') or 'no node where evicting lower-priority pods makes room'}"
+
+
+def explanation_lines(decisions: list[Decision], outcomes_node: dict[str, str | None]) -> list[str]:
+    """One block per pod; ``outcomes_node``: where each pod finally is (after preemption)."""
+    if not decisions:
+        return ["No pending pod matched --explain-pods / --explain-selector."]
+    lines: list[str] = []
+    for d in decisions:
+        final = outcomes_node.get(d.pod)
+        if d.node and final:
+            lines.append(f"{d.pod}: scheduled on {final} (attempt {d.attempt}, {d.feasible} of {d.evaluated} "
+                         "evaluated node(s) feasible)")
+            if d.scores:
+                best = d.scores[0]
+                lines.append(f"  best score {best.total} on {best.node}; chosen {d.node}")
+            if d.preemption is not None and d.preemption.get("nominatedNode"):
+                lines.append(f"  an earlier attempt found no node; {_preemption(d).replace('would help', 'helped')}")
+            continue
+        lines.append(f"{d.pod}: pending after {d.attempt} attempt(s): {d.message}")
+        if d.pre_filter is not None:
+            lines.append(f"  PreFilter {d.pre_filter.plugin}: {'; '.join(d.pre_filter.reasons)}")
+        for group in d.filters:
+            plugin = group.plugin or "extender"
+            examples = f" (e.g. {', '.join(group.nodes)})" if group.nodes else ""
+            lines.append(f"  {group.count} node(s): {plugin}: {'; '.join(group.reasons) or group.code}{examples}")
+        lines.append(f"  {_preemption(d)}")
+        for name, value in d.extra.items():
+            lines.append(f"  {name}: {value}")
+    return lines

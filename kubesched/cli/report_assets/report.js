@@ -1,0 +1,166 @@
+"use strict";
+// kubesched simulate --report: renders the JSON in #data. No network, no library.
+(function () {
+  const D = JSON.parse(document.getElementById("data").textContent);
+  const PAGE = 100;
+  const $ = (id) => document.getElementById(id);
+  const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+  const cpu = (m) => (m % 1000 === 0 ? String(m / 1000) : m + "m");
+  const bytes = (b) => {
+    for (const [u, s] of [["Ti", 2 ** 40], ["Gi", 2 ** 30], ["Mi", 2 ** 20], ["Ki", 2 ** 10]]) if (b >= s) return (b / s).toFixed(1) + u;
+    return String(b);
+  };
+  const pct = (u, t) => (t ? Math.round((100 * u) / t) + "%" : "-");
+  const usage = (u, t, f) => `${f(u)}/${f(t)} <span class="bar" style="width:${t ? Math.round((40 * u) / t) : 0}px"></span> ${pct(u, t)}`;
+
+  $("line").textContent = D.line;
+  const c = D.counts;
+  const cards = [["pending pods", c.pending], ["scheduled", c.scheduled], ["unschedulable", c.unschedulable], ["gated", c.gated],
+    ["preempted", c.preempted], ["other schedulers", c.otherSchedulers], ["nodes", c.nodes], ["attempts", c.attempts]];
+  $("cards").innerHTML = cards.map(([k, v]) => `<div class="card"><b>${v}</b><span>${esc(k)}</span></div>`).join("");
+  const notes = D.notes.slice();
+  for (const [plural, count] of Object.entries(D.listed)) notes.push(`listed ${count} ${plural} from the cluster`);
+  $("notes").innerHTML = notes.map((n) => `<div class="note">${esc(n)}</div>`).join("");
+
+  const usageHead = '<th class="num">CPU</th><th class="num">memory</th><th class="num">pods</th><th class="num">new</th>';
+  const usageCells = (r, i) => `<td class="num">${usage(r[i], r[i + 1], cpu)}</td><td class="num">${usage(r[i + 2], r[i + 3], bytes)}</td>` +
+    `<td class="num">${r[i + 4]}/${r[i + 5]}</td><td class="num">${r[i + 6] || ""}</td>`;
+  $("groups").innerHTML = `<table><thead><tr><th>pool</th><th>zone</th><th class="num">nodes</th>${usageHead}</tr></thead><tbody>` +
+    D.groups.map((g) => `<tr><td>${esc(g[0])}</td><td>${esc(g[1])}</td><td class="num">${g[2]}</td>${usageCells(g, 3)}</tr>`).join("") + "</tbody></table>";
+  $("top").innerHTML = `<table><thead><tr><th>node</th><th>pool</th><th>zone</th>${usageHead}</tr></thead><tbody>` +
+    D.top.map((n) => `<tr><td>${esc(n[0])}</td><td>${esc(n[1])}</td><td>${esc(n[2])}</td>${usageCells(n, 3)}</tr>`).join("") + "</tbody></table>";
+
+  if (D.reasons.length) {
+    $("reasons").innerHTML = "<table><thead><tr><th class=\"num\">pods</th><th>reason</th></tr></thead><tbody>" +
+      D.reasons.map(([m, n], i) => `<tr><td class="num">${n}</td><td><a href="#" data-reason="${i}">${esc(m)}</a></td></tr>`).join("") + "</tbody></table>";
+    $("reasons").addEventListener("click", (e) => {
+      const a = e.target.closest("a[data-reason]");
+      if (!a) return;
+      e.preventDefault();
+      $("search").value = D.reasons[+a.dataset.reason][0];
+      $("status").value = "";
+      filter();
+      $("search").scrollIntoView();
+    });
+  } else $("reasons-section").hidden = true;
+
+  if (D.preemptions.length) {
+    $("preemptions-section").hidden = false;
+    $("preemptions").innerHTML = "<table><thead><tr><th>victim</th><th>node</th><th>for</th></tr></thead><tbody>" +
+      D.preemptions.map(([v, p, n]) => `<tr><td>${esc(v)}</td><td>${esc(n)}</td><td>${esc(p)}</td></tr>`).join("") + "</tbody></table>";
+  }
+
+  const W = D.whatIf;
+  if (W) {
+    $("whatif-section").hidden = false;
+    let h = "<ul class=\"plain\">" + W.edits.map((e) => `<li>${esc(e)}</li>`).join("") + "</ul>";
+    if (W.drainedNodes.length) {
+      const left = Object.entries(W.leftInPlace).map(([k, v]) => `${v} ${k}`).join(", ");
+      h += `<p>${W.drainedNodes.length} node(s) drained, ${W.evicted.length} pod(s) evicted` + (left ? ` (left in place: ${esc(left)})` : "") + "</p>";
+      h += `<p>${W.placedElsewhere.length} fit elsewhere, <b>${W.notPlaced.length} fit nowhere</b>.</p>`;
+      if (W.notPlaced.length) h += "<table><thead><tr><th>pod</th><th>why not</th></tr></thead><tbody>" +
+        W.notPlaced.map((p) => `<tr><td>${esc(p.pod)}</td><td>${esc(p.message)}${p.flags.length ? "<br><span class=\"warn\">" + esc(p.flags.join("; ")) + "</span>" : ""}</td></tr>`).join("") + "</tbody></table>";
+      if (W.budgets.length) h += "<h3>PodDisruptionBudgets covering evicted pods</h3><table><thead><tr><th>budget</th><th class=\"num\">allowed</th><th class=\"num\">evicted</th><th>verdict</th></tr></thead><tbody>" +
+        W.budgets.map((b) => `<tr><td>${esc(b.budget)}</td><td class="num">${b.disruptionsAllowed}</td><td class="num">${b.evicted.length}</td><td class="${b.violated ? "status-1" : "status-0"}">${b.violated ? "violated" : "ok"}</td></tr>`).join("") + "</tbody></table>";
+    }
+    $("whatif").innerHTML = h;
+  }
+
+  // --- the pod list: filtered and paginated; details drawn when a row is opened ---
+  const statusSel = $("status");
+  D.statuses.forEach((s, i) => { const o = document.createElement("option"); o.value = String(i); o.textContent = s; statusSel.appendChild(o); });
+  const haystack = D.pods.map((p) => (p[0] + "/" + p[1] + "\n" + D.messages[p[5]] + "\n" + p[3]).toLowerCase());
+  let shown = D.pods.map((_, i) => i);
+  let page = 0;
+  let open = -1;  // the pod whose details are drawn under its row
+  let openHtml = "";
+
+  function filter() {
+    const words = $("search").value.toLowerCase().split(/\s+/).filter(Boolean);
+    const st = statusSel.value;
+    shown = [];
+    for (let i = 0; i < D.pods.length; i++) {
+      if (st !== "" && D.pods[i][2] !== +st) continue;
+      const h = haystack[i];
+      if (words.every((w) => h.includes(w))) shown.push(i);
+    }
+    page = 0;
+    draw();
+  }
+
+  function draw() {
+    const pages = Math.max(1, Math.ceil(shown.length / PAGE));
+    page = Math.min(page, pages - 1);
+    const rows = shown.slice(page * PAGE, page * PAGE + PAGE).map((i) => {
+      const p = D.pods[i];
+      const row = `<tr data-i="${i}"${i === open ? ' class="open"' : ""}><td>${esc(p[0])}</td><td>${esc(p[1])}</td>` +
+        `<td class="status-${p[2]}">${esc(D.statuses[p[2]])}</td><td>${esc(p[3])}</td><td class="num">${p[4]}</td>` +
+        `<td class="msg" title="${esc(D.messages[p[5]])}">${esc(D.messages[p[5]])}</td></tr>`;
+      return i === open ? row + `<tr class="detail-row"><td colspan="6"><div id="detail">${openHtml}</div></td></tr>` : row;
+    });
+    document.querySelector("#pods tbody").innerHTML = rows.join("") ||
+      '<tr><td colspan="6" class="note">no pod matches</td></tr>';
+    $("page").textContent = `${shown.length} pod(s), page ${page + 1} of ${pages}`;
+    $("prev").disabled = page === 0;
+    $("next").disabled = page >= pages - 1;
+  }
+
+  function scoresTable(d) {
+    const head = d.sp.map((p) => `<th class="num">${esc(p)}</th>`).join("");
+    const body = d.s.map(([node, total, by]) => `<tr${node === d.c ? ' class="chosen"' : ""}><td>${esc(node)}${node === d.c ? " (chosen)" : ""}</td>` +
+      `<td class="num">${total}</td>${by.map((v) => `<td class="num">${v}</td>`).join("")}</tr>`).join("");
+    return `<h4>Weighted scores: best nodes and the chosen one</h4><table><thead><tr><th>node</th><th class="num">total</th>${head}</tr></thead><tbody>${body}</tbody></table>`;
+  }
+
+  function extra(name, value) {
+    const devices = name === "devices" || name === "allocated_devices";
+    if (devices && Array.isArray(value)) return `<h4>Allocated devices</h4><ul class="plain">${value.map((v) => `<li><code>${esc(typeof v === "string" ? v : JSON.stringify(v))}</code></li>`).join("")}</ul>`;
+    return `<h4>${esc(name)}</h4><code>${esc(typeof value === "string" ? value : JSON.stringify(value))}</code>`;
+  }
+
+  function detail(i) {
+    const p = D.pods[i];
+    const d = D.details[p[6]];
+    let h = `<h3>${esc(p[0] + "/" + p[1])}: <span class="status-${p[2]}">${esc(D.statuses[p[2]])}</span>${p[3] ? " on " + esc(p[3]) : ""}</h3>`;
+    if (D.messages[p[5]]) h += `<p>${esc(D.messages[p[5]])}</p>`;
+    if (d.a !== undefined) h += `<p class="note">attempt ${d.a} (profile ${esc(d.p)}): ${d.ev} node(s) evaluated${d.fe ? ", " + d.fe + " feasible" : ""}</p>`;
+    if (d.pf) h += `<h4>PreFilter</h4><p>${esc(d.pf[0])}: ${esc(d.pf[2].join("; ") || d.pf[1])} (${d.pf[3]} node(s))</p>`;
+    if (d.f) h += "<h4>Filter verdicts, grouped by reason</h4><table><thead><tr><th class=\"num\">nodes</th><th>plugin</th><th>reason</th><th>code</th><th>for example</th></tr></thead><tbody>" +
+      d.f.map(([plugin, code, reasons, n, nodes]) => `<tr><td class="num">${n}</td><td>${esc(plugin || "extender")}</td><td>${esc(reasons.join("; ") || code)}</td>` +
+        `<td title="${code === "UnschedulableAndUnresolvable" ? "preemption cannot help on these nodes" : "preemption may help on these nodes"}">${esc(code)}</td><td>${esc(nodes.join(", "))}</td></tr>`).join("") + "</tbody></table>";
+    if (d.s) h += scoresTable(d);
+    if (d.pre) {
+      const pre = d.pre;
+      h += "<h4>Preemption</h4>" + (pre.nominatedNode
+        ? `<p>would help: nominated to <b>${esc(pre.nominatedNode)}</b>, evicting ${pre.victims.length} pod(s)</p><ul class="plain">${pre.victims.map((v) => `<li>${esc(v)}</li>`).join("")}</ul>`
+        : `<p>would not help: ${esc(pre.message)}</p>`);
+    }
+    if (d.v) h += `<h4>Pods this pod's preemption evicted</h4><ul class="plain">${d.v.map(([v, n]) => `<li>${esc(v)} on ${esc(n)}</li>`).join("")}</ul>`;
+    if (d.vo) h += `<p class="warn">evicted by the preemption of ${esc(d.vo)}</p>`;
+    if (d.x) for (const [k, v] of Object.entries(d.x)) h += extra(k, v);
+    if (open === i) { open = -1; draw(); return; }  // a second click closes it
+    openHtml = h;
+    open = i;
+    const at = shown.indexOf(i);
+    if (at >= 0) page = Math.floor(at / PAGE);
+    draw();
+  }
+
+  document.querySelector("#pods tbody").addEventListener("click", (e) => {
+    if (e.target.closest("#detail")) return;
+    const tr = e.target.closest("tr[data-i]");
+    if (tr) { detail(+tr.dataset.i); history.replaceState(null, "", "#pod=" + encodeURIComponent(D.pods[+tr.dataset.i][0] + "/" + D.pods[+tr.dataset.i][1])); }
+  });
+  let timer = 0;
+  $("search").addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(filter, 120); });
+  statusSel.addEventListener("change", filter);
+  $("prev").addEventListener("click", () => { page--; draw(); });
+  $("next").addEventListener("click", () => { page++; draw(); });
+  draw();
+  const m = /#pod=(.+)$/.exec(location.hash);
+  if (m) {
+    const key = decodeURIComponent(m[1]);
+    const i = D.pods.findIndex((p) => p[0] + "/" + p[1] === key);
+    if (i >= 0) detail(i);
+  }
+})();

@@ -1,0 +1,172 @@
+"""`simulate --drain/--drain-selector/--add/--remove`: what-if edits applied before scheduling
+and named in the report; a drain says which evicted pods fit elsewhere, which do not and why,
+and which PodDisruptionBudgets it would violate."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from dumps import node, other, pod, write_list
+from kubesched.cli.main import cli
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, ["simulate", *args], catch_exceptions=False)
+
+
+def what_if(*args: str) -> dict:
+    result = run(*args, "-o", "json", "--tie-break", "name")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def daemonset_pod(name: str, node_name: str) -> dict:
+    p = pod(name, cpu="100m", node_name=node_name)
+    p["metadata"]["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "agent", "uid": "u-ds",
+                                         "controller": True}]
+    return p
+
+
+def mirror_pod(name: str, node_name: str) -> dict:
+    p = pod(name, cpu="100m", node_name=node_name, namespace="kube-system")
+    p["metadata"]["annotations"] = {"kubernetes.io/config.mirror": "hash"}
+    return p
+
+
+def pdb(name: str, app: str, **spec: object) -> dict:
+    return other("PodDisruptionBudget", name, api_version="policy/v1",
+                 spec={"selector": {"matchLabels": {"app": app}}, **spec})
+
+
+@pytest.fixture()
+def cluster(tmp_path: Path) -> Path:
+    """n1 runs three web replicas (a budget keeps two), a DaemonSet pod, a mirror pod and a
+    bare pod too big for the other nodes; n2 and n3 have room for the replicas only."""
+    return write_list(tmp_path / "s.yaml", [
+        node("n1", cpu="4", labels={"pool": "old"}), node("n2", cpu="2"), node("n3", cpu="1", labels={"pool": "old"}),
+        *[pod(f"web-{i}", cpu="500m", node_name="n1", owner="web", labels={"app": "web"}) for i in range(3)],
+        daemonset_pod("agent-n1", "n1"), mirror_pod("etcd-n1", "n1"),
+        pod("bare", cpu="1500m", node_name="n1"),
+        pdb("web", "web", minAvailable=2),
+    ])
+
+
+def test_a_drained_node_is_cordoned_and_gets_no_pod(cluster: Path):
+    out = what_if(str(cluster), "--drain", "n1")
+    placed = {p["pod"]: p["node"] for p in out["whatIf"]["placedElsewhere"]}
+    assert placed and "n1" not in placed.values()
+
+
+def test_a_drain_evicts_all_but_daemonset_and_mirror_pods(cluster: Path):
+    doc = what_if(str(cluster), "--drain", "n1")["whatIf"]
+    assert sorted(e["pod"] for e in doc["evicted"]) == ["default/bare", "default/web-0", "default/web-1", "default/web-2"]
+    assert doc["leftInPlace"] == {"DaemonSet pods": 1, "mirror pods": 1}
+
+
+def test_a_drain_says_which_pods_fit_elsewhere_and_which_not_and_why(cluster: Path):
+    doc = what_if(str(cluster), "--drain", "n1")["whatIf"]
+    assert sorted(p["pod"] for p in doc["placedElsewhere"]) == ["default/web-0", "default/web-1", "default/web-2"]
+    [stuck] = doc["notPlaced"]
+    assert stuck["pod"] == "default/bare"
+    assert "node(s) were unschedulable" in stuck["message"] and "Insufficient cpu" in stuck["message"]
+
+
+def test_a_pod_without_a_controller_is_flagged_as_kubectl_drain_would_refuse_it(cluster: Path):
+    doc = what_if(str(cluster), "--drain", "n1")["whatIf"]
+    assert doc["flagged"] == [{"pod": "default/bare", "flags": [
+        "no controller: kubectl drain refuses it without --force, and nothing recreates it"]}]
+
+
+def test_a_drain_evicting_more_pods_than_a_budget_allows_violates_it(cluster: Path):
+    [budget] = what_if(str(cluster), "--drain", "n1")["whatIf"]["budgets"]
+    assert budget == {"budget": "default/web", "disruptionsAllowed": 1, "violated": True,
+                      "evicted": ["default/web-0", "default/web-1", "default/web-2"]}
+
+
+def test_a_budget_status_written_by_the_disruption_controller_is_believed(tmp_path: Path):
+    budget = pdb("web", "web", minAvailable=1)
+    budget["status"] = {"disruptionsAllowed": 5}
+    snap = write_list(tmp_path / "s.yaml", [node("n1"), node("n2"), budget,
+                                            pod("web-0", node_name="n1", owner="web", labels={"app": "web"})])
+    [check] = what_if(str(snap), "--drain", "n1")["whatIf"]["budgets"]
+    assert (check["disruptionsAllowed"], check["violated"]) == (5, False)
+
+
+@pytest.mark.parametrize("spec, allowed", [
+    ({"minAvailable": 2}, 1), ({"minAvailable": "50%"}, 1), ({"maxUnavailable": 1}, 1), ({"maxUnavailable": "0%"}, 0),
+    ({"minAvailable": 3}, 0),
+])
+def test_a_budget_without_status_allows_what_the_disruption_controller_would(tmp_path: Path, spec: dict, allowed: int):
+    snap = write_list(tmp_path / "s.yaml", [
+        node("n1"), node("n2"), pdb("web", "web", **spec),
+        *[pod(f"web-{i}", node_name="n1", owner="web", labels={"app": "web"}) for i in range(3)]])
+    [check] = what_if(str(snap), "--drain", "n1")["whatIf"]["budgets"]
+    assert check["disruptionsAllowed"] == allowed
+
+
+def test_drain_selector_drains_every_matching_node(cluster: Path):
+    doc = what_if(str(cluster), "--drain-selector", "pool=old")["whatIf"]
+    assert doc["drainedNodes"] == ["n1", "n3"]
+    assert doc["edits"] == ["drain nodes matching pool=old"]
+
+
+def test_a_pod_read_before_its_node_is_still_evicted(tmp_path: Path):
+    snap = write_list(tmp_path / "s.yaml", [pod("web-0", node_name="n1", owner="web"), node("n2"), node("n1")])
+    doc = what_if(str(snap), "--drain", "n1")["whatIf"]
+    assert doc["placedElsewhere"] == [{"pod": "default/web-0", "node": "n2"}]
+
+
+def test_add_puts_new_nodes_in_the_snapshot_before_scheduling(tmp_path: Path):
+    snap = write_list(tmp_path / "s.yaml", [node("n1", cpu="1"), pod("big", cpu="3")])
+    extra = write_list(tmp_path / "more.yaml", [node("big-node", cpu="8")])
+    out = what_if(str(snap), "--add", str(extra))
+    assert out["pods"]["scheduled"] == 1
+    assert out["whatIf"]["added"] == {"Node": 1}
+    assert out["whatIf"]["edits"] == [f"add the objects of {extra}"]
+
+
+def test_removing_a_pod_drops_it(tmp_path: Path):
+    snap = write_list(tmp_path / "s.yaml", [node("n1"), pod("a"), pod("b")])
+    out = what_if(str(snap), "--remove", "pod/default/a")
+    assert out["pods"]["pending"] == 1
+    assert out["whatIf"]["removed"] == ["pod/default/a"]
+
+
+def test_removing_a_node_sends_its_pods_back_to_the_queue(tmp_path: Path):
+    snap = write_list(tmp_path / "s.yaml", [node("n1"), node("n2"), pod("web-0", node_name="n1", owner="web"),
+                                            daemonset_pod("agent-n1", "n1")])
+    out = what_if(str(snap), "--remove", "node/n1")
+    assert out["nodes"]["count"] == 1
+    assert out["whatIf"]["placedElsewhere"] == [{"pod": "default/web-0", "node": "n2"}]
+
+
+def test_the_text_report_names_each_edit_and_the_violated_budget(cluster: Path, tmp_path: Path):
+    extra = write_list(tmp_path / "more.yaml", [node("n9")])
+    result = run(str(cluster), "--drain", "n1", "--add", str(extra), "--remove", "pod/default/bare", "--seed", "1")
+    assert result.exit_code == 0
+    assert "  drain node n1\n" in result.output
+    assert f"  add the objects of {extra}\n" in result.output
+    assert "  remove pod/default/bare\n" in result.output
+    assert "    default/web: allows 1 disruption(s), the drain evicts 3\n" in result.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--drain", "nope"], "--drain nope: no node named nope in the snapshot"),
+    (["--drain-selector", "pool=none"], "--drain-selector pool=none: no node matches"),
+    (["--drain-selector", "pool=("], "--drain-selector: invalid label selector 'pool=(': cannot parse 'pool=('"),
+    (["--remove", "pod/default/nope"], "--remove pod/default/nope: no such object in the snapshot"),
+    (["--remove", "nonsense"], "--remove nonsense: want KIND/NAME, or KIND/NAMESPACE/NAME for a namespaced object"),
+    (["--add", "missing.yaml"], "--add missing.yaml: no such file"),
+])
+def test_an_edit_that_cannot_apply_is_one_line_and_exit_2(cluster: Path, args: list[str], message: str):
+    result = run(str(cluster), *args)
+    assert result.exit_code == 2
+    assert [line for line in result.output.splitlines() if line.startswith("error:")] == [f"error: {message}"]
+
+
+def test_without_edits_the_report_has_no_what_if_part(cluster: Path):
+    assert "whatIf" not in what_if(str(cluster))
