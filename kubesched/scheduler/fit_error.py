@@ -105,25 +105,76 @@ class Diagnosis:
 class NodeToStatus:
     """A diagnosis read as upstream's ``NodeToStatusReader`` (what PostFilter plugins get):
     each rejected node's status, and for every other node the status of absent nodes
-    (UnschedulableAndUnresolvable unless PreFilter said otherwise)."""
+    (UnschedulableAndUnresolvable unless PreFilter said otherwise).
 
-    __slots__ = ("_statuses", "_absent", "_names")
+    Built from the diagnosis's arrays when first asked, never as a dict by node name:
+    on thousands of nodes a rejected pod's PostFilter should cost array operations.
+    ``rows_with(code)`` is the same answer as ``node_names_with`` as table rows, for
+    readers that work on rows (preemption does)."""
 
-    def __init__(self, diagnosis: Diagnosis, names: Sequence[str], order: Sequence[int]) -> None:
-        self._statuses = diagnosis.node_statuses(list(names))
+    __slots__ = ("_diagnosis", "_names", "_order", "_absent", "_ids", "_codes")
+
+    def __init__(self, diagnosis: Diagnosis, names: Sequence[str], order: Sequence[int] | np.ndarray) -> None:
+        self._diagnosis = diagnosis
+        self._names = names  # by row
+        self._order = np.asarray(order, dtype=np.int64)  # rows in snapshot order
         self._absent = diagnosis.absent_status or Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
-        self._names = [names[row] for row in order]
+        self._ids: np.ndarray | None = None  # per row: index into the outcome's statuses, -1: absent
+        self._codes: np.ndarray | None = None  # per row: the code of its status
+
+    def _status_ids(self) -> np.ndarray:
+        if self._ids is None:
+            ids = np.full(len(self._names), -1, dtype=np.int64)
+            outcome = self._diagnosis.outcome
+            if outcome is not None:
+                failed = self._diagnosis.failed_rows()
+                ids[failed] = outcome.status_index[failed]
+            self._ids = ids
+        return self._ids
 
     def status_of(self, node_name: str) -> Status:
-        return self._statuses.get(node_name, self._absent)
+        diagnosis = self._diagnosis
+        found = diagnosis.extender_statuses.get(node_name)
+        if found is not None:
+            return found
+        outcome = diagnosis.outcome
+        if outcome is None:
+            return self._absent
+        try:
+            row = self._names.index(node_name)
+        except ValueError:
+            return self._absent
+        i = int(self._status_ids()[row])
+        return outcome.statuses[i] if i >= 0 else self._absent
+
+    def _row_codes(self) -> np.ndarray:
+        if self._codes is None:
+            ids = self._status_ids()
+            outcome = self._diagnosis.outcome
+            statuses = outcome.statuses if outcome is not None else []
+            by_id = np.array([int(s.code) for s in statuses] + [int(self._absent.code)], dtype=np.int64)
+            codes = by_id[ids]  # -1 picks the last entry: the absent status's code
+            if self._diagnosis.extender_statuses:
+                rows = {name: row for row, name in enumerate(self._names) if name}
+                for name, status in self._diagnosis.extender_statuses.items():
+                    row = rows.get(name)
+                    if row is not None:
+                        codes[row] = int(status.code)
+            self._codes = codes
+        return self._codes
+
+    def rows_with(self, code: Code) -> np.ndarray:
+        """Rows of the nodes whose status has ``code``, absent ones included when the
+        absent status has it, in snapshot order."""
+        order = self._order
+        selected: np.ndarray = order[self._row_codes()[order] == int(code)]
+        return selected
 
     def node_names_with(self, code: Code) -> list[str]:
         """``NodesForStatusCode``: nodes with a status of that code, absent ones included
         when the absent status has it, in snapshot order."""
-        statuses = self._statuses
-        if code == self._absent.code:
-            return [n for n in self._names if n not in statuses or statuses[n].code == code]
-        return [n for n in self._names if n in statuses and statuses[n].code == code]
+        names = self._names
+        return [names[row] for row in self.rows_with(code).tolist()]
 
 
 class NoNodesAvailableError(Exception):

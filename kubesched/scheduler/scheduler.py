@@ -84,6 +84,8 @@ class Scheduler(EventHandlers, BindingCycle):
         self.nominator = Nominator()  # pending pods nominated to nodes (by preemption)
         attach_preemption(profiles, algorithm, self.nominator, cache.snapshot())
         self.metrics = metrics
+        algorithm.now = clock.now  # OpportunisticBatching's state ages on the scheduler's clock
+        algorithm.metrics = metrics
         self._cycle_started: dict[str, float] = {}  # pod uid -> start of its attempt, while metrics are kept
 
     # -- the loop -----------------------------------------------------------
@@ -106,7 +108,7 @@ class Scheduler(EventHandlers, BindingCycle):
         state.write(PODS_TO_ACTIVATE, {})
         snapshot = self.cache.snapshot()
         try:
-            result = self.algorithm.schedule_pod(fwk, state, pod, snapshot)
+            result = self.algorithm.schedule_pod(fwk, state, pod, snapshot, self.queue.scheduling_cycle)
         except FitError as err:
             nominated, preemption = self._post_filter(fwk, state, pod, err, snapshot)
             self._notify(queued, fwk, None, err, snapshot, started, preemption)
@@ -164,7 +166,8 @@ class Scheduler(EventHandlers, BindingCycle):
         if self.on_attempt is None:
             return None
         attempt = Attempt(queued.pod, queued.attempts, fwk.profile_name, result, error,
-                          snapshot.table.frozen_names(), started, self.clock.now(), post_filter=post_filter)
+                          snapshot.table.frozen_names(), started, self.clock.now(), post_filter=post_filter,
+                          walk=self.algorithm.last_walk)
         self.on_attempt(attempt)
         return attempt
 
@@ -174,7 +177,7 @@ class Scheduler(EventHandlers, BindingCycle):
         if not fwk.points["postFilter"]:
             return None, None
         table = snapshot.table
-        filtered = NodeToStatus(err.diagnosis, table.frozen_names(), table.order.tolist())
+        filtered = NodeToStatus(err.diagnosis, table.frozen_names(), table.order)
         result, status = fwk.run_post_filter(state, pod, filtered)
         if status.reasons and status.code != Code.SUCCESS:
             err.diagnosis.post_filter_msg = status.message

@@ -14,16 +14,18 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ...objects.pod import PodInfo
 from ..cycle_state import CycleState, StateKey
 from ..interfaces import NodeToStatusReader, PostFilterResult
 from ..runtime import Framework
 from ..status import Code, Status
-from ..views import SnapshotView
+from ..views import RowArray, SnapshotView
 from .dry_run_cache import NodeResultCache
 from .nominated import NominatedPods, clone_node_info, clone_state
 from .pdb import DisruptionBudget
-from .potential import NO_VICTIMS, split_by_potential_victims
+from .potential import NO_VICTIMS, lowest_pod_priority, split_by_potential_victims
 from .victims import VictimSelection, select_victims_on_node, started
 
 __all__ = [
@@ -73,15 +75,19 @@ PREEMPTION_OUTCOME: StateKey[PreemptionOutcome] = StateKey("kubesched.io/preempt
 """Written to the cycle state by the preemption plugin: the scheduler reads it back."""
 
 
-def fit_error_message(num_all_nodes: int, statuses: dict[str, Status], absent: Status) -> str:
-    """upstream's ``FitError.Error()`` for a diagnosis without PreFilter or PostFilter messages."""
+def fit_error_message(num_all_nodes: int, statuses: dict[str, Status], absent: Status, no_victims: int = 0) -> str:
+    """upstream's ``FitError.Error()`` for a diagnosis without PreFilter or PostFilter messages;
+    ``no_victims`` more nodes, not in ``statuses``, answered ``NO_VICTIMS``."""
     reasons: Counter[str] = Counter()
     for status in statuses.values():
         for reason in status.reasons:
             reasons[reason] += 1
-    if len(statuses) < num_all_nodes:
+    if no_victims:
+        for reason in NO_VICTIMS.reasons:
+            reasons[reason] += no_victims
+    if len(statuses) + no_victims < num_all_nodes:
         for reason in absent.reasons:
-            reasons[reason] += num_all_nodes - len(statuses)
+            reasons[reason] += num_all_nodes - len(statuses) - no_victims
     histogram = sorted(f"{count} {reason}" for reason, count in reasons.items())
     return f"0/{num_all_nodes} nodes are available: {', '.join(histogram)}."
 
@@ -153,12 +159,13 @@ class Evaluator:
         if refusal:
             return None, Status(Code.UNSCHEDULABLE, refusal), PreemptionOutcome(Code.UNSCHEDULABLE, refusal)
         num_all = snapshot.num_nodes
-        candidates, statuses = self.find_candidates(state, pod, filtered, snapshot)
+        candidates, statuses, no_victims = self.find_candidates(state, pod, filtered, snapshot)
         errors = [s for s in statuses.values() if s.code == Code.ERROR]
         if errors and not candidates:
             return None, errors[0], PreemptionOutcome(Code.ERROR, errors[0].message)
         if not candidates:
-            message = fit_error_message(num_all, statuses, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, NOT_HELPFUL_REASON))
+            message = fit_error_message(num_all, statuses, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, NOT_HELPFUL_REASON),
+                                        no_victims)
             # An empty nomination clears the pod's nominatedNodeName, if it had one.
             return PostFilterResult(""), Status(Code.UNSCHEDULABLE, message), PreemptionOutcome(Code.UNSCHEDULABLE, message, None)
         if self.extenders is not None:
@@ -197,22 +204,21 @@ class Evaluator:
         return offset, self._num_candidates(num_potential)
 
     def find_candidates(self, state: CycleState, pod: PodInfo, filtered: NodeToStatusReader,
-                        snapshot: SnapshotView) -> tuple[list[Candidate], dict[str, Status]]:
+                        snapshot: SnapshotView) -> tuple[list[Candidate], dict[str, Status], int]:
         """upstream's ``findCandidates`` and ``DryRunPreemption``: candidates that violate no
-        budget first, and the status of every node tried that is not one."""
-        potential = filtered.node_names_with(Code.UNSCHEDULABLE)
+        budget first, the status of every node tried that is not one, and how many more
+        nodes answered ``NO_VICTIMS`` (no lower-priority pod: told from the node table,
+        neither copied nor filtered, and not listed)."""
         statuses: dict[str, Status] = {}
-        if not potential:
-            return [], statuses
+        able, num_potential, offset, wanted = self._potential_nodes(pod, filtered, snapshot)
+        if not num_potential:
+            return [], statuses, 0
+        no_victims = num_potential - len(able)
         pdbs = self._pdbs()
         cached = self.cache.start(self.fwk, state, pod, pdbs, self.nominator)
-        offset, wanted = self.offset_and_count(len(potential))
         fine: list[Candidate] = []
         violating: list[Candidate] = []
         lookup, node_info, nominator, fwk = self.cache.get, snapshot.get, self.nominator, self.fwk
-        # Nodes without a lower-priority pod answer at once, uncopied; the others keep their order.
-        able, unable = split_by_potential_victims(snapshot, potential[offset:] + potential[:offset], pod.priority)
-        statuses.update(dict.fromkeys(unable, NO_VICTIMS))
         for name in able:
             info = node_info(name)
             if info is None:
@@ -237,4 +243,30 @@ class Evaluator:
             if status is None:
                 status = Status(Code.ERROR, f'expected at least one victim pod on node "{name}"')
             statuses[name] = status
-        return fine + violating, statuses
+        return fine + violating, statuses, no_victims
+
+    def _potential_nodes(self, pod: PodInfo, filtered: NodeToStatusReader,
+                         snapshot: SnapshotView) -> tuple[list[str], int, int, int]:
+        """The nodes to dry-run, in the order upstream tries them (from a random offset
+        among the Unschedulable ones) less those without a lower-priority pod; how many
+        were Unschedulable; the offset; the number of candidates wanted."""
+        rows_with = getattr(filtered, "rows_with", None)
+        if rows_with is None:  # a reader without rows: by name
+            potential = filtered.node_names_with(Code.UNSCHEDULABLE)
+            if not potential:
+                return [], 0, 0, 0
+            offset, wanted = self.offset_and_count(len(potential))
+            able, unable = split_by_potential_victims(snapshot, potential[offset:] + potential[:offset], pod.priority)
+            return able, len(able) + len(unable), offset, wanted
+        rows: RowArray = rows_with(Code.UNSCHEDULABLE)
+        if not len(rows):
+            return [], 0, 0, 0
+        total = len(rows)
+        offset, wanted = self.offset_and_count(total)
+        rows = np.concatenate((rows[offset:], rows[:offset])) if offset else rows
+        table = snapshot.table
+        lowest = lowest_pod_priority(snapshot)
+        if lowest is not None:
+            rows = rows[lowest[rows] < pod.priority]
+        names = table.names
+        return [names[r] for r in rows.tolist()], total, offset, wanted
