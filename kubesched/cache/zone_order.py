@@ -15,12 +15,16 @@ from ..objects.node import Node
 
 __all__ = ["REGION_LABELS", "ZONE_LABELS", "ZoneOrder", "zone_key"]
 
-ZONE_LABELS = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone")
-REGION_LABELS = ("topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region")
+# ``GetZoneKey`` looks for the deprecated beta label first: a node carrying both is filed
+# under its beta zone (region). Only the node order uses this key; PodTopologySpread and
+# VolumeZone read the labels their own way, as upstream's do.
+ZONE_LABELS = ("failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.io/zone")
+REGION_LABELS = ("failure-domain.beta.kubernetes.io/region", "topology.kubernetes.io/region")
 
 
 def zone_key(labels: dict[str, str]) -> str:
-    """``utilnode.GetZoneKey``: region and zone, or "" when the node has neither."""
+    """``utilnode.GetZoneKey``: region and zone, or "" when the node has neither (a label
+    present with an empty value still wins over the other one, as upstream's lookup)."""
     zone = next((labels[k] for k in ZONE_LABELS if k in labels), "")
     region = next((labels[k] for k in REGION_LABELS if k in labels), "")
     if not zone and not region:

@@ -14,7 +14,7 @@ from rich.console import Console
 
 from ..cluster.simulated import Simulation
 from ..framework.config import ConfigError
-from .common import check_writable, fail, load_config, plugin_option, registry
+from .common import feature_gates_option, check_writable, fail, load_config, plugin_option, registry
 from .decisions import DecisionLog, fan_out
 from .explain_stream import ExplainFilter, ExplainStream
 from .explain_text import explanation_lines
@@ -41,18 +41,20 @@ from .what_if_report import what_if_document, what_if_lines
 @click.option("--format", "-o", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="The summary as text, or as one JSON document.")
 @click.option("--all-nodes", is_flag=True, help="List every node, not only the most utilised ones.")
-@click.option("--tie-break", type=click.Choice(["random", "name"]), default="random", show_default=True,
-              help="Among equally scored nodes: upstream's uniform random pick, or the smallest name.")
+@click.option("--tie-break", type=click.Choice(["heap", "random", "name"]), default="heap", show_default=True,
+              help="Among equally scored nodes: upstream's pick (Go's heap over the nodes in walk order; "
+                   "deterministic, random only with extenders), a uniform random pick, or the smallest name.")
 @click.option("--seed", type=int, default=None, help="Seed for the random tie-break (default: a random one, printed).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary line.")
 @click.option("--report", "report_file", type=click.Path(dir_okay=False), metavar="FILE.html",
               help="Write a self-contained HTML page of every decision: where each pod went or why not.")
 @source_options
 @plugin_option
+@feature_gates_option
 def simulate(snapshot: str | None, config_file: str | None, explain_file: str | None, explain_selector: str | None,
              explain_pods: str | None, explain_failed: bool, output_file: str | None, output_format: str,
              all_nodes: bool, tie_break: str, seed: int | None, quiet: bool, report_file: str | None,
-             plugins: tuple[str, ...], **source_kwargs: Any) -> None:
+             plugins: tuple[str, ...], feature_gates: tuple[str, ...], **source_kwargs: Any) -> None:
     """Schedule the pending pods of SNAPSHOT (a file or directory of YAML/JSON as
     `kubectl get nodes,pods,... -A -o json` writes it, or - for standard input) on a virtual clock.
 
@@ -69,7 +71,7 @@ def simulate(snapshot: str | None, config_file: str | None, explain_file: str | 
         if path:
             check_writable(path)
     which = _explain_filter(explain_selector, explain_pods, explain_failed)
-    reg = registry(plugins)
+    reg = registry(plugins, feature_gates)
     config = load_config(config_file, reg)
     err_console = Console(stderr=True)
     progress = PhaseProgress(sys.stderr, err_console.is_terminal, enabled=not quiet)

@@ -149,7 +149,7 @@ class Simulation:
         snapshot: ClusterSnapshot,
         config: SchedulerConfig,
         registry: Registry | None = None,
-        tie_break: str = "random",
+        tie_break: str = "heap",
         seed: int | None = None,
         on_attempt: Callable[[Attempt], None] | None = None,
     ) -> None:

@@ -4,16 +4,31 @@ Follows upstream's ``schedule_one.go``: PreFilter may narrow the node set;
 filtering walks the nodes from a rotating start index and stops once it has
 ``numFeasibleNodesToFind`` feasible nodes (the adaptive percentageOfNodesToScore);
 a single feasible node is chosen without scoring; otherwise the highest total
-wins, ties broken uniformly at random (or by name, for reproducible runs).
+wins, ties broken as upstream's ``container/heap`` over the walk order does
+(``node_heap.py``; "heap", the default), uniformly at random, or by the smallest name
+(for readable tests). With extenders the heap's order among equal totals is random,
+as upstream's (its random key is set only then).
 HTTP extenders, when configured, filter the feasible nodes after the Filter
 plugins and add their scores to the plugins' (``extender.py``).
+
+OpportunisticBatching (``batching.py``): after PreFilter, a pod signed like the one
+placed in the previous cycle may get a hint, the next node of that cycle's heap; a
+hint (or a nominated node) that passes the filters is taken without a walk.
+
+The walk: nodes in the node tree order (``table.order``), from the rotating start
+index, until ``numFeasibleNodesToFind`` pass; the walk goes on to the next passing
+node and stops there without keeping it, and the start index advances by the nodes
+visited before it (all of them when no further node passes). That is upstream's
+sequential walk (``parallelism: 1``); with more workers upstream's walk visits nodes
+in goroutine order, and kubesched keeps the sequential rule.
 """
 
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -21,13 +36,19 @@ from ..cache.cache import Snapshot
 from ..framework.cycle_state import CycleState
 from ..framework.preemption import NominatedPods, apply_nominated_pods
 from ..framework.runtime import FilterOutcome, Framework, FrameworkError, ScoreOutcome, go_list
+from ..framework.signing import PodSignature, signature_digest
 from ..framework.views import SnapshotView
 from ..framework.status import Code, Status
 from ..objects.pod import PodInfo
+from .batching import HINT_NONE, HINT_NOT_USED, HINT_USED, OpportunisticBatch
 from .extender import HTTPExtender, find_nodes_that_pass_extenders, prioritize_with_extenders
 from .fit_error import Diagnosis, FitError, NoNodesAvailableError
+from .metrics import SchedulerMetrics
+from .node_heap import SortedScoredNodes, heap_top
 
-__all__ = ["ScheduleResult", "Algorithm", "num_feasible_nodes_to_find"]
+__all__ = ["ScheduleResult", "Algorithm", "Walk", "TIE_BREAKS", "num_feasible_nodes_to_find"]
+
+TIE_BREAKS = ("heap", "random", "name")
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -57,13 +78,29 @@ class ScheduleResult:
     diagnosis: Diagnosis | None = None
 
 
+@dataclass(slots=True)
+class Walk:
+    """How one cycle looked for nodes, for explain output: where the walk started, how far
+    it moved the start index, how many feasible nodes it kept, and the batching hint."""
+
+    start: int = 0
+    advanced: int = 0  # how far the start index moved (0: it did not)
+    feasible_found: int = 0
+    hint: str = HINT_NONE  # none | used | not-used
+    hint_node: str = ""
+    nominated_node: str = ""  # tried first, as upstream's evaluateNominatedNode
+    signature: str = ""  # 8 hex digits, "" for an unsigned pod
+
+
 class Algorithm:
-    """The scheduling algorithm's state across cycles: the rotating start index and the tie-break."""
+    """The scheduling algorithm's state across cycles: the rotating start index, the
+    tie-break, and each profile's batch state."""
 
     def __init__(self, percentage_of_nodes_to_score: int = DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE,
-                 tie_break: str = "random", seed: int | None = None, extenders: Sequence[HTTPExtender] = ()) -> None:
-        if tie_break not in ("random", "name"):
-            raise ValueError(f"tie_break must be 'random' or 'name', got {tie_break!r}")
+                 tie_break: str = "heap", seed: int | None = None, extenders: Sequence[HTTPExtender] = (),
+                 batching: bool = True) -> None:
+        if tie_break not in TIE_BREAKS:
+            raise ValueError(f"tie_break must be one of {', '.join(TIE_BREAKS)}, got {tie_break!r}")
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self.tie_break = tie_break
         self.rng = random.Random(seed)
@@ -71,22 +108,40 @@ class Algorithm:
         self.extenders = list(extenders)  # HTTP extenders: filter after the plugins, score, bind
         # Pods nominated to nodes hold room there against pods of equal or lower priority.
         self.nominator: NominatedPods | None = None
+        # OpportunisticBatching (the feature gate, on by default); off with extenders, as upstream.
+        self.batching = batching and not self.extenders
+        self.batches: dict[str, OpportunisticBatch] = {}
+        self.now: Callable[[], float] = time.monotonic  # the scheduler's clock (set by Scheduler)
+        self.metrics: SchedulerMetrics | None = None
+        self.last_walk = Walk()  # the last cycle's, for explain records
 
-    def schedule_pod(self, fwk: Framework, state: CycleState, pod: PodInfo, snapshot: Snapshot) -> ScheduleResult:
+    def schedule_pod(self, fwk: Framework, state: CycleState, pod: PodInfo, snapshot: Snapshot,
+                     cycle: int = 0) -> ScheduleResult:
+        """One cycle's algorithm; ``cycle`` is the queue's scheduling cycle (batching reads it)."""
         num_nodes = snapshot.num_nodes
+        walk = self.last_walk = Walk(start=self.next_start_node_index % max(num_nodes, 1))
         if num_nodes == 0:
             raise NoNodesAvailableError()
-        feasible, diagnosis = self.find_nodes_that_fit(fwk, state, pod, snapshot)
+        batch = self._batch(fwk)
+        signature = fwk.sign_pod(pod) if batch is not None else None
+        walk.signature = signature_digest(signature)
+        feasible, diagnosis = self._find_nodes_that_fit(fwk, state, pod, snapshot, walk, batch, signature, cycle)
         evaluated = len(diagnosis.evaluated)
         if self.extenders and len(feasible):
             feasible = find_nodes_that_pass_extenders(self.extenders, pod, snapshot, feasible, diagnosis)
             evaluated = len(feasible) + diagnosis.num_statuses()  # upstream's count
+        walk.feasible_found = len(feasible)
         if len(feasible) == 0:
             diagnosis.record_plugins()
             raise FitError(pod.key, num_nodes, diagnosis)
         names = snapshot.table.names
         if len(feasible) == 1:
-            return ScheduleResult(names[int(feasible[0])], evaluated, 1, feasible, None, feasible, diagnosis)
+            host = names[int(feasible[0])]
+            if batch is not None:
+                batch.store_schedule_results(signature, walk.hint_node, host, None, cycle)
+                if walk.hint_node:
+                    walk.hint = HINT_USED if host == walk.hint_node else HINT_NOT_USED
+            return ScheduleResult(host, evaluated, 1, feasible, None, feasible, diagnosis)
         status = fwk.run_pre_score(state, pod, snapshot, feasible)
         if status is not None:
             raise FrameworkError(status.message)
@@ -96,18 +151,43 @@ class Algorithm:
         total = scores.total
         assert total is not None
         best = feasible[total == total.max()]
-        host_row = self._select(best, names)
-        return ScheduleResult(names[host_row], evaluated, len(feasible), feasible, scores, best, diagnosis)
+        host_row = self._select(feasible, total, best, names)
+        host = names[host_row]
+        if batch is not None:
+            others = SortedScoredNodes(total, feasible, snapshot.table.frozen_names()) if signature is not None else None
+            batch.store_schedule_results(signature, walk.hint_node, host, others, cycle)
+            if walk.hint_node:
+                walk.hint = HINT_NOT_USED
+        return ScheduleResult(host, evaluated, len(feasible), feasible, scores, best, diagnosis)
 
-    def _select(self, best: np.ndarray, names: list[str]) -> int:
+    def _select(self, feasible: np.ndarray, total: np.ndarray, best: np.ndarray, names: list[str]) -> int:
         if len(best) == 1:
             return int(best[0])
         if self.tie_break == "name":
             return int(min(best.tolist(), key=names.__getitem__))
+        if self.tie_break == "heap" and not self.extenders:
+            return int(feasible[heap_top(total)])
         return int(best[self.rng.randrange(len(best))])
+
+    def _batch(self, fwk: Framework) -> OpportunisticBatch | None:
+        """The profile's batch state, when its pods can be batched at all."""
+        if not self.batching or not fwk.signs_pods:
+            return None
+        batch = self.batches.get(fwk.profile_name)
+        if batch is None:
+            batch = self.batches[fwk.profile_name] = OpportunisticBatch(fwk.profile_name, self.now, self.metrics)
+        return batch
 
     def find_nodes_that_fit(
         self, fwk: Framework, state: CycleState, pod: PodInfo, snapshot: Snapshot
+    ) -> tuple[np.ndarray, Diagnosis]:
+        """PreFilter, then the walk (no batching: a cycle of its own)."""
+        walk = self.last_walk = Walk(start=self.next_start_node_index % max(snapshot.num_nodes, 1))
+        return self._find_nodes_that_fit(fwk, state, pod, snapshot, walk, None, None, 0)
+
+    def _find_nodes_that_fit(
+        self, fwk: Framework, state: CycleState, pod: PodInfo, snapshot: Snapshot, walk: Walk,
+        batch: OpportunisticBatch | None, signature: PodSignature | None, cycle: int,
     ) -> tuple[np.ndarray, Diagnosis]:
         diagnosis = Diagnosis()
         pre_result, status, narrowing = fwk.run_pre_filter(state, pod, snapshot)
@@ -119,6 +199,21 @@ class Algorithm:
             diagnosis.pre_filter_msg = status.message
             return np.zeros(0, dtype=np.int64), diagnosis
         table = snapshot.table
+        if batch is not None:
+            walk.hint_node = batch.node_hint(signature, cycle, lambda name: self._rejects(fwk, state, pod, snapshot, name))
+        nominated = pod.nominated_node_name
+        if nominated or walk.hint_node:
+            # upstream's evaluateNominatedNode: the nominated node (else the hint) first; if
+            # it passes every filter (nominated pods included) there is no walk at all.
+            node = snapshot.get(nominated or walk.hint_node)
+            if node is not None:
+                if nominated:
+                    walk.nominated_node = nominated
+                if self._passes(fwk, state, pod, snapshot, node.row):
+                    diagnosis.evaluated = np.array([node.row], dtype=np.int64)
+                    if not nominated:
+                        walk.hint = HINT_USED
+                    return diagnosis.evaluated, diagnosis
         order = table.order
         allowed = None
         if pre_result.node_names is not None:
@@ -137,7 +232,7 @@ class Algorithm:
         to_find = num_feasible_nodes_to_find(self._percentage(fwk), n)
         if not self._ranks_nodes(fwk):
             to_find = 1  # nothing would tell feasible nodes apart: the first one found will do
-        start = self.next_start_node_index % n
+        start = walk.start = self.next_start_node_index % n
         # Nodes are visited in ``order`` rotated to begin at ``start``. Positions in
         # ``order`` stand for nodes below, so the rotation itself is never materialised.
         if not fwk.has_filter_plugins():
@@ -156,7 +251,7 @@ class Algorithm:
                                                             order, start, to_find)
                 feasible = order[chosen]
                 diagnosis.evaluated = _rotated_prefix(order, start, processed)
-                self.next_start_node_index = (self.next_start_node_index + processed) % snapshot.num_nodes
+                self._advance(walk, processed, snapshot.num_nodes)
                 return feasible, diagnosis
             outcome = fwk.run_filters(state, pod, snapshot, candidates)
             apply_nominated_pods(fwk, state, pod, snapshot, outcome, candidates, self.nominator)
@@ -172,9 +267,30 @@ class Algorithm:
                 processed = n
             feasible = order[chosen]
             diagnosis.evaluated = _rotated_prefix(order, start, processed)
-        # upstream advances the index modulo all nodes, even when PreFilter narrowed the walk
-        self.next_start_node_index = (self.next_start_node_index + processed) % snapshot.num_nodes
+        self._advance(walk, processed, snapshot.num_nodes)
         return feasible, diagnosis
+
+    def _advance(self, walk: Walk, processed: int, num_nodes: int) -> None:
+        """upstream advances the index modulo all nodes, even when PreFilter narrowed the walk."""
+        walk.advanced = processed
+        self.next_start_node_index = (self.next_start_node_index + processed) % num_nodes
+
+    def _passes(self, fwk: Framework, state: CycleState, pod: PodInfo, snapshot: Snapshot, row: int) -> bool:
+        """Whether one node passes every filter, nominated pods included (a nominated node or a hint)."""
+        candidates = np.zeros(snapshot.table.size, dtype=bool)
+        candidates[row] = True
+        outcome = fwk.run_filters(state, pod, snapshot, candidates)
+        apply_nominated_pods(fwk, state, pod, snapshot, outcome, candidates, self.nominator)
+        return bool(outcome.passed[row])
+
+    def _rejects(self, fwk: Framework, state: CycleState, pod: PodInfo, snapshot: Snapshot, name: str) -> bool | None:
+        """Whether the filters (without nominated pods) reject the named node; None if it is gone."""
+        node = snapshot.get(name)
+        if node is None:
+            return None
+        candidates = np.zeros(snapshot.table.size, dtype=bool)
+        candidates[node.row] = True
+        return not bool(fwk.run_filters(state, pod, snapshot, candidates).passed[node.row])
 
     def _ranks_nodes(self, fwk: Framework) -> bool:
         """upstream's ``hasScoring || hasExtenderFilters``: whether more feasible nodes than
@@ -189,26 +305,28 @@ class Algorithm:
 
 def _first_passing(passed: np.ndarray, order: np.ndarray, identity: bool, start: int, want: int) -> tuple[np.ndarray, int]:
     """The positions in ``order`` of the first ``want`` passing nodes visited from ``start``
-    (wrapping around), and how many positions that visit covers; at least ``want`` pass.
+    (wrapping around), and how many positions the walk covers before it stops at the next
+    passing node; more than ``want`` pass.
 
     Scans growing windows, so finding 500 of 5,000 nodes reads about 600 of them.
     """
     n = len(order)
     parts: list[np.ndarray] = []
+    need = want + 1  # the walk stops at the node after the last one kept
     pos, width, limit = start, want + (want >> 2) + 32, n
     while True:
         end = min(pos + width, limit)
         window = passed[pos:end] if identity else passed[order[pos:end]]
         hits = np.flatnonzero(window)
-        if len(hits) >= want:
-            hits = hits[:want] + pos
-            parts.append(hits)
-            last = int(hits[-1])
-            processed = last - start + 1 if last >= start else last + n - start + 1
-            return (parts[0] if len(parts) == 1 else np.concatenate(parts)), processed
+        if len(hits) >= need:
+            parts.append(hits[:need] + pos)
+            found = parts[0] if len(parts) == 1 else np.concatenate(parts)
+            stop = int(found[-1])
+            processed = stop - start if stop >= start else stop + n - start
+            return found[:-1], processed
         if len(hits):
             parts.append(hits + pos)
-            want -= len(hits)
+            need -= len(hits)
         pos, width = end, width * 2
         if pos >= limit:  # wrap around: the rest lies before ``start``
             if limit == start:
@@ -221,8 +339,8 @@ def _first_passing_windowed(fwk: Framework, state: CycleState, pod: PodInfo, sna
                             want: int) -> tuple[np.ndarray, int]:
     """Like ``_first_passing``, running the per-node filters window by window on the way:
     the positions in ``order`` of the first ``want`` nodes that pass every filter, visited
-    from ``start`` (wrapping), and how many positions the visit covers (all ``n`` when
-    fewer than ``want`` pass)."""
+    from ``start`` (wrapping), and how many positions the walk covers before the next
+    passing node (all ``n`` when no node passes after the last one kept)."""
     n = len(order)
     parts: list[np.ndarray] = []
     found = visited = 0
@@ -230,26 +348,24 @@ def _first_passing_windowed(fwk: Framework, state: CycleState, pod: PodInfo, sna
     # about little more than the nodes upstream's walk would visit.
     pos, width, limit, wrapped = start, want + (want >> 4) + 8, n, False
     chosen: np.ndarray | None = None
-    processed = n
+
+    def offset(position: int) -> int:
+        return position - start if position >= start else position + n - start
+
     while True:
         end = min(pos + width, limit)
         rows = order[pos:end]
         fwk.run_node_filters(state, pod, snapshot, outcome, rows[candidates[rows]])
         hits = np.flatnonzero(outcome.passed[rows])
         if chosen is not None:
-            if len(hits):  # more nodes pass than needed: the walk stopped at the last one needed
-                return chosen, processed
+            if len(hits):  # the next passing node: the walk stops there
+                return chosen, offset(int(hits[0]) + pos)
         elif found + len(hits) >= want:
-            needed = hits[: want - found] + pos
-            parts.append(needed)
-            last = int(needed[-1])
+            parts.append(hits[: want - found] + pos)
             chosen = np.concatenate(parts)
-            processed = last - start + 1 if last >= start else last + n - start + 1
             if found + len(hits) > want:
-                return chosen, processed
-            # Exactly as many pass so far as needed. The batch form counts the whole walk
-            # when no other node passes (all are then evaluated): look for one more.
-            width = 16
+                return chosen, offset(int(hits[want - found]) + pos)
+            width = 16  # exactly as many as needed so far: look for one more
         else:
             if len(hits):
                 parts.append(hits + pos)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ..framework.preemption import PreemptionOutcome
 from ..objects.pod import PodInfo
-from .algorithm import ScheduleResult
+from .algorithm import ScheduleResult, Walk
 
 __all__ = ["Attempt"]
 
@@ -30,3 +30,4 @@ class Attempt:
     finished: float
     bound: bool = False
     post_filter: PreemptionOutcome | None = None  # what preemption decided, when it ran
+    walk: Walk | None = None  # the node walk: start index, advance, feasible found, batching hint

@@ -7,9 +7,10 @@ from typing import Any
 from ..framework.status import Status
 from .fit_error import Diagnosis, FitError
 from .preemption import post_filter_record
+from .algorithm import Walk
 from .scheduler import Attempt
 
-__all__ = ["attempt_record"]
+__all__ = ["attempt_record", "walk_record"]
 
 
 def _status(status: Status) -> dict[str, Any]:
@@ -28,10 +29,27 @@ def _filtered(diagnosis: Diagnosis | None, names: list[str], num_nodes_rows: lis
     return dict(sorted(out.items()))
 
 
+def walk_record(walk: Walk) -> dict[str, Any]:
+    """How the cycle looked for nodes: the start index it began at, how far it moved it
+    (``evaluated``; 0 when a hint or the nominated node was taken), the feasible nodes it
+    kept, and OpportunisticBatching's hint ("used", "not-used" or "none") and signature."""
+    out: dict[str, Any] = {"start": walk.start, "evaluated": walk.advanced, "feasibleFound": walk.feasible_found,
+                           "hint": walk.hint}
+    if walk.hint_node:
+        out["hintNode"] = walk.hint_node
+    if walk.nominated_node:
+        out["nominatedNode"] = walk.nominated_node
+    if walk.signature:
+        out["signature"] = walk.signature
+    return out
+
+
 def attempt_record(attempt: Attempt, live_rows: list[int]) -> dict[str, Any]:
     """``live_rows``: the table rows of every node at the time of the attempt (snapshot order)."""
     names = attempt.node_names
     record: dict[str, Any] = {"pod": attempt.pod.key, "attempt": attempt.attempt, "profile": attempt.profile}
+    if attempt.walk is not None:
+        record["walk"] = walk_record(attempt.walk)
     result, error = attempt.result, attempt.error
     if result is None:
         diagnosis = error.diagnosis if isinstance(error, FitError) else None

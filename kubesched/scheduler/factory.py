@@ -65,7 +65,7 @@ def new_scheduler(
     client: ClusterClient,
     clock: Clock,
     registry: Registry | None = None,
-    tie_break: str = "random",
+    tie_break: str = "heap",
     seed: int | None = None,
     on_attempt: Callable[[Attempt], None] | None = None,
     run_binding: BindingRunner | None = None,
@@ -100,7 +100,8 @@ def new_scheduler(
         queue.move_all_to_active_or_backoff(event, old, new)
 
     hub.object_stores.set_sink(object_changed)
-    algorithm = Algorithm(config.percentage_of_nodes_to_score, tie_break, seed, extenders)
+    algorithm = Algorithm(config.percentage_of_nodes_to_score, tie_break, seed, extenders,
+                          batching=registry.features.enable_opportunistic_batching)
     if metrics is not None:
         queue.on_incoming = metrics.incoming
 

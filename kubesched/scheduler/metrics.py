@@ -156,6 +156,14 @@ SPECS: dict[str, MetricSpec] = {s.name: s for s in (
     _spec("plugin_evaluation_total", "counter", "BETA",
           "Number of attempts to schedule pods by each plugin and the extension point (available only in "
           "PreFilter, Filter, PreScore, and Score).", ("plugin", "extension_point", "profile")),
+    # OpportunisticBatching (scheduler/batching.py).
+    _spec("batch_attempts_total", "counter", "ALPHA", "Counts of results when we attempt to use batching.",
+          ("profile", "result")),
+    _spec("batch_cache_flushed_total", "counter", "ALPHA", "Counts of cache flushes by reason.", ("profile", "reason")),
+    _spec("get_node_hint_duration_seconds", "histogram", "ALPHA", "Latency for getting a node hint.",
+          ("hinted", "profile"), exponential_buckets(0.00001, 2, 12)),
+    _spec("store_schedule_results_duration_seconds", "histogram", "ALPHA", "Latency for getting a no.",
+          ("profile",), exponential_buckets(0.00001, 2, 12)),
 )}
 
 #: Gauges whose values the scrape reads from a source instead of a pushed value.
@@ -296,6 +304,20 @@ class SchedulerMetrics:
         self._preemptions.inc()
         if victims is not None:
             self._victims.observe(victims)
+
+    def batch_attempt(self, profile: str, result: str) -> None:
+        """OpportunisticBatching's answer for one pod: no_hint, hint_used or hint_not_used."""
+        self._inc("scheduler_batch_attempts_total", (profile, result))
+
+    def batch_flushed(self, profile: str, reason: str) -> None:
+        """The stored batch state was dropped (pod_failed, pod_skipped, node_missing, ...)."""
+        self._inc("scheduler_batch_cache_flushed_total", (profile, reason))
+
+    def node_hint(self, hinted: bool, profile: str, seconds: float) -> None:
+        self._observe("scheduler_get_node_hint_duration_seconds", ("hint" if hinted else "no_hint", profile), seconds)
+
+    def store_schedule_results(self, profile: str, seconds: float) -> None:
+        self._observe("scheduler_store_schedule_results_duration_seconds", (profile,), seconds)
 
     def goroutines(self, operation: str, delta: int) -> None:
         """Concurrent work in flight (``binding``, ``prioritizing_extender``...)."""

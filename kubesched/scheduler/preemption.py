@@ -79,7 +79,9 @@ def attach_preemption(profiles: dict[str, Framework], algorithm: Algorithm, nomi
         for plugin in fwk.points["postFilter"]:
             if isinstance(plugin, DefaultPreemption):
                 candidates = extenders_filter(extenders, snapshot) if extenders and snapshot is not None else None
-                plugin.attach(fwk, nominator, algorithm.tie_break, algorithm.rng, candidates)
+                # The heap tie-break is deterministic: so is its preemption (smallest name among ties).
+                tie_break = "name" if algorithm.tie_break == "heap" else algorithm.tie_break
+                plugin.attach(fwk, nominator, tie_break, algorithm.rng, candidates)
     algorithm.nominator = nominator
 
 

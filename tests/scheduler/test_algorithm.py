@@ -62,15 +62,16 @@ def test_filtering_stops_once_enough_nodes_fit_and_the_next_pod_starts_where_it_
 
 
 def test_rejected_nodes_count_as_processed():
-    # every other node is cordoned: finding 100 feasible nodes walks 199 of them
+    # every other node is cordoned: the walk keeps 144 feasible nodes (the last at 286) and
+    # stops at the next passing one (288), counting the cordoned node 287 before it
     nodes = [node(f"n{i:03d}", unschedulable=i % 2 == 1) for i in range(300)]
     c = Cluster(nodes)
     fwk = framework(c, {"percentageOfNodesToScore": 0})
     algo = Algorithm(tie_break="name")
     result = algo.schedule_pod(fwk, CycleState(), make_pod("a"), c.snapshot)
     assert result.feasible_nodes == 144  # 300 nodes: 48%
-    assert algo.next_start_node_index == 287
-    assert result.evaluated_nodes == 287
+    assert algo.next_start_node_index == 288
+    assert result.evaluated_nodes == 288
 
 
 def test_the_walk_wraps_around_from_the_start_index():

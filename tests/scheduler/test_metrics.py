@@ -42,6 +42,10 @@ UPSTREAM = [
     ("scheduler_cache_size", "gauge", "ALPHA", ("type",), None),
     ("scheduler_unschedulable_pods", "gauge", "BETA", ("plugin", "profile"), None),
     ("scheduler_plugin_evaluation_total", "counter", "BETA", ("plugin", "extension_point", "profile"), None),
+    ("scheduler_batch_attempts_total", "counter", "ALPHA", ("profile", "result"), None),
+    ("scheduler_batch_cache_flushed_total", "counter", "ALPHA", ("profile", "reason"), None),
+    ("scheduler_get_node_hint_duration_seconds", "histogram", "ALPHA", ("hinted", "profile"), (0.00001, 2, 12)),
+    ("scheduler_store_schedule_results_duration_seconds", "histogram", "ALPHA", ("profile",), (0.00001, 2, 12)),
 ]
 
 
