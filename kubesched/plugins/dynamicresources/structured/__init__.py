@@ -1,0 +1,29 @@
+"""Upstream's structured allocator for DRA (``k8s.io/dynamic-resource-allocation/structured``),
+the variant v1.36 selects for its default features, plus the per-node pool index it runs on."""
+
+from .allocator import Allocator
+from .pools import Pool, SliceIndex, gather_pools, node_matches
+from .types import (
+    ALLOCATION_RESULTS_MAX_SIZE,
+    AllocatedState,
+    AllocationError,
+    DeviceClassLister,
+    DeviceID,
+    Features,
+    NodeAllocationError,
+)
+
+__all__ = [
+    "ALLOCATION_RESULTS_MAX_SIZE",
+    "AllocatedState",
+    "AllocationError",
+    "Allocator",
+    "DeviceClassLister",
+    "DeviceID",
+    "Features",
+    "NodeAllocationError",
+    "Pool",
+    "SliceIndex",
+    "gather_pools",
+    "node_matches",
+]

@@ -1,0 +1,537 @@
+"""Upstream's structured allocator (``structured/internal/incubating``, the variant v1.36
+picks for its default feature gates: consumable capacity and binding conditions need it).
+
+``Allocator`` is built per scheduling attempt from the cluster state; ``allocate`` finds, for one
+node, devices for every request of the claims that still need an allocation, by depth-first
+first fit: claims in order, requests in claim order, ``firstAvailable`` subrequests in order,
+and candidate devices by pool (driver, pool name), slice (name) and position in the slice; the
+devices of one request are tried as combinations in that order. The first complete solution is
+the result.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from kubesched.objects import Node
+from kubesched.objects.dra import (
+    ALL,
+    EXACT_COUNT,
+    AllocationResult,
+    Device,
+    DeviceClass,
+    DeviceRequestAllocationResult,
+    DeviceSelector,
+    Quantity,
+    RequestSpec,
+    ResourceClaim,
+    ResourceSlice,
+)
+
+from ..cel import CelCache, CelError
+from .capacity import MissingCapacity, as_consumed, consumed_capacity_from_request, request_fits_capacity
+from .constraints import Constraint, DistinctAttributeConstraint, MatchAttributeConstraint
+from .pools import Pool, SliceIndex, node_matches
+from .results import build_configs, build_node_selector
+from .types import (
+    ALLOCATION_RESULTS_MAX_SIZE,
+    AllocatedState,
+    AllocationError,
+    ConsumedCapacity,
+    DeviceClassLister,
+    DeviceID,
+    Features,
+    NodeAllocationError,
+    add_capacity,
+)
+
+__all__ = ["Allocator"]
+
+CounterSets = dict[str, dict[str, Fraction]]
+
+
+class _MaxSizeExceeded(Exception):
+    """``errAllocationResultMaxSizeExceeded``: this branch would put more than 32 devices in a claim."""
+
+
+@dataclass(slots=True, eq=False)
+class _RequestData:
+    request: RequestSpec
+    parent_name: str | None
+    device_class: DeviceClass | None
+    num_devices: int = 0
+    selected_sub_request_index: int = 0
+    all_devices: list["_Candidate"] | None = None
+
+    def request_name(self) -> str:
+        return f"{self.parent_name}/{self.request.name}" if self.parent_name is not None else self.request.name
+
+
+@dataclass(slots=True, eq=False)
+class _Candidate:
+    id: DeviceID
+    device: Device
+    slice: ResourceSlice
+    pool: Pool
+
+
+@dataclass(slots=True, eq=False)
+class _DeviceResult:
+    request: str
+    parent_request: str
+    id: DeviceID
+    device: Device
+    slice: ResourceSlice
+    spec: RequestSpec
+    share_id: str | None
+    consumed_capacity: dict[str, Quantity] | None
+    admin_access: bool | None
+
+    def request_name(self) -> str:
+        return f"{self.parent_request}/{self.request}" if self.parent_request else self.request
+
+
+class Allocator:
+    """``structured.NewAllocator`` for one scheduling attempt; ``allocate`` per node."""
+
+    def __init__(
+        self,
+        features: Features,
+        allocated_state: AllocatedState,
+        class_lister: DeviceClassLister,
+        slices: Sequence[ResourceSlice] | SliceIndex,
+        cel_cache: CelCache | None = None,
+    ) -> None:
+        self.features = features
+        self.allocated_state = allocated_state
+        self.class_lister = class_lister
+        self.index = slices if isinstance(slices, SliceIndex) else SliceIndex(slices)
+        self.cel_cache = cel_cache if cel_cache is not None else CelCache()
+        # Per pool *name* (as upstream keys it): counters left after allocated devices.
+        self.available_counters: dict[str, CounterSets] = {}
+        self.num_allocate_one_invocations = 0
+        self._shared_devices: set[DeviceID] | None = None
+
+    def allocate(self, node: Node, claims: Sequence[ResourceClaim]) -> list[AllocationResult] | None:
+        """Allocation results, one per claim, or None when the claims do not fit on the node.
+        Raises ``AllocationError`` (``NodeAllocationError`` for invalid pools) as upstream errs."""
+        return _Attempt(self, node, claims).run()
+
+    def is_allocated(self, device_id: DeviceID) -> bool:
+        if device_id in self.allocated_state.allocated_devices or device_id in self.allocated_state.aggregated_capacity:
+            return True
+        if self._shared_devices is None:
+            self._shared_devices = {d for d, _ in self.allocated_state.allocated_shared_device_ids}
+        return device_id in self._shared_devices
+
+
+def _share_id(claim: ResourceClaim, claim_index: int, result_index: int, device_id: DeviceID) -> str:
+    """A share id for an allocation of a device with ``allowMultipleAllocations``. Upstream draws
+    a random UUID; here it is derived from the claim and position, so runs repeat."""
+    digest = hashlib.sha1(f"{claim.meta.uid}/{claim.key}/{claim_index}/{result_index}/{device_id}".encode()).hexdigest()
+    return f"{digest[:8]}-{digest[8:12]}-5{digest[13:16]}-8{digest[17:20]}-{digest[20:32]}"
+
+
+class _Attempt:
+    """One ``Allocate`` call (upstream's ``allocator`` struct)."""
+
+    def __init__(self, parent: Allocator, node: Node, claims: Sequence[ResourceClaim]) -> None:
+        self.a = parent
+        self.features = parent.features
+        self.node = node
+        self.claims = claims
+        self.pools: list[Pool] = []
+        self.device_matches_request: dict[tuple[DeviceID, int, int, int], bool] = {}
+        self.constraints: list[list[Constraint]] = [[] for _ in claims]
+        self.consumed_counters: dict[str, CounterSets] = {}
+        self.request_data: dict[tuple[int, int, int], _RequestData] = {}
+        self.allocating_devices: dict[DeviceID, set[int]] = {}
+        self.allocating_capacity: dict[DeviceID, ConsumedCapacity] = {}
+        self.results: list[list[_DeviceResult]] = [[] for _ in claims]
+
+    # --- setup -------------------------------------------------------------------------------
+
+    def run(self) -> list[AllocationResult] | None:
+        self.pools = self.a.index.pools_for(self.node, self.features)
+        for claim_index, claim in enumerate(self.claims):
+            min_devices = 0
+            for request_index, request in enumerate(claim.spec.requests):
+                if request.first_available:
+                    if not self.features.prioritized_list:
+                        raise AllocationError(f"claim {claim.key}, request {request.name}: has subrequests, but the DRAPrioritizedList feature is disabled")
+                    fewest = None
+                    for sub_index, sub in enumerate(request.first_available):
+                        data = self._validate_request(sub, request.name, (claim_index, request_index, sub_index))
+                        self.request_data[(claim_index, request_index, sub_index)] = data
+                        fewest = data.num_devices if fewest is None else min(fewest, data.num_devices)
+                    min_devices += fewest or 0
+                else:
+                    assert request.exactly is not None
+                    if not self.features.consumable_capacity and request.exactly.capacity_requests is not None:
+                        raise AllocationError(f"claim {claim.key}, request {request.name}: has capacity requests, but the DRAConsumableCapacity feature is disabled")
+                    data = self._validate_request(request.exactly, None, (claim_index, request_index, 0))
+                    self.request_data[(claim_index, request_index, 0)] = data
+                    min_devices += data.num_devices
+            if min_devices > ALLOCATION_RESULTS_MAX_SIZE:
+                raise AllocationError(f"claim {claim.key}: number of requested devices {min_devices} exceeds the claim limit of {ALLOCATION_RESULTS_MAX_SIZE}")
+            constraints: list[Constraint] = []
+            for constraint in claim.spec.constraints:
+                if constraint.match_attribute is not None:
+                    constraints.append(MatchAttributeConstraint(constraint.requests, constraint.match_attribute))
+                elif constraint.distinct_attribute is not None:
+                    constraints.append(DistinctAttributeConstraint(constraint.requests, constraint.distinct_attribute))
+            self.constraints[claim_index] = constraints
+        try:
+            done = self._allocate_one(0, 0, 0, 0, False, (0, 0, 0))
+        except _MaxSizeExceeded:
+            raise AllocationError("allocation max size exceeded") from None
+        if not done:
+            if any(pool.is_invalid for pool in self.pools):
+                raise NodeAllocationError("invalid resource pools were encountered")
+            return None
+        return [self._result(i) for i in range(len(self.claims))]
+
+    def _validate_request(self, request: RequestSpec, parent: str | None, key: tuple[int, int, int]) -> _RequestData:
+        claim = self.claims[key[0]]
+        if not self.features.admin_access and request.admin_access is not None:
+            raise AllocationError(f"claim {claim.key}, request {request.name}: admin access is requested, but the feature is disabled")
+        device_class = self.a.class_lister.get(request.device_class_name)
+        if device_class is None:
+            raise AllocationError(
+                f"claim {claim.key}, request {request.name}: could not retrieve device class {request.device_class_name}: "
+                f'deviceclass.resource.k8s.io "{request.device_class_name}" not found'
+            )
+        data = _RequestData(request, parent, device_class)
+        if request.allocation_mode == EXACT_COUNT:
+            data.num_devices = request.count
+            return data
+        if request.allocation_mode != ALL:
+            raise AllocationError(f"claim {claim.key}, request {request.name}: unsupported count mode {request.allocation_mode}")
+        data.all_devices = []
+        for pool in self.pools:
+            if pool.is_incomplete:
+                raise AllocationError(f"claim {claim.key}, request {request.name}: asks for all devices, but resource pool {pool.pool_id} is currently being updated")
+            if pool.is_invalid:
+                raise AllocationError(f"claim {claim.key}, request {request.name}: asks for all devices, but resource pool {pool.pool_id} is currently invalid")
+            for slice_ in pool.slices_targeting_node:
+                for device in slice_.devices:
+                    if not self._is_selectable(key, data, slice_, device):
+                        continue
+                    device_id = DeviceID(slice_.driver, slice_.pool.name, device.name)
+                    if self.features.consumable_capacity and not self._fits_capacity(request, device_id, device):
+                        continue
+                    data.all_devices.append(_Candidate(device_id, device, slice_, pool))
+        data.num_devices = len(data.all_devices)
+        return data
+
+    # --- search ------------------------------------------------------------------------------
+
+    def _allocate_one(self, claim_index: int, request_index: int, sub_index: int, device_index: int, allocate_sub: bool, start: tuple[int, int, int]) -> bool:
+        self.a.num_allocate_one_invocations += 1
+        if claim_index >= len(self.claims):
+            return True
+        claim = self.claims[claim_index]
+        if request_index >= len(claim.spec.requests):
+            try:
+                return self._allocate_one(claim_index + 1, 0, 0, 0, False, (0, 0, 0))
+            except _MaxSizeExceeded:
+                return False
+        key = (claim_index, request_index, sub_index)
+        data = self.request_data[key]
+        if not allocate_sub and data.parent_name is not None:
+            all_exceeded = True
+            sub = 0
+            while True:
+                if (claim_index, request_index, sub) not in self.request_data:
+                    if all_exceeded:
+                        raise _MaxSizeExceeded()
+                    return False
+                try:
+                    success = self._allocate_one(claim_index, request_index, sub, device_index, True, (0, 0, 0))
+                except _MaxSizeExceeded:
+                    sub += 1
+                    continue
+                all_exceeded = False
+                if success:
+                    data.selected_sub_request_index = sub
+                    return True
+                sub += 1
+        request = data.request
+        all_devices = request.allocation_mode == ALL
+        if all_devices and not data.all_devices:
+            return False
+        if device_index >= data.num_devices:
+            return self._allocate_one(claim_index, request_index + 1, 0, 0, False, (0, 0, 0))
+        if len(self.results[claim_index]) + data.num_devices - device_index > ALLOCATION_RESULTS_MAX_SIZE:
+            raise _MaxSizeExceeded()
+        if all_devices:
+            assert data.all_devices is not None
+            allocated, undo = self._allocate_device(key, data, data.all_devices[device_index], True)
+            if not allocated:
+                return False
+            try:
+                done = self._allocate_one(claim_index, request_index, sub_index, device_index + 1, allocate_sub, (0, 0, 0))
+            except BaseException:
+                undo()
+                raise
+            if not done:
+                undo()
+            return done
+        admin = bool(request.admin_access)
+        pools = self.pools
+        for pool_index in range(start[0], len(pools)):
+            pool = pools[pool_index]
+            if pool.is_incomplete or pool.is_invalid:
+                continue
+            slices = pool.slices_targeting_node
+            for slice_index in range(start[1] if pool_index == start[0] else 0, len(slices)):
+                slice_ = slices[slice_index]
+                devices = slice_.devices
+                first = start[2] if pool_index == start[0] and slice_index == start[1] else 0
+                for position in range(first, len(devices)):
+                    device = devices[position]
+                    device_id = DeviceID(pool.driver, pool.pool, device.name)
+                    if admin:
+                        if claim_index in self.allocating_devices.get(device_id, ()):
+                            continue
+                    elif self._device_in_use(device_id):
+                        continue
+                    if not self._is_selectable(key, data, slice_, device):
+                        continue
+                    if self.features.consumable_capacity and not self._fits_capacity(request, device_id, device):
+                        continue
+                    allocated, undo = self._allocate_device(key, data, _Candidate(device_id, device, slice_, pool), False)
+                    if not allocated:
+                        continue
+                    try:
+                        done = self._allocate_one(claim_index, request_index, sub_index, device_index + 1, allocate_sub, (pool_index, slice_index, position + 1))
+                    except BaseException:
+                        undo()
+                        raise
+                    if done:
+                        return True
+                    undo()
+        return False
+
+    def _device_in_use(self, device_id: DeviceID) -> bool:
+        return device_id in self.a.allocated_state.allocated_devices or bool(self.allocating_devices.get(device_id))
+
+    def _fits_capacity(self, request: RequestSpec, device_id: DeviceID, device: Device) -> bool:
+        """``CmpRequestOverCapacity``; an unknown requested capacity only skips the device."""
+        try:
+            return request_fits_capacity(
+                self.a.allocated_state.aggregated_capacity.get(device_id),
+                request.capacity_requests,
+                device.capacity,
+                self.allocating_capacity.get(device_id),
+            )
+        except MissingCapacity:
+            return False
+
+    def _is_selectable(self, key: tuple[int, int, int], data: _RequestData, slice_: ResourceSlice, device: Device) -> bool:
+        if not self.features.device_binding_and_status and device.binding_conditions:
+            return False
+        device_id = DeviceID(slice_.driver, slice_.pool.name, device.name)
+        cache_key = (device_id, *key)
+        found = self.device_matches_request.get(cache_key)
+        if found is not None:
+            return found
+        result = True
+        if data.device_class is not None and not self._selectors_match(key[0], device, slice_.driver, data.device_class, data.device_class.selectors):
+            result = False
+        elif not self._selectors_match(key[0], device, slice_.driver, None, data.request.selectors):
+            result = False
+        elif slice_.per_device_node_selection and not node_matches(self.node, device.node_name, device.all_nodes, device.node_selector):
+            result = False
+        self.device_matches_request[cache_key] = result
+        return result
+
+    def _selectors_match(self, claim_index: int, device: Device, driver: str, device_class: DeviceClass | None, selectors: tuple[DeviceSelector, ...]) -> bool:
+        for i, selector in enumerate(selectors):
+            compiled = self.a.cel_cache.get_or_compile(selector.expression)
+            owner = f"class {device_class.name}" if device_class is not None else f"claim {self.claims[claim_index].key}"
+            if compiled.error is not None:
+                raise AllocationError(f"{owner}: selector #{i}: CEL compile error: {compiled.error}")
+            try:
+                matches = compiled.device_matches(driver, device)
+            except CelError as err:
+                raise AllocationError(f"{owner}: selector #{i}: CEL runtime error: {err}") from None
+            if not matches:
+                return False
+        return True
+
+    def _allocate_device(self, key: tuple[int, int, int], data: _RequestData, candidate: _Candidate, must: bool) -> tuple[bool, Callable[[], None]]:
+        """``allocateDevice``: False when the device cannot be added (upstream leaves some state
+        behind in a few of those cases, and so does this, so that later choices match)."""
+        claim_index = key[0]
+        request = data.request
+        device = candidate.device
+        device_id = candidate.id
+        multi = self.features.consumable_capacity and bool(device.allow_multiple_allocations)
+        admin = bool(request.admin_access)
+        if not multi and admin and claim_index in self.allocating_devices.get(device_id, ()):
+            return False, _NOOP
+        if not admin and self._device_in_use(device_id):
+            return False, _NOOP
+        if not self.features.partitionable_devices and device.consumes_counters:
+            return False, _NOOP
+        skip_counters = multi and (device_id in self.a.allocated_state.aggregated_capacity or device_id in self.allocating_capacity)
+        if not skip_counters and device.consumes_counters and not self._check_available_counters(candidate):
+            return False, _NOOP
+        if data.parent_name is None:
+            base, sub = request.name, ""
+        else:
+            base, sub = data.parent_name, request.name
+        if self.features.device_taints and _taint_prevents_allocation(device, request):
+            return False, _NOOP
+        constraints = self.constraints[claim_index]
+        for i, constraint in enumerate(constraints):
+            if not constraint.add(base, sub, device, candidate.slice.driver):
+                if must:
+                    raise AllocationError(f"claim {self.claims[claim_index].key}, request {request.name}: cannot add device {device_id} because a claim constraint would not be satisfied")
+                for earlier in constraints[:i]:
+                    earlier.remove(base, sub)
+                return False, _NOOP
+        holders = self.allocating_devices.setdefault(device_id, set())
+        if not multi:
+            holders.add(claim_index)
+        consumed: dict[str, Quantity] = {}
+        share_id = None
+        if self.features.consumable_capacity:
+            if not self._fits_capacity(request, device_id, device):
+                return False, _NOOP
+            if multi:
+                consumed = consumed_capacity_from_request(request.capacity_requests, device.capacity)
+                share_id = _share_id(self.claims[claim_index], claim_index, len(self.results[claim_index]), device_id)
+                add_capacity(self.allocating_capacity.setdefault(device_id, {}), as_consumed(consumed))
+        result = _DeviceResult(
+            request=request.name,
+            parent_request=data.parent_name or "",
+            id=device_id,
+            device=device,
+            slice=candidate.slice,
+            spec=request,
+            share_id=share_id,
+            consumed_capacity=consumed or None,
+            admin_access=True if admin else None,
+        )
+        results = self.results[claim_index]
+        previous = len(results)
+        results.append(result)
+
+        def undo() -> None:
+            for constraint in constraints:
+                constraint.remove(base, sub)
+            holders.discard(claim_index)
+            if multi:
+                if result.consumed_capacity is not None:
+                    self._remove_allocating_capacity(device_id, as_consumed(result.consumed_capacity))
+            elif self.features.partitionable_devices and device.consumes_counters:
+                self._deallocate_counters(candidate)
+            del results[previous:]
+
+        return True, undo
+
+    def _remove_allocating_capacity(self, device_id: DeviceID, consumed: ConsumedCapacity) -> None:
+        current = self.allocating_capacity.get(device_id)
+        if current is None:
+            return
+        for name, value in consumed.items():
+            if name in current:
+                current[name] -= value
+        if all(v == 0 for v in current.values()):
+            del self.allocating_capacity[device_id]
+
+    # --- partitionable devices ---------------------------------------------------------------
+
+    def _available_counters(self, pool: Pool) -> CounterSets:
+        found = self.a.available_counters.get(pool.pool)
+        if found is not None:
+            return found
+        available: CounterSets = {name: {c: q.value for c, q in cs.counters.items()} for name, cs in pool.counter_sets.items()}
+        for slices in (pool.slices_targeting_node, pool.slices_not_targeting_node):
+            for slice_ in slices:
+                for device in slice_.devices:
+                    if not device.consumes_counters or not self.a.is_allocated(DeviceID(slice_.driver, slice_.pool.name, device.name)):
+                        continue
+                    for consumption in device.consumes_counters:
+                        counters = available.get(consumption.counter_set, {})
+                        for name, quantity in consumption.counters.items():
+                            if name in counters:
+                                counters[name] -= quantity.value
+        self.a.available_counters[pool.pool] = available
+        return available
+
+    def _check_available_counters(self, candidate: _Candidate) -> bool:
+        pool = candidate.pool
+        available = self._available_counters(pool)
+        consumed = self.consumed_counters.setdefault(pool.pool, {})
+        for consumption in candidate.device.consumes_counters:
+            counters = consumed.setdefault(consumption.counter_set, {})
+            for name, quantity in consumption.counters.items():
+                counters[name] = counters.get(name, Fraction(0)) + quantity.value
+        for set_name, counters_available in available.items():
+            used = consumed.get(set_name, {})
+            for name, value in counters_available.items():
+                if value < used.get(name, 0):
+                    self._deallocate_counters(candidate)
+                    return False
+        return True
+
+    def _deallocate_counters(self, candidate: _Candidate) -> None:
+        consumed = self.consumed_counters.get(candidate.pool.pool, {})
+        for consumption in candidate.device.consumes_counters:
+            counters = consumed.setdefault(consumption.counter_set, {})
+            for name, quantity in consumption.counters.items():
+                counters[name] = counters.get(name, Fraction(0)) - quantity.value
+
+    # --- results -----------------------------------------------------------------------------
+
+    def _result(self, claim_index: int) -> AllocationResult:
+        claim = self.claims[claim_index]
+        devices = tuple(
+            DeviceRequestAllocationResult(
+                request=r.request_name(),
+                driver=r.id.driver,
+                pool=r.id.pool,
+                device=r.id.device,
+                admin_access=r.admin_access,
+                tolerations=r.spec.tolerations,
+                binding_conditions=r.device.binding_conditions if self.features.device_binding_and_status else None,
+                binding_failure_conditions=r.device.binding_failure_conditions if self.features.device_binding_and_status else None,
+                share_id=r.share_id,
+                consumed_capacity=r.consumed_capacity,
+            )
+            for r in self.results[claim_index]
+        )
+        chosen: list[tuple[str, DeviceClass | None]] = []
+        for request_index, request in enumerate(claim.spec.requests):
+            data = self.request_data[(claim_index, request_index, 0)]
+            if data.parent_name is not None:
+                data = self.request_data[(claim_index, request_index, data.selected_sub_request_index)]
+            chosen.append((data.request_name(), data.device_class))
+        selected_subs = {
+            request.name: request.first_available[self.request_data[(claim_index, i, 0)].selected_sub_request_index].name
+            for i, request in enumerate(claim.spec.requests)
+            if request.first_available
+        }
+        config = build_configs(claim, chosen, selected_subs)
+        selector = build_node_selector([(r.slice, r.device) for r in self.results[claim_index]], self.node.name)
+        return AllocationResult(devices=devices, config=config, node_selector=selector)
+
+
+def _noop() -> None:
+    """Nothing to undo: the device was not added."""
+
+
+_NOOP = _noop
+
+
+def _taint_prevents_allocation(device: Device, request: RequestSpec) -> bool:
+    for taint in device.taints:
+        if taint.effect in ("NoExecute", "NoSchedule") and not any(t.tolerates(taint) for t in request.tolerations):
+            return True
+    return False

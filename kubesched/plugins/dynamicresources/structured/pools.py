@@ -1,0 +1,195 @@
+"""Which pools and slices a node sees (upstream ``GatherPools``), indexed once per set of slices.
+
+Per node: slices naming the node, plus every slice without a node name or with shared counters,
+filtered by ``nodeName`` / ``allNodes`` / ``nodeSelector`` / per-device selection. Only the
+newest generation of a pool counts; a pool is complete when it has ``resourceSliceCount``
+slices (counting slices for other nodes of the same generation); an incomplete pool is kept as
+a marker (its devices are never allocated, ``All`` over it is an error); duplicate device names
+or unknown counters make a pool invalid. Pools are sorted by driver and pool name, those with
+binding conditions last; slices in a pool by name.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from kubesched.objects import Node
+from kubesched.objects.dra import CounterSet, DraNodeSelector, ResourceSlice
+
+from .types import Features
+
+__all__ = ["Pool", "SliceIndex", "node_matches", "gather_pools"]
+
+
+@dataclass(slots=True, eq=False)
+class Pool:
+    driver: str
+    pool: str
+    is_incomplete: bool = False
+    is_invalid: bool = False
+    invalid_reason: str = ""
+    slices_targeting_node: tuple[ResourceSlice, ...] = ()
+    slices_not_targeting_node: tuple[ResourceSlice, ...] = ()
+    counter_sets: Mapping[str, CounterSet] = field(default_factory=dict)
+
+    @property
+    def pool_id(self) -> str:
+        return f"{self.driver}/{self.pool}"
+
+
+def node_matches(node: Node, node_name: str | None, all_nodes: bool, selector: DraNodeSelector | None) -> bool:
+    """``NodeMatches``: a node name, all nodes, or a node selector (in that precedence)."""
+    if node_name:
+        return node.name == node_name
+    if all_nodes:
+        return True
+    if selector is not None:
+        return selector.compiled.matches(node.labels, node.name)
+    return False
+
+
+def _relevant(slice_: ResourceSlice, node: Node) -> bool | None:
+    """Whether the slice is for this node; None when it is for no node at all."""
+    if slice_.shared_counters:
+        return True
+    if slice_.node_name or slice_.all_nodes or slice_.node_selector is not None:
+        return node_matches(node, slice_.node_name, slice_.all_nodes, slice_.node_selector)
+    if slice_.per_device_node_selection:
+        return any(node_matches(node, d.node_name, d.all_nodes, d.node_selector) for d in slice_.devices)
+    return None
+
+
+def _validate_device_names(slices: Sequence[ResourceSlice]) -> str | None:
+    seen: set[str] = set()
+    for slice_ in slices:
+        for device in slice_.devices:
+            if device.name in seen:
+                return f"duplicate device name {device.name}"
+            seen.add(device.name)
+    return None
+
+
+def _counter_sets(slices: Sequence[ResourceSlice]) -> tuple[dict[str, CounterSet], str | None]:
+    sets: dict[str, CounterSet] = {}
+    for slice_ in slices:
+        for counter_set in slice_.shared_counters:
+            if counter_set.name in sets:
+                return sets, f"duplicate counter set name {counter_set.name}"
+            sets[counter_set.name] = counter_set
+    return sets, None
+
+
+def _validate_consumption(sets: Mapping[str, CounterSet], slices: Sequence[ResourceSlice]) -> str | None:
+    for slice_ in slices:
+        for device in slice_.devices:
+            for consumption in device.consumes_counters:
+                counter_set = sets.get(consumption.counter_set)
+                if counter_set is None:
+                    return f"counter set {consumption.counter_set} not found"
+                for name in consumption.counters:
+                    if name not in counter_set.counters:
+                        return f"counter {name} not found in counter set {counter_set.name}"
+    return None
+
+
+def _build_pool(driver: str, name: str, slices: list[ResourceSlice], features: Features, all_for_pool: Sequence[ResourceSlice] | None) -> Pool:
+    slices = sorted(slices, key=lambda s: s.name)
+    if features.partitionable_devices:
+        device_slices = [s for s in slices if not s.shared_counters]
+        counter_slices = [s for s in slices if s.shared_counters]
+    else:
+        device_slices, counter_slices = slices, []
+    reason = _validate_device_names(device_slices)
+    if reason is not None:
+        return Pool(driver, name, is_invalid=True, invalid_reason=reason)
+    if not features.partitionable_devices:
+        return Pool(driver, name, slices_targeting_node=tuple(device_slices))
+    sets, reason = _counter_sets(counter_slices)
+    reason = reason or _validate_consumption(sets, slices)
+    if reason is not None:
+        return Pool(driver, name, is_invalid=True, invalid_reason=reason)
+    if all_for_pool is None or len(slices) == len(all_for_pool):
+        return Pool(driver, name, slices_targeting_node=tuple(device_slices), counter_sets=sets)
+    targeting = {s.name for s in slices}
+    others = [s for s in all_for_pool if s.name not in targeting]
+    reason = _validate_consumption(sets, others)
+    if reason is not None:
+        return Pool(driver, name, is_invalid=True, invalid_reason=reason)
+    return Pool(driver, name, slices_targeting_node=tuple(device_slices), slices_not_targeting_node=tuple(others), counter_sets=sets)
+
+
+def _has_binding_conditions(pool: Pool) -> bool:
+    return any(d.binding_conditions is not None for s in pool.slices_targeting_node for d in s.devices)
+
+
+def gather_pools(
+    slices_for_node: Sequence[ResourceSlice],
+    node: Node,
+    features: Features,
+    slices_by_pool: Mapping[tuple[str, str], Sequence[ResourceSlice]],
+) -> list[Pool]:
+    """``GatherPools`` for one node; ``slices_by_pool`` holds every slice, by (driver, pool)."""
+    pools: dict[tuple[str, str], list[ResourceSlice]] = {}
+    for slice_ in slices_for_node:
+        if not features.partitionable_devices and (slice_.per_device_node_selection or slice_.shared_counters):
+            continue
+        if not _relevant(slice_, node):
+            continue
+        key = (slice_.driver, slice_.pool.name)
+        current = pools.get(key)
+        if current is None or slice_.pool.generation > current[0].pool.generation:
+            pools[key] = [slice_]
+        elif slice_.pool.generation == current[0].pool.generation:
+            current.append(slice_)
+    result: list[Pool] = []
+    with_conditions: list[Pool] = []
+    for (driver, name), found in pools.items():
+        generation = found[0].pool.generation
+        wanted = found[0].pool.resource_slice_count
+        if len(found) == wanted:
+            pool = _build_pool(driver, name, found, features, None)
+        else:
+            everywhere = slices_by_pool.get((driver, name), ())
+            if any(s.pool.generation > generation for s in everywhere):
+                continue  # obsolete: a newer generation exists for other nodes
+            same = [s for s in everywhere if s.pool.generation == generation]
+            if len(same) != wanted:
+                result.append(Pool(driver, name, is_incomplete=True))
+                continue
+            pool = _build_pool(driver, name, found, features, same)
+        (with_conditions if _has_binding_conditions(pool) else result).append(pool)
+    result.sort(key=lambda p: (p.driver, p.pool))
+    with_conditions.sort(key=lambda p: (p.driver, p.pool))
+    return result + with_conditions
+
+
+class SliceIndex:
+    """All slices, indexed once: per node name, shared ones, and by pool; plus each node's
+    gathered pools, kept while the node object (and so its labels) is the same. Build a new
+    index when the slices change."""
+
+    def __init__(self, slices: Sequence[ResourceSlice]) -> None:
+        self.slices = tuple(slices)
+        self.on_node: dict[str, list[ResourceSlice]] = {}
+        self.shared: list[ResourceSlice] = []
+        self.by_pool: dict[tuple[str, str], list[ResourceSlice]] = {}
+        for slice_ in self.slices:
+            if not slice_.node_name or slice_.shared_counters:
+                self.shared.append(slice_)
+            else:
+                self.on_node.setdefault(slice_.node_name, []).append(slice_)
+            self.by_pool.setdefault((slice_.driver, slice_.pool.name), []).append(slice_)
+        self._pools: dict[tuple[str, Features], tuple[Node, list[Pool]]] = {}
+        self._lock = threading.Lock()
+
+    def pools_for(self, node: Node, features: Features) -> list[Pool]:
+        key = (node.name, features)
+        cached = self._pools.get(key)
+        if cached is not None and (cached[0] is node or cached[0].labels == node.labels):
+            return cached[1]
+        pools = gather_pools(self.on_node.get(node.name, []) + self.shared, node, features, self.by_pool)
+        with self._lock:
+            self._pools[key] = (node, pools)
+        return pools
