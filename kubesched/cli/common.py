@@ -83,6 +83,9 @@ def load_config(path: str | None, reg: Registry) -> SchedulerConfig:
     """The KubeSchedulerConfiguration at ``path`` (defaults when None); bad input exits 2,
     one line per problem (not UTF-8, not YAML, a key set twice, strict decoding, validation)."""
     try:
-        return default_config(reg) if path is None else read_config_file(path, reg)
+        config = default_config(reg) if path is None else read_config_file(path, reg)
     except ConfigError as err:
         fail(err.lines())
+    for line in reg.broken_warnings():  # installed packages that failed to load, but the config does not need
+        click.echo(line, err=True)
+    return config

@@ -76,6 +76,9 @@ def _plugin_existence(raw: V1Config, registry: Registry, upstream_only: frozense
                 where = f"profiles[{i}].plugins.{point}.enabled[{j}]"
                 if ref.name in upstream_only:
                     problems.append((where, f"plugin {ref.name} is an upstream plugin kubesched does not implement; disable it"))
+                elif registry.broken:  # perhaps the plugin of a package that failed to load: say which
+                    problems.append((where, f"plugin {go_quote(ref.name)} does not exist; installed plugin "
+                                            + "; ".join(registry.broken)))
                 else:
                     problems.append((where, f"plugin {go_quote(ref.name)} does not exist"))
 

@@ -67,22 +67,35 @@ def _from_target(target: str) -> list[PluginSpec[object]]:
     return specs_from(value, target)
 
 
+def _package_of(ep: EntryPoint) -> str:
+    dist = getattr(ep, "dist", None)
+    name = getattr(dist, "name", None) if dist is not None else None
+    return str(name) if name else "?"
+
+
 def _from_entry_point(ep: EntryPoint) -> list[PluginSpec[object]]:
-    source = f"{ep.value} (entry point {ep.name!r} of {ENTRY_POINT_GROUP})"
+    source = f"package {_package_of(ep)}, entry point {ep.name!r} ({ep.value})"
     try:
         value = ep.load()
     except Exception as err:
-        raise PluginLoadError([f"plugin {source}: cannot import: {type(err).__name__}: {err}"]) from err
-    return specs_from(value, source)
+        raise PluginLoadError([f"{source}: cannot import: {type(err).__name__}: {err}"]) from err
+    try:
+        return specs_from(value, source)
+    except PluginLoadError as err:
+        raise PluginLoadError([line.removeprefix("plugin ") for line in err.lines]) from err
 
 
 def load_plugins(base: Registry, targets: Iterable[str] = (), use_entry_points: bool = True) -> Registry:
     """``base`` plus the plugins of installed entry points and of ``targets`` (``module:attribute``).
 
     Raises ``PluginLoadError`` listing every problem: imports that fail, values that are
-    not plugin specs, names that clash with a plugin already registered.
+    not plugin specs, names that clash with a plugin already registered. An installed
+    package whose entry point fails to load does not raise: it is listed in the
+    registry's ``broken``, so that only a configuration enabling a plugin the registry
+    lacks fails (naming the package), and other commands go on with a warning.
     """
     lines: list[str] = []
+    broken: list[str] = []  # installed packages that fail: an error only where a config enables them
     found: list[tuple[str, PluginSpec[object]]] = []
     # Entry points are told from targets by where they came from, not by their class: a
     # metadata finder installed by another package (the importlib_metadata backport) yields
@@ -95,7 +108,7 @@ def load_plugins(base: Registry, targets: Iterable[str] = (), use_entry_points: 
         try:
             specs = _from_entry_point(entry_point) if entry_point is not None else _from_target(target)
         except PluginLoadError as err:
-            lines.extend(err.lines)
+            (broken if entry_point is not None else lines).extend(err.lines)
             continue
         found.extend((source, spec) for spec in specs)
     registry = Registry(base.specs(), base.defaults, base.unimplemented, base.features)
@@ -112,4 +125,5 @@ def load_plugins(base: Registry, targets: Iterable[str] = (), use_entry_points: 
     if lines:
         raise PluginLoadError(lines)
     registry.unimplemented = registry.unimplemented - frozenset(seen)
+    registry.broken = base.broken + broken
     return registry

@@ -90,6 +90,11 @@ class Registry:
         self.defaults: tuple[DefaultPlugin, ...] = tuple(defaults)
         self.unimplemented: frozenset[str] = frozenset(unimplemented)
         self.features = features
+        # Installed plugin packages whose entry point failed to load, one line each
+        # ("package P, entry point 'e' (module:attr): why"): an error only for a
+        # configuration that enables a plugin this registry lacks, a warning otherwise.
+        self.broken: list[str] = []
+        self._warned = False
         for spec in specs or []:
             self.register(spec)
 
@@ -129,6 +134,15 @@ class Registry:
         out = Registry(self._specs.values(), self.defaults, self.unimplemented - set(other.names()), self.features)
         for spec in other._specs.values():
             out.register(spec)
+        out.broken = self.broken + other.broken
         return out
+
+    def broken_warnings(self) -> list[str]:
+        """One warning line per broken installed plugin package, the first time asked
+        (a command that goes on without them says so once)."""
+        if self._warned:
+            return []
+        self._warned = True
+        return [f"warning: plugin {line}; its plugins are not available" for line in self.broken]
 
 

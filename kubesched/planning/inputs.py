@@ -8,6 +8,7 @@ problem, which the commands print before exiting 2.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
@@ -49,6 +50,13 @@ def load_registry(plugins: Sequence[str] = ()) -> Registry:
 
 def load_config_file(path: str, registry: Registry) -> SchedulerConfig:
     """The KubeSchedulerConfiguration at ``path``; ``default`` is the default configuration."""
+    config = _load_config_file(path, registry)
+    for line in registry.broken_warnings():  # installed packages that failed to load, not needed here
+        print(line, file=sys.stderr)
+    return config
+
+
+def _load_config_file(path: str, registry: Registry) -> SchedulerConfig:
     if path == DEFAULT_CONFIG:
         return default_config(registry)
     try:

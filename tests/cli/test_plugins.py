@@ -175,3 +175,52 @@ def test_a_plugin_enabled_at_a_point_it_does_not_implement_is_named(env: Path):
     code, _, err = run("simulate", str(env / "cluster.json"), "--config", config, "--plugin", "my_plugins:only_even")
     assert code == 2
     assert 'plugin "OnlyEven" does not extend score plugin' in err
+
+
+# -- a broken installed package --------------------------------------------------------------------
+def _install_broken(env: Path) -> None:
+    """An installed package whose entry point fails to import (a missing native library)."""
+    dist = env / "acme_broken-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: acme-broken\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[kubesched.plugins]\nquota = broken_plugins:spec\n")
+
+
+BROKEN = "package acme-broken, entry point 'quota' (broken_plugins:spec): cannot import: ImportError: libfoo.so not found"
+
+
+def test_a_broken_installed_package_is_one_warning_for_config_show(env: Path):
+    _install_broken(env)
+    code, out, err = run("config", "show")
+    assert code == 0, err
+    assert "NodeResourcesFit" in out
+    assert err.splitlines() == [f"warning: plugin {BROKEN}; its plugins are not available"]
+
+
+def test_a_broken_installed_package_is_one_warning_for_a_default_simulate(env: Path):
+    _install_broken(env)
+    code, _, err = run("simulate", str(env / "cluster.json"), "--output", str(env / "out.txt"), "-q")
+    assert code == 0, err
+    assert err.splitlines() == [f"warning: plugin {BROKEN}; its plugins are not available"]
+    assert (env / "out.txt").read_text().startswith("default/p -> ")
+
+
+def test_a_broken_installed_package_fails_a_config_that_enables_a_missing_plugin_in_one_line(env: Path):
+    _install_broken(env)
+    code, _, err = run("simulate", str(env / "cluster.json"), "--config", _enabling(env, "filter", "TeamQuota"))
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1, err
+    assert err.strip().endswith(f'plugins.filter.enabled[0]: plugin "TeamQuota" does not exist; installed plugin {BROKEN}')
+
+
+def test_a_working_sibling_of_a_broken_package_still_loads(env: Path):
+    _install_broken(env)
+    dist = env / "my_plugins-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: my-plugins\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[kubesched.plugins]\nonly_even = my_plugins:only_even\n")
+    code, _, err = run("simulate", str(env / "cluster.json"), "--config", _config(env, FILTER_CONFIG),
+                       "--output", str(env / "out.txt"), "-q")
+    assert code == 0, err
+    assert (env / "out.txt").read_text() == "default/p -> n2\n"
+    assert len(err.splitlines()) == 1 and "acme-broken" in err
