@@ -1,0 +1,492 @@
+"""The structured allocator decides as upstream's allocator does: a table ported from upstream's
+allocator_testing.go (same case names), plus the behaviour around it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import pytest
+
+from kubesched.objects.dra import DeviceClass, ResourceClaim, ResourceSlice
+from kubesched.objects.node import Node
+from kubesched.plugins.dynamicresources.structured import (
+    AllocatedState,
+    AllocationError,
+    Allocator,
+    DeviceID,
+    Features,
+    NodeAllocationError,
+    SliceIndex,
+)
+
+from .allocator_fixtures import (
+    BOOL_ATTRIBUTE,
+    CLASS_A,
+    CLASS_B,
+    DRIVER_A,
+    DRIVER_B,
+    INT_ATTRIBUTE,
+    NODE_1,
+    NODE_2,
+    POOL_1,
+    POOL_2,
+    STRING_ATTRIBUTE,
+    TAINT_NO_EXECUTE,
+    TAINT_NO_SCHEDULE,
+    TAINT_NONE,
+    TOLERATION_NO_EXECUTE,
+    VERSION_ATTRIBUTE,
+    all_request,
+    claim,
+    consumes,
+    counter_slice,
+    device,
+    device_class,
+    node,
+    prioritized,
+    request,
+    resource_slice,
+    sub_request,
+)
+
+Pick = tuple[str, str, str, str]  # request, driver, pool, device
+
+
+class Lister:
+    def __init__(self, classes: list[DeviceClass]) -> None:
+        self.classes = {c.name: c for c in classes}
+
+    def get(self, name: str) -> DeviceClass | None:
+        return self.classes.get(name)
+
+
+@dataclass
+class Case:
+    claims: list[ResourceClaim]
+    slices: list[ResourceSlice]
+    classes: list[DeviceClass] = field(default_factory=lambda: [device_class(CLASS_A, DRIVER_A)])
+    node: Node = field(default_factory=node)
+    allocated: list[DeviceID] = field(default_factory=list)
+    # Per claim, the devices picked; None: cannot allocate; a str: the error it raises.
+    expect: list[list[Pick]] | None | str = None
+    expect_invocations: int | None = None
+    features: Features = Features()
+
+
+def one_device(slice_name: str = "slice-1", node_name: str = NODE_1, pool: str = POOL_1, driver: str = DRIVER_A, **spec: object) -> ResourceSlice:
+    return resource_slice(slice_name, node_name, pool, driver, device("device-1"), **spec)
+
+
+def mem(size: str) -> str:
+    return f'device.capacity["{DRIVER_A}"].memory.compareTo(quantity("{size}")) >= 0'
+
+
+ATTRS = {"driverVersion": {"version": "1.0.0"}, "numa": {"int": 1}, "stringAttribute": {"string": "stringAttributeValue"}, "boolAttribute": {"bool": True}}
+
+CASES: dict[str, Case] = {
+    "simple": Case([claim("claim-0", request("req-0", CLASS_A))], [one_device()], expect=[[("req-0", DRIVER_A, POOL_1, "device-1")]]),
+    "other-node": Case(
+        [claim("claim-0", request("req-0", CLASS_A))],
+        [one_device("slice-1", NODE_1, POOL_1, DRIVER_B), one_device("slice-2", NODE_2, POOL_2, DRIVER_A)],
+        node=node(NODE_2, "region-2"),
+        expect=[[("req-0", DRIVER_A, POOL_2, "device-1")]],
+    ),
+    "small-and-large-backtrack-requests": Case(
+        [claim("claim-0", request("req-0", CLASS_A, 1, mem("1Gi")), request("req-1", CLASS_A, 1, mem("2Gi")))],
+        [resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, device("device-2", {"memory": "2Gi"}), device("device-1", {"memory": "1Gi"}))],
+        expect=[[("req-0", DRIVER_A, POOL_1, "device-1"), ("req-1", DRIVER_A, POOL_1, "device-2")]],
+    ),
+    "small-and-large-backtrack-claims": Case(
+        [claim("claim-0", request("req-0", CLASS_A, 1, mem("1Gi"))), claim("claim-1", request("req-1", CLASS_A, 1, mem("2Gi")))],
+        [resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, device("device-2", {"memory": "2Gi"}), device("device-1", {"memory": "1Gi"}))],
+        expect=[[("req-0", DRIVER_A, POOL_1, "device-1")], [("req-1", DRIVER_A, POOL_1, "device-2")]],
+    ),
+    "devices-split-across-different-slices": Case(
+        [claim("claim-0", request("req-0", CLASS_A, 2))],
+        [one_device("slice-1", NODE_1, POOL_1), one_device("slice-2", NODE_1, POOL_2)],
+        expect=[[("req-0", DRIVER_A, POOL_1, "device-1"), ("req-0", DRIVER_A, POOL_2, "device-1")]],
+    ),
+    "obsolete-slice": Case(
+        [claim("claim-0", request("req-0", CLASS_A))],
+        [
+            resource_slice("slice-1-obsolete", NODE_1, POOL_1, DRIVER_A, device("device-1"), count=2),
+            resource_slice("slice-1-obsolete", NODE_1, POOL_1, DRIVER_A, device("device-2"), count=2, generation=2),
+        ],
+        expect=None,
+    ),
+    "duplicate-slice": Case(
+        [claim("claim-0", request("req-0", CLASS_A))],
+        [one_device("slice-1", count=2), one_device("slice-1-2", count=2)],
+        expect="invalid resource pools were encountered",
+    ),
+    "no-slices": Case([claim("claim-0", request("req-0", CLASS_A))], [], expect=None),
+    "not-enough-suitable-devices": Case(
+        [claim("claim-0", request("req-0", CLASS_A)), claim("claim-0", request("req-1", CLASS_A))], [one_device()], expect=None
+    ),
+    "unknown-class": Case([claim("claim-0", request("req-0", "unknown-class"))], [one_device()], expect="could not retrieve device class unknown-class"),
+    "all-devices-single": Case([claim("claim-0", all_request("req-0", CLASS_A))], [one_device()], expect=[[("req-0", DRIVER_A, POOL_1, "device-1")]]),
+    "all-devices-of-the-incomplete-pool": Case(
+        [claim("claim-0", all_request("req-0", CLASS_A))],
+        [one_device(count=2)],
+        expect="claim default/claim-0, request req-0: asks for all devices, but resource pool driver-a/pool-1 is currently being updated",
+    ),
+    "all-devices-some-allocated": Case(
+        [claim("claim-0", all_request("req-0", CLASS_A))],
+        [resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, device("device-1"), device("device-2"))],
+        allocated=[DeviceID(DRIVER_A, POOL_1, "device-1")],
+        expect=None,
+    ),
+    "all-devices-some-allocated-admin-access": Case(
+        [claim("claim-0", all_request("req-0", CLASS_A, adminAccess=True))],
+        [resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, device("device-1"), device("device-2"))],
+        allocated=[DeviceID(DRIVER_A, POOL_1, "device-1")],
+        expect=[[("req-0", DRIVER_A, POOL_1, "device-1"), ("req-0", DRIVER_A, POOL_1, "device-2")]],
+    ),
+    "already-allocated-devices": Case(
+        [claim("claim-0", request("req-0", CLASS_A))], [one_device()], allocated=[DeviceID(DRIVER_A, POOL_1, "device-1")], expect=None
+    ),
+    "network-attached-device": Case(
+        [claim("claim-0", request("req-0", CLASS_A))],
+        [resource_slice("slice-1", None, POOL_1, DRIVER_A, device("device-1"), nodeSelector={"nodeSelectorTerms": [{"matchExpressions": [{"key": "region", "operator": "In", "values": ["region-1"]}]}]})],
+        expect=[[("req-0", DRIVER_A, POOL_1, "device-1")]],
+    ),
+    "unsuccessful-allocation-network-attached-device": Case(
+        [claim("claim-0", request("req-0", CLASS_A))],
+        [resource_slice("slice-1", None, POOL_1, DRIVER_A, device("device-1"), nodeSelector={"nodeSelectorTerms": [{"matchExpressions": [{"key": "region", "operator": "In", "values": ["region-2"]}]}]})],
+        expect=None,
+    ),
+    "with-constraint": Case(
+        [
+            claim(
+                "claim-0",
+                request("req-0", CLASS_A),
+                request("req-1", CLASS_A),
+                constraints=[{"matchAttribute": a} for a in (INT_ATTRIBUTE, VERSION_ATTRIBUTE, STRING_ATTRIBUTE, BOOL_ATTRIBUTE)],
+            )
+        ],
+        [resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, device("device-1", None, ATTRS), device("device-2", None, ATTRS))],
+        expect=[[("req-0", DRIVER_A, POOL_1, "device-1"), ("req-1", DRIVER_A, POOL_1, "device-2")]],
+    ),
+    "with-constraint-non-existent-attribute": Case(
+        [claim("claim-0", request("req-0", CLASS_A), constraints=[{"matchAttribute": f"{DRIVER_A}/nonExistentAttribute"}])], [one_device()], expect=None
+    ),
+    "with-constraint-not-matching-int-attribute": Case(
+        [claim("claim-0", request("req-0", CLASS_A), request("req-1", CLASS_A), constraints=[{"matchAttribute": INT_ATTRIBUTE}])],
+        [resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, device("device-1", None, {"numa": {"int": 1}}), device("device-2", None, {"numa": {"int": 2}}))],
+        expect=None,
+    ),
+    "with-constraint-for-request-retry": Case(
+        [
+            claim(
+                "claim-0",
+                request("req-0", CLASS_A),
+                request("req-1", CLASS_A),
+                constraints=[{"requests": ["req-0"], "matchAttribute": VERSION_ATTRIBUTE}, {"matchAttribute": STRING_ATTRIBUTE}],
+            )
+        ],
+        [
+            resource_slice(
+                "slice-1", NODE_1, POOL_1, DRIVER_A,
+                device("device-1", None, {"driverVersion": {"version": "1.0.0"}, "stringAttribute": {"string": "a"}}),
+                device("device-2", None, {"driverVersion": {"version": "2.0.0"}, "stringAttribute": {"string": "b"}}),
+                device("device-3", None, {"driverVersion": {"version": "3.0.0"}, "stringAttribute": {"string": "b"}}),
+            )
+        ],
+        expect=[[("req-0", DRIVER_A, POOL_1, "device-2"), ("req-1", DRIVER_A, POOL_1, "device-3")]],
+    ),
+    "invalid-CEL-one-device": Case(
+        [claim("claim-0", request("req-0", CLASS_A, 1, "noSuchVar"))], [one_device()], expect="claim default/claim-0: selector #0: CEL runtime error"
+    ),
+    "invalid-CEL-one-device-class": Case(
+        [claim("claim-0", request("req-0", CLASS_A))],
+        [one_device()],
+        classes=[device_class(CLASS_A, DRIVER_A, selectors=[{"cel": {"expression": "device.driver =="}}])],
+        expect="class class-a: selector #0: CEL compile error: compilation failed",
+    ),
+    "too-many-devices-total": Case(
+        [claim("claim-0", request("req-0", CLASS_A, 17), request("req-1", CLASS_A, 16))],
+        [one_device()],
+        expect="claim default/claim-0: number of requested devices 33 exceeds the claim limit of 32",
+    ),
+    "prioritized-list-first-unavailable": Case(
+        [claim("claim-0", prioritized("req-0", sub_request("subreq-0", CLASS_B), sub_request("subreq-1", CLASS_A)))],
+        [one_device()],
+        classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+        expect=[[("req-0/subreq-1", DRIVER_A, POOL_1, "device-1")]],
+    ),
+    "prioritized-list-non-available": Case(
+        [claim("claim-0", prioritized("req-0", sub_request("subreq-0", CLASS_B, 2), sub_request("subreq-1", CLASS_A, 2)))],
+        [one_device()],
+        classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+        expect=None,
+    ),
+    "prioritized-list-subrequests-with-constraints-ref-sub-request": Case(
+        [
+            claim(
+                "claim-0",
+                prioritized("req-0", sub_request("subreq-0", CLASS_A, 2), sub_request("subreq-1", CLASS_A, 1)),
+                request("req-1", CLASS_A),
+                constraints=[{"requests": ["req-0/subreq-1", "req-1"], "matchAttribute": INT_ATTRIBUTE}],
+            )
+        ],
+        [resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, device("device-1", None, {"numa": {"int": 1}}), device("device-2", None, {"numa": {"int": 2}}))],
+        expect=None,
+    ),
+    "prioritized-list-too-many-in-first-subrequest": Case(
+        [claim("claim-0", prioritized("req-0", sub_request("subreq-0", CLASS_A, 33), sub_request("subreq-1", CLASS_A, 1)))],
+        [one_device()],
+        expect=[[("req-0/subreq-1", DRIVER_A, POOL_1, "device-1")]],
+    ),
+    "partitionable-devices-multiple-devices": Case(
+        [claim("claim-0", request("req-0", CLASS_A), request("req-1", CLASS_A))],
+        [
+            resource_slice(
+                "slice-1", NODE_1, POOL_1, DRIVER_A,
+                device("device-1", **consumes("counter-set-1", memory="4Gi")),
+                device("device-2", **consumes("counter-set-1", memory="6Gi")),
+                device("device-3", **consumes("counter-set-1", memory="4Gi")),
+                count=2,
+            ),
+            counter_slice("slice-2", NODE_1, POOL_1, DRIVER_A, {"counter-set-1": {"memory": "8Gi"}}),
+        ],
+        expect=[[("req-0", DRIVER_A, POOL_1, "device-1"), ("req-1", DRIVER_A, POOL_1, "device-3")]],
+    ),
+    "partitionable-devices-no-capacity-available": Case(
+        [claim("claim-0", request("req-0", CLASS_A))],
+        [
+            resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, device("device-1", **consumes("counter-set-1", memory="4Gi")), device("device-2", **consumes("counter-set-1", memory="16Gi")), count=2),
+            counter_slice("slice-2", NODE_1, POOL_1, DRIVER_A, {"counter-set-1": {"memory": "8Gi"}}),
+        ],
+        allocated=[DeviceID(DRIVER_A, POOL_1, "device-1")],
+        expect=None,
+    ),
+    "partitionable-devices-device-counter-consumption-references-unknown-counter-set": Case(
+        [claim("claim-0", request("req-0", CLASS_A))],
+        [
+            resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, device("device-1", **consumes("no-such-set", memory="4Gi")), count=2),
+            counter_slice("slice-2", NODE_1, POOL_1, DRIVER_A, {"counter-set-1": {"memory": "8Gi"}}),
+        ],
+        expect="invalid resource pools were encountered",
+    ),
+    "tainted-two-devices": Case(
+        [claim("claim-0", request("req-0", CLASS_A))],
+        [resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, device("device-1", taints=[TAINT_NO_SCHEDULE]), device("device-2", taints=[TAINT_NO_EXECUTE]))],
+        expect=None,
+    ),
+    "tainted-two-devices-tolerated": Case(
+        [claim("claim-0", request("req-0", CLASS_A, 1, tolerations=[TOLERATION_NO_EXECUTE]))],
+        [resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, device("device-1", taints=[TAINT_NO_SCHEDULE]), device("device-2", taints=[TAINT_NO_EXECUTE]))],
+        expect=[[("req-0", DRIVER_A, POOL_1, "device-2")]],
+    ),
+    "tainted-two-devices-prioritized-list-tolerated": Case(
+        [claim("claim-0", prioritized("req-0", sub_request("subreq-0", CLASS_A), sub_request("subreq-1", CLASS_A, 1, tolerations=[TOLERATION_NO_EXECUTE])))],
+        [resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, device("device-1", taints=[TAINT_NO_SCHEDULE]), device("device-2", taints=[TAINT_NO_EXECUTE]))],
+        expect=[[("req-0/subreq-1", DRIVER_A, POOL_1, "device-2")]],
+    ),
+    "tainted-no-effect": Case(
+        [claim("claim-0", request("req-0", CLASS_A))],
+        [resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, device("device-1", taints=[TAINT_NONE]))],
+        expect=[[("req-0", DRIVER_A, POOL_1, "device-1")]],
+    ),
+    "tainted-admin-access": Case(
+        [claim("claim-0", request("req-0", CLASS_A, 1, adminAccess=True))],
+        [resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, device("device-1", taints=[TAINT_NO_SCHEDULE]))],
+        expect=None,
+    ),
+    "tainted-all-devices-single": Case(
+        [claim("claim-0", all_request("req-0", CLASS_A))],
+        [resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, device("device-1", taints=[TAINT_NO_SCHEDULE]))],
+        expect=None,
+    ),
+    "with-distinct-constraints": Case(
+        [
+            claim(
+                "claim-0",
+                *(request(f"req-{i}", CLASS_A) for i in range(4)),
+                constraints=[
+                    {"distinctAttribute": BOOL_ATTRIBUTE, "requests": ["req-0", "req-1"]},
+                    {"distinctAttribute": VERSION_ATTRIBUTE, "requests": ["req-0", "req-1", "req-2"]},
+                    {"distinctAttribute": INT_ATTRIBUTE, "requests": ["req-0", "req-1", "req-2", "req-3"]},
+                ],
+            )
+        ],
+        [
+            resource_slice(
+                "slice-1", NODE_1, POOL_1, DRIVER_A,
+                *(
+                    device(f"device-{i + 1}", None, {"driverVersion": {"version": v}, "numa": {"int": i}, "boolAttribute": {"bool": b}}, allowMultipleAllocations=True)
+                    for i, (v, b) in enumerate([("1.0.0", True), ("1.0.1", False), ("1.0.2", True), ("1.0.0", True)])
+                ),
+            )
+        ],
+        expect=[[(f"req-{i}", DRIVER_A, POOL_1, f"device-{i + 1}") for i in range(4)]],
+    ),
+    "multi-host-resource-pool-incomplete-update-from-node-1-to-node-2": Case(
+        [claim("claim-0", request("req-0", CLASS_A))],
+        [
+            resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, device("device-1"), generation=1, count=2),
+            resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, device("device-2"), generation=1, count=2),
+            resource_slice("slice-2", NODE_2, POOL_1, DRIVER_A, device("device-1"), generation=2, count=2),
+        ],
+        expect=[[("req-0", DRIVER_A, POOL_1, "device-1")]],
+    ),
+    "multi-host-resource-pool-incomplete-update-from-node-2-to-node-1": Case(
+        [claim("claim-0", request("req-0", CLASS_A))],
+        [
+            resource_slice("slice-1", NODE_2, POOL_1, DRIVER_A, device("device-1"), generation=1, count=2),
+            resource_slice("slice-1", NODE_2, POOL_1, DRIVER_A, device("device-2"), generation=1, count=2),
+            resource_slice("slice-2", NODE_1, POOL_1, DRIVER_A, device("device-1"), generation=2, count=2),
+        ],
+        expect=None,
+    ),
+    "invalid-pool-is-ok-if-devices-can-be-allocated-from-other": Case(
+        [claim("claim-0", request("req-0", CLASS_A))],
+        [
+            resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, device("device-1"), count=2),
+            resource_slice("slice-2", NODE_1, POOL_1, DRIVER_A, device("device-1"), count=2),
+            resource_slice("slice-3", NODE_1, POOL_2, DRIVER_A, device("device-1")),
+        ],
+        expect=[[("req-0", DRIVER_A, POOL_2, "device-1")]],
+    ),
+    "check-combinations-with-backtracking": Case(
+        [claim("claim-0", request("req-1", CLASS_A, 2), request("req-2", CLASS_A, 1, f'device.attributes["{DRIVER_A}"].type == "X"'))],
+        [
+            resource_slice(
+                "slice-1", NODE_1, POOL_1, DRIVER_A,
+                device("device-1", None, {"type": {"string": "X"}}),
+                device("device-2", None, {"type": {"string": "Y"}}),
+                device("device-3", None, {"type": {"string": "Y"}}),
+            )
+        ],
+        expect=[[("req-1", DRIVER_A, POOL_1, "device-2"), ("req-1", DRIVER_A, POOL_1, "device-3"), ("req-2", DRIVER_A, POOL_1, "device-1")]],
+        expect_invocations=12,
+    ),
+}
+
+
+def _run(case: Case) -> list[list[Pick]] | None:
+    state = AllocatedState(allocated_devices=set(case.allocated))
+    allocator = Allocator(case.features, state, Lister(case.classes), case.slices)
+    results = allocator.allocate(case.node, case.claims)
+    if results is None:
+        return None
+    return [[(d.request, d.driver, d.pool, d.device) for d in r.devices] for r in results]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_allocator(name: str) -> None:
+    case = CASES[name]
+    if isinstance(case.expect, str):
+        with pytest.raises(AllocationError, match=case.expect.replace("(", r"\(")):
+            _run(case)
+        return
+    assert _run(case) == case.expect
+
+
+def test_search_visits_combinations_in_upstream_order() -> None:
+    case = CASES["check-combinations-with-backtracking"]
+    allocator = Allocator(Features(), AllocatedState(), Lister(case.classes), case.slices)
+    allocator.allocate(case.node, case.claims)
+    assert allocator.num_allocate_one_invocations == case.expect_invocations
+
+
+def test_invalid_pool_error_is_only_for_the_node() -> None:
+    with pytest.raises(NodeAllocationError):
+        _run(CASES["duplicate-slice"])
+
+
+def test_local_device_pins_the_claim_to_the_node() -> None:
+    allocator = Allocator(Features(), AllocatedState(), Lister([device_class(CLASS_A, DRIVER_A)]), [one_device()])
+    results = allocator.allocate(node(), [claim("claim-0", request("req-0", CLASS_A))])
+    assert results is not None and results[0].node_selector is not None
+    assert results[0].node_selector.raw == {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [NODE_1]}]}]}
+
+
+def test_network_attached_device_carries_the_pool_selector() -> None:
+    selector = {"nodeSelectorTerms": [{"matchExpressions": [{"key": "region", "operator": "In", "values": ["region-1"]}]}]}
+    allocator = Allocator(Features(), AllocatedState(), Lister([device_class(CLASS_A, DRIVER_A)]), [resource_slice("s", None, POOL_1, DRIVER_A, device("device-1"), nodeSelector=selector)])
+    results = allocator.allocate(node(), [claim("claim-0", request("req-0", CLASS_A))])
+    assert results is not None and results[0].node_selector is not None and results[0].node_selector.raw == selector
+
+
+def test_all_nodes_device_has_no_node_selector() -> None:
+    allocator = Allocator(Features(), AllocatedState(), Lister([device_class(CLASS_A, DRIVER_A)]), [resource_slice("s", None, POOL_1, DRIVER_A, device("device-1"), allNodes=True)])
+    results = allocator.allocate(node(), [claim("claim-0", request("req-0", CLASS_A))])
+    assert results is not None and results[0].node_selector is None
+
+
+def test_distinct_attribute_compares_only_with_the_last_device_of_the_same_request() -> None:
+    # Upstream remembers one value per request name, so a count-3 request can get 0, 1, 0.
+    slice_ = resource_slice("s", NODE_1, POOL_1, DRIVER_A, *(device(f"d{i}", None, {"numa": {"int": v}}) for i, v in enumerate([0, 1, 0])))
+    allocator = Allocator(Features(), AllocatedState(), Lister([device_class(CLASS_A, DRIVER_A)]), [slice_])
+    results = allocator.allocate(node(), [claim("c", request("r", CLASS_A, 3), constraints=[{"distinctAttribute": INT_ATTRIBUTE}])])
+    assert results is not None and [d.device for d in results[0].devices] == ["d0", "d1", "d2"]
+
+
+def _shared(capacity: dict[str, object], requests: list[str], allocated: dict[str, str] | None = None) -> list[list[str]] | None:
+    slice_ = resource_slice("s", NODE_1, POOL_1, DRIVER_A, device("device-1", {"bw": capacity}, allowMultipleAllocations=True))
+    state = AllocatedState()
+    if allocated:
+        state.aggregated_capacity[DeviceID(DRIVER_A, POOL_1, "device-1")] = {k: Fraction(int(v)) for k, v in allocated.items()}
+    allocator = Allocator(Features(), state, Lister([device_class(CLASS_A, DRIVER_A)]), [slice_])
+    claims = [claim(f"c{i}", request("r", CLASS_A, 1, capacity={"requests": {"bw": r}})) for i, r in enumerate(requests)]
+    results = allocator.allocate(node(), claims)
+    if results is None:
+        return None
+    out = []
+    for result in results:
+        consumed = result.devices[0].consumed_capacity
+        assert consumed is not None and result.devices[0].share_id is not None
+        out.append([consumed["bw"].text])
+    return out
+
+
+RANGE = {"value": "4", "requestPolicy": {"default": "2", "validRange": {"min": "2", "step": "2", "max": "4"}}}
+
+
+@pytest.mark.parametrize(
+    ("case", "capacity", "requests", "allocated", "expect"),
+    [
+        ("range-policy-rounds-up-to-min", RANGE, ["1", "1"], None, [["2"], ["2"]]),
+        ("range-policy-rounds-up-by-step", RANGE, ["3"], None, [["4"]]),
+        ("range-policy-over-max", RANGE, ["5"], None, None),
+        ("valid-values-round-up", {"value": "3", "requestPolicy": {"default": "1", "validValues": ["1", "3"]}}, ["2"], None, [["3"]]),
+        ("no-policy-exceeds-capacity", {"value": "4"}, ["3", "2"], None, None),
+        ("allocated-capacity-leaves-the-rest", {"value": "4"}, ["1"], {"bw": "3"}, [["1"]]),
+        ("allocated-capacity-leaves-too-little", {"value": "4"}, ["2"], {"bw": "3"}, None),
+        ("step-stored-as-binary-si", {"value": "100G", "requestPolicy": {"validRange": {"min": "1Ki", "step": "1Ki"}}}, ["60G"], None, [["58593750Ki"]]),
+        ("step-rounds-up-in-whole-steps", {"value": "100G", "requestPolicy": {"validRange": {"min": "1Mi", "step": "1Mi"}}}, ["60G"], None, [["57221Mi"]]),
+    ],
+)
+def test_consumable_capacity(case: str, capacity: dict[str, object], requests: list[str], allocated: dict[str, str] | None, expect: list[list[str]] | None) -> None:
+    assert _shared(capacity, requests, allocated) == expect
+
+
+def test_capacity_request_for_a_capacity_the_device_lacks_skips_the_device() -> None:
+    slice_ = resource_slice("s", NODE_1, POOL_1, DRIVER_A, device("device-1", {"bw": "4"}))
+    allocator = Allocator(Features(), AllocatedState(), Lister([device_class(CLASS_A, DRIVER_A)]), [slice_])
+    assert allocator.allocate(node(), [claim("c", request("r", CLASS_A, 1, capacity={"requests": {"memory": "1"}}))]) is None
+
+
+def test_slice_index_reuses_pools_for_the_same_node() -> None:
+    index = SliceIndex([one_device()])
+    n = node()
+    assert index.pools_for(n, Features()) is index.pools_for(n, Features())
+
+
+def test_allocated_state_from_claims_skips_admin_access_and_tracks_shares() -> None:
+    allocated = {
+        "allocation": {
+            "devices": {
+                "results": [
+                    {"request": "r", "driver": DRIVER_A, "pool": POOL_1, "device": "d0"},
+                    {"request": "r", "driver": DRIVER_A, "pool": POOL_1, "device": "d1", "adminAccess": True},
+                    {"request": "r", "driver": DRIVER_A, "pool": POOL_1, "device": "d2", "shareID": "s", "consumedCapacity": {"bw": "1"}},
+                ]
+            }
+        }
+    }
+    state = AllocatedState.from_claims([claim("c", request("r", CLASS_A), status=allocated)])
+    assert state.allocated_devices == {DeviceID(DRIVER_A, POOL_1, "d0")}
+    assert state.aggregated_capacity == {DeviceID(DRIVER_A, POOL_1, "d2"): {"bw": Fraction(1)}}
