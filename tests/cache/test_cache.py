@@ -251,6 +251,21 @@ def test_removing_nodes_keeps_the_order_of_the_rest():
     assert cache.node_names() == ["a1", "c1", "b3", "a2"]
 
 
+def test_the_beta_zone_label_wins_over_the_ga_one():
+    # GetZoneKey reads failure-domain.beta.kubernetes.io/zone first: "x" nodes are one zone here
+    def n(name, beta, ga):
+        return make_node(name, labels={"failure-domain.beta.kubernetes.io/zone": beta, "topology.kubernetes.io/zone": ga})
+    cache = cache_with(n("x1", "x", "a"), n("x2", "x", "b"), make_node("b1", zone="b"), n("x3", "x", "a"))
+    assert cache.node_names() == ["x1", "b1", "x2", "x3"]
+
+
+def test_the_beta_region_label_wins_over_the_ga_one():
+    def n(name, beta, ga):
+        return make_node(name, labels={"failure-domain.beta.kubernetes.io/region": beta, "topology.kubernetes.io/region": ga})
+    cache = cache_with(n("r1", "r", "s"), n("r2", "r", "t"), n("s1", "s", "s"))
+    assert cache.node_names() == ["r1", "s1", "r2"]
+
+
 def test_a_node_changing_zone_moves_to_the_end_of_its_new_zone():
     cache = cache_with(*[make_node(n, zone=z) for n, z in [("a1", "a"), ("a2", "a"), ("b1", "b")]])
     cache.update_node(make_node("a1", zone="b"))
