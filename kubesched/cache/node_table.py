@@ -47,7 +47,7 @@ class NodeTable(PodAccounting, NodeIndexes, ZoneOrder):
     def update_node(self, row: int, node: Node) -> bool:
         """A new version of the node at ``row``; False when nothing the scheduler reads changed.
 
-        Such an update (a heartbeat, a condition, an annotation) costs O(1). Otherwise only
+        Such an update (a heartbeat, a condition) costs O(1). Otherwise only
         what depends on the changed parts is patched at this row: label columns and
         selector masks on a label change, the zone order only when the zone moved, taint
         sets on a taint change, the image index on an image change; allocatable is
@@ -64,8 +64,11 @@ class NodeTable(PodAccounting, NodeIndexes, ZoneOrder):
         taints = old.taints != node.taints
         images = old.images != node.images
         columns = old.allocatable != node.allocatable or old.unschedulable != node.unschedulable
+        # Annotations feed no column, but plugins read them from ``nodes``: their caches
+        # (``node_derived``) must see the node change.
+        annotations = old.annotations != node.annotations
         self.nodes[row] = node
-        if not (labels or taints or images or columns):
+        if not (labels or taints or images or columns or annotations):
             return False
         moved = labels and zone_key(old.labels) != zone_key(node.labels)
         if moved:

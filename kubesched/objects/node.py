@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from collections.abc import Mapping
 from typing import Any
 
+from .annotations import NO_ANNOTATIONS, parse_annotations
 from .errors import ObjectError
 from .resources import Resource, parse_resource_list
 from .taints import Taint, parse_taints
@@ -25,6 +26,8 @@ class Node:
     raw: dict[str, Any] | None = None
     # ``status.declaredFeatures``: what the kubelet says it supports (NodeDeclaredFeatures).
     declared_features: tuple[str, ...] = ()
+    # ``metadata.annotations``, read-only and shared (see ``objects/annotations.py``).
+    annotations: Mapping[str, str] = field(default_factory=lambda: NO_ANNOTATIONS)
 
     def __repr__(self) -> str:
         return f"Node({self.name})"
@@ -92,6 +95,7 @@ def parse_node(raw: Mapping[str, Any], keep_raw: bool = False) -> Node:
         images=images,
         raw=dict(raw) if keep_raw else None,
         declared_features=_declared_features(status.get("declaredFeatures")),
+        annotations=parse_annotations(meta.get("annotations")),
     )
 
 

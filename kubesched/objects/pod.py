@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import operator
 import sys
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from collections.abc import Mapping
 from typing import Any
 
 from .affinity import PodAffinity, TopologySpreadConstraint
+from .annotations import NO_ANNOTATIONS, parse_annotations
 from .errors import ObjectError
 from .pod_spec import (
     HostPort,
@@ -26,7 +27,16 @@ from .selectors import NodeSelector, PreferredSchedulingTerm
 from .taints import Toleration
 from .volumes import PodVolume, parse_pod_volumes
 
-__all__ = ["HostPort", "OwnerRef", "PodInfo", "parse_pod", "parse_timestamp", "normalized_image_name"]
+__all__ = ["HostPort", "OwnerRef", "PodInfo", "PodResourceClaim", "parse_pod", "parse_timestamp", "normalized_image_name"]
+
+
+@dataclass(slots=True, frozen=True)
+class PodResourceClaim:
+    """One ``spec.resourceClaims`` entry: a claim by name, or one made from a template for the pod."""
+
+    name: str
+    resource_claim_name: str | None = None
+    resource_claim_template_name: str | None = None
 
 
 @dataclass(slots=True, frozen=True)
@@ -75,6 +85,12 @@ class PodInfo:
     # orders victims, ``spec.preemptionPolicy`` says whether the pod may preempt at all.
     start_time: float | None = None
     preemption_policy: str = "PreemptLowerPriority"
+    # ``spec.resourceClaims`` and ``status.resourceClaimStatuses`` (entry name -> claim name,
+    # None when the controller made no claim): DynamicResources reads them for bound pods too.
+    resource_claims: tuple[PodResourceClaim, ...] = ()
+    resource_claim_statuses: tuple[tuple[str, str | None], ...] = ()
+    # ``metadata.annotations``, read-only and shared (see ``objects/annotations.py``).
+    annotations: Mapping[str, str] = field(default_factory=lambda: NO_ANNOTATIONS)
 
     @property
     def key(self) -> str:
@@ -155,7 +171,40 @@ def parse_pod(raw: Mapping[str, Any], keep_raw: bool = True) -> PodInfo:
         volumes=parse_pod_volumes(spec.get("volumes"), name),
         start_time=_start_time(status.get("startTime")),
         preemption_policy=parts.preemption_policy,
+        resource_claims=_resource_claims(spec.get("resourceClaims")) if spec.get("resourceClaims") else (),
+        resource_claim_statuses=(_claim_statuses(status.get("resourceClaimStatuses"))
+                                 if status.get("resourceClaimStatuses") else ()),
+        annotations=parse_annotations(meta.get("annotations")),
     )
+
+
+def _optional_string(raw: Mapping[str, Any], key: str, path: str) -> str | None:
+    value = raw.get(key)
+    if value is not None and not isinstance(value, str):
+        raise ObjectError(path, "must be a string")
+    return value
+
+
+def _resource_claims(raw: Any) -> tuple[PodResourceClaim, ...]:
+    out = []
+    for i, entry in enumerate(as_list(raw, "spec.resourceClaims")):
+        path = f"spec.resourceClaims[{i}]"
+        if not is_map(entry) or not isinstance(entry.get("name"), str) or not entry.get("name"):
+            raise ObjectError(f"{path}.name", "is required")
+        out.append(PodResourceClaim(entry["name"], _optional_string(entry, "resourceClaimName", f"{path}.resourceClaimName"),
+                                    _optional_string(entry, "resourceClaimTemplateName",
+                                                     f"{path}.resourceClaimTemplateName")))
+    return tuple(out)
+
+
+def _claim_statuses(raw: Any) -> tuple[tuple[str, str | None], ...]:
+    out = []
+    for i, entry in enumerate(as_list(raw, "status.resourceClaimStatuses")):
+        path = f"status.resourceClaimStatuses[{i}]"
+        if not is_map(entry) or not isinstance(entry.get("name"), str):
+            raise ObjectError(f"{path}.name", "is required")
+        out.append((entry["name"], _optional_string(entry, "resourceClaimName", f"{path}.resourceClaimName")))
+    return tuple(out)
 
 
 def _labels(raw: Any) -> dict[str, str]:

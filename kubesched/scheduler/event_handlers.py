@@ -119,6 +119,8 @@ def _node_update_action(old: Node | None, new: Node) -> ActionType:
         action |= ActionType.UPDATE_NODE_TAINT
     if old.declared_features != new.declared_features:
         action |= ActionType.UPDATE_NODE_DECLARED_FEATURE
+    if old.annotations != new.annotations:
+        action |= ActionType.UPDATE_NODE_ANNOTATION
     return action
 
 

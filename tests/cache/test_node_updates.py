@@ -21,7 +21,7 @@ def _node(name: str, zone: str | None, labels: dict[str, str], taints: list[str]
     if zone is not None:
         all_labels["topology.kubernetes.io/zone"] = zone
     return parse_node({
-        "metadata": {"name": name, "labels": all_labels, "annotations": {"beat": str(heartbeat)}},
+        "metadata": {"name": name, "labels": all_labels},
         "spec": {"taints": [{"key": t, "effect": "NoSchedule"} for t in taints]},
         "status": {"allocatable": {"cpu": str(cpu), "memory": "1Gi", "pods": "10"},
                    "images": [{"names": [i], "sizeBytes": 100} for i in images],
@@ -92,6 +92,20 @@ def test_an_update_that_changes_nothing_the_scheduler_reads_touches_nothing():
     assert not changed
     assert table.node_generation == generation
     assert table.order is order
+    assert ("label", "tier") in table._derived
+
+
+def test_an_annotation_change_is_a_node_change_that_keeps_the_label_columns():
+    cache = Cache()
+    cache.add_node(_node("n1", "a", {"tier": "x"}, [], 2, ["img1"]))
+    table = cache.table
+    table.label_column("tier")
+    generation = table.node_generation
+    annotated = _node("n1", "a", {"tier": "x"}, [], 2, ["img1"])
+    annotated.annotations = {"acme.io/window": "open"}
+    assert table.update_node(0, annotated)
+    assert table.node_generation == generation + 1  # plugins' node_derived caches start afresh
+    assert table.nodes[0] is annotated
     assert ("label", "tier") in table._derived
 
 
