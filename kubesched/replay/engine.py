@@ -27,15 +27,17 @@ from typing import Callable
 import numpy as np
 
 from kubesched.clock import VirtualClock
-from kubesched.cluster.simulated import SimulatedCluster
+from kubesched.cluster.simulated import SimulatedCluster, fit_message
 from kubesched.framework import Registry
 from kubesched.framework.config import SchedulerConfig
 from kubesched.objects import Node, PodInfo
 from kubesched.plugins.gpushare import GPU_SHARE, FragmentationModel, typical_pods
 from kubesched.plugins.gpushare.share import GpuShare
+from kubesched.scheduler.attempt import Attempt
 from kubesched.scheduler.factory import new_scheduler
 
 from .arrivals import ARRIVE, fgd_arrivals, timeline_events
+from .events import PodEvent, SeriesPoint
 from .profile import SCHEDULER_NAME, replay_config, replay_registry
 from .spec import LevelPoint, ReplayResult, ReplaySpec, default_levels, plugin_name, policy_name
 from .trace import Trace, load_trace
@@ -47,15 +49,19 @@ Progress = Callable[[int, int], None]
 _PROGRESS_EVERY = 64
 
 
-def run_replay(spec: ReplaySpec, progress: Progress | None = None) -> ReplayResult:
-    """Replay ``spec``; deterministic for its seed. Raises ``TraceError`` for a bad trace."""
+def run_replay(spec: ReplaySpec, progress: Progress | None = None, record: bool = False) -> ReplayResult:
+    """Replay ``spec``; deterministic for its seed. Raises ``TraceError`` for a bad trace.
+
+    ``record``: also keep every pod's events and the cluster after each event against
+    virtual time (``ReplayResult.pod_events`` and ``series``; see ``events``)."""
     started = time.perf_counter()
     trace = load_trace(spec.nodes, spec.pods, need_times=spec.mode == "timeline")
     typical = typical_pods(p.shape for p in trace.pods)
     registry = replay_registry()
     config = replay_config(plugin_name(spec.policy), spec.seed, typical, registry)
-    world = _World(_ordered(trace.nodes, spec), config, registry, spec)
     capacity = trace.gpu_capacity_milli
+    log = _Log(capacity) if record else None
+    world = _World(_ordered(trace.nodes, spec), config, registry, spec, log)
     result = ReplayResult(spec, policy_name(spec.policy), trace.name, len(trace.nodes), capacity / 1000)
     freeze = gc.isenabled()
     if freeze:  # the cluster lives as long as the replay: keep the collector off it
@@ -71,11 +77,16 @@ def run_replay(spec: ReplaySpec, progress: Progress | None = None) -> ReplayResu
             recorder = _Recorder(world, FragmentationModel(typical), capacity, levels, result)
             _replay_timeline(trace, world, recorder, progress)
         recorder.finish()
+        if spec.mode == "timeline":  # the end state: after the trace's final departures
+            result.end = recorder.point(recorder.arrived_milli / capacity if capacity else 0.0)
     finally:
         if freeze:
             gc.unfreeze()
     result.pods_arrived, result.pods_scheduled = recorder.arrived_pods, world.scheduled
     result.pods_failed, result.attempts = world.failed, world.attempts
+    if log is not None:
+        world.observe("end")
+        result.pod_events, result.series = list(log.pods.values()), log.series
     result.seconds = time.perf_counter() - started
     return result
 
@@ -92,13 +103,76 @@ def _ordered(nodes: tuple[Node, ...], spec: ReplaySpec) -> list[Node]:
     return [dataclasses.replace(node, name=f"{rank:0{width}d}-{node.name}") for node, rank in zip(nodes, order)]
 
 
+def _trace_name(node: str, spec: ReplaySpec) -> str:
+    """The trace's name of a node ``_ordered`` renamed."""
+    return node.split("-", 1)[1] if spec.tie_break == "name" else node
+
+
+class _Log:
+    """Every pod's events and the cluster after each event, as the replay goes (``record``)."""
+
+    def __init__(self, capacity_milli: int) -> None:
+        self.capacity = capacity_milli
+        self.pods: dict[str, PodEvent] = {}  # by uid, in arrival order
+        self.series: list[SeriesPoint] = []
+        self.running = 0
+        self.pending = 0
+        self.failed = 0
+        self.arrived_milli = 0
+
+    def arrived(self, pod: PodInfo, gpu_milli: int, now: float) -> None:
+        self.pods[pod.uid] = PodEvent(pod.name, len(self.pods), now, pod.requests.requests.milli_cpu, gpu_milli)
+        self.pending += 1
+        self.arrived_milli += gpu_milli
+
+    def attempted(self, attempt: Attempt) -> None:
+        event = self.pods.get(attempt.pod.uid)
+        if event is not None:
+            event.attempts += 1
+            if attempt.result is None:
+                event.failure = fit_message(attempt.error)
+
+    def bound(self, uid: str, now: float, node: str, devices: tuple[int, ...]) -> None:
+        event = self.pods.get(uid)
+        if event is not None:
+            event.bound, event.node, event.failure = now, node, ""
+            event.gpu_devices = "|".join(str(d) for d in devices)
+            self.pending -= 1
+            self.running += 1
+
+    def left(self, uid: str, now: float, was_bound: bool, why: str) -> None:
+        event = self.pods.get(uid)
+        if event is None:
+            return
+        event.departure = now
+        if was_bound:
+            self.running -= 1
+        else:
+            self.pending -= 1
+            self.failed += 1
+            event.failure = f"{why}: {event.failure}" if event.failure else why
+
+    def still_pending(self) -> None:
+        """The trace ended: pods never bound and still waiting are failures too."""
+        for event in self.pods.values():
+            if event.bound is None and event.departure is None:
+                self.pending -= 1
+                self.failed += 1
+                event.failure = f"still pending when the trace ended: {event.failure}" if event.failure \
+                    else "still pending when the trace ended"
+
+
 class _World:
     """The scheduler, the simulated API server and the pods in the cluster."""
 
-    def __init__(self, nodes: list[Node], config: SchedulerConfig, registry: Registry, spec: ReplaySpec) -> None:
+    def __init__(self, nodes: list[Node], config: SchedulerConfig, registry: Registry, spec: ReplaySpec,
+                 log: _Log | None = None) -> None:
         self.clock = VirtualClock()
         self.cluster = SimulatedCluster(self.clock)
-        self.scheduler = new_scheduler(config, self.cluster, self.clock, registry, tie_break=spec.tie_break, seed=spec.seed)
+        self.spec = spec
+        self.log = log
+        self.scheduler = new_scheduler(config, self.cluster, self.clock, registry, tie_break=spec.tie_break, seed=spec.seed,
+                                       on_attempt=log.attempted if log is not None else None)
         for node in nodes:
             self.scheduler.on_node_add(node)
         plugin = self.scheduler.profiles[SCHEDULER_NAME].plugin(GPU_SHARE)
@@ -111,13 +185,17 @@ class _World:
         self.failed = 0  # pods dropped (fgd) or gone before they were ever bound (timeline)
         self.attempts = 0
 
-    def add(self, pod: PodInfo) -> None:
+    def add(self, pod: PodInfo, gpu_milli: int = 0) -> None:
         self.pending[pod.uid] = pod
+        if self.log is not None:
+            self.log.arrived(pod, gpu_milli, self.clock.now())
         self.scheduler.on_pod_add(pod)
 
-    def drain(self) -> None:
-        """Schedule every pod that is ready, delivering each binding as the informer would."""
+    def drain(self) -> bool:
+        """Schedule every pod that is ready, delivering each binding as the informer would;
+        whether any pod was bound."""
         scheduler = self.scheduler
+        any_bound = False
         while scheduler.queue.has_ready():
             scheduler.schedule_one()
             self.attempts += 1
@@ -125,17 +203,44 @@ class _World:
                 self.pending.pop(bound.uid, None)
                 self.bound[bound.uid] = bound
                 self.scheduled += 1
+                any_bound = True
+                if self.log is not None:
+                    placement = self.gpu.devices.placements.get(bound.uid)
+                    self.log.bound(bound.uid, self.clock.now(), _trace_name(bound.node_name, self.spec),
+                                   placement.devices if placement is not None else ())
                 scheduler.on_pod_update(None, bound)
+        return any_bound
 
-    def remove(self, uid: str) -> None:
-        """The pod leaves: deleted from the cluster if bound, from the queue if pending."""
+    def remove(self, uid: str, why: str = "") -> None:
+        """The pod leaves: deleted from the cluster if bound, from the queue if pending
+        (``why``: the failure the event log gives a pod that never ran)."""
         pod = self.bound.pop(uid, None)
+        was_bound = pod is not None
         if pod is None:
             pod = self.pending.pop(uid, None)
             if pod is None:
                 return
             self.failed += 1
+        if self.log is not None:
+            self.log.left(uid, self.clock.now(), was_bound, why)
         self.scheduler.on_pod_delete(pod)
+
+    def observe(self, event: str) -> None:
+        """A point of the recorded series: the cluster now (nothing without ``record``)."""
+        log = self.log
+        if log is None:
+            return
+        table = self.scheduler.cache.table
+        rows = np.asarray(table.order, dtype=np.int64)
+        cpu_total = int(table.alloc_cpu[rows].sum())
+        allocated = self.gpu.devices.allocated_milli()
+        log.series.append(SeriesPoint(
+            time=self.clock.now(), event=event, pods_arrived=len(log.pods), pods_running=log.running,
+            pods_pending=log.pending, pods_failed=log.failed, allocated_gpus=allocated / 1000,
+            gpu_allocation_ratio=allocated / log.capacity if log.capacity else 0.0,
+            cpu_allocation_ratio=int(table.req_cpu[rows].sum()) / cpu_total if cpu_total else 0.0,
+            arrived_gpu_ratio=log.arrived_milli / log.capacity if log.capacity else 0.0,
+        ))
 
     def settle(self, until: float) -> None:
         """Retry backing-off pods as their backoff ends, up to virtual time ``until``."""
@@ -146,7 +251,8 @@ class _World:
                 return
             self.clock.advance_to(wake)
             queue.run_due_flushes()
-            self.drain()
+            if self.drain():
+                self.observe("retry")
 
 
 class _Recorder:
@@ -179,6 +285,10 @@ class _Recorder:
         self.next = len(self.levels)
 
     def record(self, level: float) -> None:
+        self.result.points.append(self.point(level))
+
+    def point(self, level: float) -> LevelPoint:
+        """The cluster now, as the point of ``level``."""
         world = self.world
         table = world.scheduler.cache.table
         devices = world.gpu.devices
@@ -189,7 +299,7 @@ class _Recorder:
         fragmentation = float(self.model.fragmentation(stats, left, self.model.access(table)[rows]).sum())
         idle = int(stats.total.sum())
         allocated = self.capacity - idle
-        self.result.points.append(LevelPoint(
+        return LevelPoint(
             level=level,
             arrived=self.arrived_milli / self.capacity if self.capacity else 0.0,
             allocation_ratio=allocated / self.capacity if self.capacity else 0.0,
@@ -200,7 +310,7 @@ class _Recorder:
             pods_arrived=self.arrived_pods,
             pods_scheduled=world.scheduled,
             pods_failed=world.failed,
-        ))
+        )
 
 
 def _replay_fgd(trace: Trace, spec: ReplaySpec, world: _World, recorder: _Recorder, progress: Progress | None) -> None:
@@ -208,10 +318,11 @@ def _replay_fgd(trace: Trace, spec: ReplaySpec, world: _World, recorder: _Record
     total = len(arrivals)
     for done, arrival in enumerate(arrivals, start=1):
         pod = arrival.pod.info.copy_with(name=arrival.name, uid=arrival.name)
-        world.add(pod)
+        world.add(pod, arrival.pod.gpu_milli)
         world.drain()
         if pod.uid in world.pending:  # did not fit: dropped, never retried
-            world.remove(pod.uid)
+            world.remove(pod.uid, "dropped: did not fit when it arrived")
+        world.observe("arrival")
         recorder.arrived(arrival.pod.gpu_milli)
         if progress is not None and (done % _PROGRESS_EVERY == 0 or done == total):
             progress(done, total)
@@ -226,10 +337,11 @@ def _replay_timeline(trace: Trace, world: _World, recorder: _Recorder, progress:
         world.scheduler.queue.flush_backoff_completed()
         pod = trace.pods[index]
         if kind == ARRIVE:
-            world.add(pod.info)
+            world.add(pod.info, pod.gpu_milli)
         else:
-            world.remove(pod.info.uid)
+            world.remove(pod.info.uid, "left before it was scheduled")
         world.drain()
+        world.observe("arrival" if kind == ARRIVE else "departure")
         following = events[i + 1][0] if i + 1 < len(events) else float("inf")
         world.settle(until=following)
         if kind == ARRIVE:
@@ -238,3 +350,5 @@ def _replay_timeline(trace: Trace, world: _World, recorder: _Recorder, progress:
             if progress is not None and (done % _PROGRESS_EVERY == 0 or done == total):
                 progress(done, total)
     world.failed += len(world.pending)  # still waiting when the trace ended
+    if world.log is not None:
+        world.log.still_pending()

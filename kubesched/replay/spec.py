@@ -12,6 +12,7 @@ from typing import Literal
 from kubesched.plugins.gpushare import POLICIES
 
 from .errors import ReplayError
+from .events import PodEvent, SeriesPoint
 
 __all__ = ["DEFAULT_ARRIVAL", "DEFAULT_SEED", "LevelPoint", "Mode", "ReplayResult", "ReplaySpec", "default_levels",
            "TieBreak", "policy_name", "plugin_name"]
@@ -93,11 +94,15 @@ class ReplayResult:
     pods_failed: int = 0
     attempts: int = 0
     seconds: float = 0.0  # wall-clock time of the replay
+    end: LevelPoint | None = None  # timeline mode: the cluster after the trace's final departures
+    pod_events: list[PodEvent] = field(default_factory=list)  # recorded on request (run_replay(record=True))
+    series: list[SeriesPoint] = field(default_factory=list)  # likewise: the cluster against virtual time
 
     @property
     def final(self) -> LevelPoint:
-        """The last point: the end of the replay."""
-        return self.points[-1]
+        """The end of the replay: after the trace's final departures in the timeline mode
+        (``end``), the last level point in the fgd mode (where pods never leave)."""
+        return self.end if self.end is not None else self.points[-1]
 
     def at(self, level: float) -> LevelPoint | None:
         """The point recorded for ``level`` (None if the replay never reached it)."""

@@ -79,7 +79,14 @@ def test_in_the_timeline_a_pod_gone_before_it_fits_counts_as_failed(tmp_path: Pa
     nodes, pods = _timeline(tmp_path, "a,1000,1024,1,1000,0,100\nb,1000,1024,1,1000,10,50\nc,1000,1024,1,400,200,300\n")
     result = run_replay(ReplaySpec(nodes, pods, "FGD", mode="timeline"))
     assert (result.pods_scheduled, result.pods_failed) == (2, 1)
-    assert result.final.allocation_ratio == 0.4
+    assert result.points[-1].allocation_ratio == 0.4  # when c, the last pod, arrived
+
+
+def test_the_timeline_modes_end_state_is_after_the_traces_final_departures(tmp_path: Path) -> None:
+    nodes, pods = _timeline(tmp_path, "a,1000,1024,1,1000,0,100\nb,1000,1024,1,1000,10,50\nc,1000,1024,1,400,200,300\n")
+    result = run_replay(ReplaySpec(nodes, pods, "FGD", mode="timeline"))
+    assert result.end is not None and result.final is result.end
+    assert (result.final.allocation_ratio, result.final.pods_failed) == (0.0, 1)  # c left at 300
 
 
 def _rfc3339(seconds: float) -> str:

@@ -14,11 +14,22 @@ from .summary import summarize
 __all__ = ["json_document", "write_json"]
 
 
+RECORDED = ("pod_events", "series")
+"""Fields of a recorded replay left out of the JSON: ``--output`` writes them as tables (CSV, Parquet)."""
+
+
 def json_document(results: Sequence[ReplayResult]) -> dict[str, object]:
     return {
-        "replays": [dataclasses.asdict(r) for r in results],
+        "replays": [_without_recording(dataclasses.asdict(dataclasses.replace(r, pod_events=[], series=[])))
+                    for r in results],
         "curves": [dataclasses.asdict(c) for c in summarize(results)],
     }
+
+
+def _without_recording(document: dict[str, object]) -> dict[str, object]:
+    for key in RECORDED:
+        document.pop(key, None)
+    return document
 
 
 def write_json(results: Sequence[ReplayResult], path: str | Path) -> Path:

@@ -10,7 +10,7 @@ from kubesched.plugins.gpushare import POLICIES
 
 from ..spec import LevelPoint, ReplayResult
 
-__all__ = ["PAPER_FINAL", "PolicyCurve", "summarize"]
+__all__ = ["PAPER_FINAL", "EndState", "PolicyCurve", "summarize"]
 
 PAPER_FINAL: dict[str, float] = {
     "FGD": 0.954,
@@ -21,6 +21,19 @@ PAPER_FINAL: dict[str, float] = {
     "Random": 0.875,
 }
 """The FGD paper's GPU allocation ratio at the end of the 130% arrival (default trace)."""
+
+
+@dataclass(frozen=True, slots=True)
+class EndState:
+    """The timeline mode's end of a replay, after the trace's final departures, averaged over seeds."""
+
+    arrived: float
+    allocation: float
+    allocation_std: float
+    unallocated_gpus: float
+    fragmentation_gpus: float
+    fragmentation_ratio: float
+    pods_failed: float
 
 
 @dataclass(slots=True)
@@ -44,6 +57,7 @@ class PolicyCurve:
     pods_failed: list[float]
     seconds: float  # mean wall-clock time of one replay
     nodes: int = 0  # the cluster's nodes (the paper's figures are for its 1,213, not for a sample)
+    end: EndState | None = None  # timeline mode: after the final departures (the curve ends at the last arrival)
 
     def at(self, level: float) -> int | None:
         """The index of ``level`` in ``levels`` (None if not recorded)."""
@@ -103,6 +117,21 @@ def _curve(label: str, key: _Key, results: Sequence[ReplayResult]) -> PolicyCurv
         pods_failed=[fmean(p.pods_failed for p in points) for points in per_level],
         seconds=fmean(r.seconds for r in results),
         nodes=max(r.nodes for r in results),
+        end=_end([r.end for r in results if r.end is not None]) if all(r.end is not None for r in results) else None,
+    )
+
+
+def _end(ends: Sequence[LevelPoint]) -> EndState | None:
+    if not ends:
+        return None
+    return EndState(
+        arrived=fmean(p.arrived for p in ends),
+        allocation=fmean(p.allocation_ratio for p in ends),
+        allocation_std=pstdev(p.allocation_ratio for p in ends),
+        unallocated_gpus=fmean(p.unallocated_gpus for p in ends),
+        fragmentation_gpus=fmean(p.fragmentation_gpus for p in ends),
+        fragmentation_ratio=fmean(p.fragmentation_ratio for p in ends),
+        pods_failed=fmean(p.pods_failed for p in ends),
     )
 
 

@@ -52,6 +52,12 @@ def final_rows(curves: Sequence[PolicyCurve]) -> list[FinalRow]:
         paper = PAPER_FINAL.get(curve.policy) if (
             curve.trace == PAPER_TRACE and curve.nodes == PAPER_NODES and curve.mode == "fgd" and abs(curve.arrival - 1.3) < 1e-9
             and curve.tie_break == "name") else None
+        end = curve.end
+        if end is not None:  # the timeline mode: after the trace's final departures
+            rows.append(FinalRow(curve.label, len(curve.seeds), end.arrived, end.allocation, end.allocation_std,
+                                 end.unallocated_gpus, end.fragmentation_gpus, end.fragmentation_ratio,
+                                 end.pods_failed, curve.seconds, paper))
+            continue
         rows.append(FinalRow(curve.label, len(curve.seeds), curve.levels[-1], curve.allocation[-1],
                              curve.allocation_std[-1], curve.unallocated_gpus[-1], curve.fragmentation_gpus[-1],
                              curve.fragmentation_ratio[-1], curve.pods_failed[-1], curve.seconds, paper))
