@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import random
 import sys
+import tempfile
+from typing import Any
 
 import click
 import orjson
@@ -17,8 +19,9 @@ from rich.console import Console
 from rich.table import Table
 
 from ..planning import CapacityResult, CapacitySpec, PlanningError, SpecCapacity, run_capacity, to_document
-from ..planning.inputs import DEFAULT_CONFIG
+from ..planning.inputs import DEFAULT_CONFIG, load_config_file, load_registry
 from .common import fail, plugin_option
+from .snapshot_source import SourceOptions, check_source, cluster_options, cluster_snapshot_file
 from .progress import PhaseProgress
 from .report import format_bytes, format_cpu
 
@@ -29,8 +32,7 @@ NAMES_SHOWN = 8  # node names listed per reason
 
 
 @click.command()
-@click.argument("snapshot", type=click.Path(allow_dash=True))
-@click.argument("pod_files", nargs=-1, required=True, metavar="POD.yaml [POD2.yaml ...]")
+@click.argument("snapshot_and_pods", nargs=-1, required=True, metavar="[SNAPSHOT] POD.yaml [POD2.yaml ...]")
 @click.option("--config", "config_file", default=DEFAULT_CONFIG, show_default=True, metavar="FILE",
               help="A KubeSchedulerConfiguration (v1) file, or 'default'.")
 @click.option("--max-replicas", type=click.IntRange(min=0), default=None, metavar="N",
@@ -41,21 +43,36 @@ NAMES_SHOWN = 8  # node names listed per reason
               help="Among equally scored nodes: upstream's uniform random pick, or the smallest name.")
 @click.option("--seed", type=int, default=None, help="Seed for the random tie-break (default: a random one, printed).")
 @click.option("--all-nodes", is_flag=True, help="List every node in the distribution, and every node name per reason.")
+@cluster_options
 @plugin_option
-def capacity(snapshot: str, pod_files: tuple[str, ...], config_file: str, max_replicas: int | None,
-             output_format: str, tie_break: str, seed: int | None, all_nodes: bool, plugins: tuple[str, ...]) -> None:
+def capacity(snapshot_and_pods: tuple[str, ...], config_file: str, max_replicas: int | None, output_format: str,
+             tie_break: str, seed: int | None, all_nodes: bool, plugins: tuple[str, ...], **cluster: Any) -> None:
     """How many more replicas of each pod spec fit in SNAPSHOT, placed as the scheduler places them.
 
     Each POD.yaml holds a Pod, or a Deployment, StatefulSet, ReplicaSet,
     ReplicationController, Job or CronJob whose pod template is used. Replicas are
     created one at a time (round-robin over several specs) after the snapshot's own
-    pending pods are scheduled, until one does not fit.
+    pending pods are scheduled, until one does not fit. With --kubeconfig, SNAPSHOT is
+    taken from the cluster and not given.
     """
+    options = SourceOptions.pop(cluster)
+    snapshot, pod_files = (None, snapshot_and_pods) if options.kubeconfig else (snapshot_and_pods[0], snapshot_and_pods[1:])
+    if not pod_files:
+        fail(["give one or more POD.yaml after SNAPSHOT"])
+    check_source(snapshot, options)
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)  # printed, so the run can be repeated
-    spec = CapacitySpec(snapshot, pod_files, config_file, max_replicas, seed, tie_break, plugins)
     err_console = Console(stderr=True)
     progress = PhaseProgress(sys.stderr, err_console.is_terminal)
+    scratch = tempfile.TemporaryDirectory(prefix="kubesched-")
+    if snapshot is None:
+        try:
+            registry = load_registry(plugins)
+            configs = [load_config_file(config_file, registry)]
+        except PlanningError as err:
+            fail(err.lines)
+        snapshot = cluster_snapshot_file(options, configs, registry, progress, scratch)
+    spec = CapacitySpec(snapshot, pod_files, config_file, max_replicas, seed, tie_break, plugins)
     progress.start("placing replicas", unit="replicas placed")
     try:
         result = run_capacity(spec, progress=progress.update)

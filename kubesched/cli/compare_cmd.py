@@ -11,8 +11,10 @@ import importlib
 import importlib.util
 import random
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 import orjson
@@ -21,8 +23,11 @@ from rich.table import Table
 
 from ..planning import CompareResult, CompareSpec, PlanningError, run_compare, to_document
 from ..planning.summary import summary_rows
+from ..planning.inputs import load_config_file, load_registry
 from .common import check_writable, fail, plugin_option
 from .progress import PhaseProgress
+from .snapshot_source import SourceOptions, check_source, cluster_options
+from .snapshot_source import cluster_snapshot_file
 
 __all__ = ["compare"]
 
@@ -32,7 +37,7 @@ REASONS_SHOWN = 3  # unschedulable reasons per configuration in the terminal
 
 
 @click.command()
-@click.argument("snapshot", type=click.Path(allow_dash=True))
+@click.argument("snapshot", type=click.Path(allow_dash=True), required=False)
 @click.option("--config", "configs", multiple=True, required=True, metavar="FILE",
               help="A KubeSchedulerConfiguration (v1) file, or 'default'; give two or more. The first is the baseline.")
 @click.option("--report", "report_file", type=click.Path(dir_okay=False), metavar="FILE.html",
@@ -45,13 +50,16 @@ REASONS_SHOWN = 3  # unschedulable reasons per configuration in the terminal
               help="Among equally scored nodes: upstream's uniform random pick, or the smallest name.")
 @click.option("--seed", type=int, default=None,
               help="Seed for the random tie-break, the same for every configuration (default: a random one, printed).")
+@cluster_options
 @plugin_option
-def compare(snapshot: str, configs: tuple[str, ...], report_file: str | None, json_file: str | None, pods_shown: int,
-            tie_break: str, seed: int | None, plugins: tuple[str, ...]) -> None:
+def compare(snapshot: str | None, configs: tuple[str, ...], report_file: str | None, json_file: str | None,
+            pods_shown: int, tie_break: str, seed: int | None, plugins: tuple[str, ...], **cluster: Any) -> None:
     """Schedule the pending pods of SNAPSHOT under each --config and compare: pods placed
     elsewhere or not at all, utilisation and fragmentation per configuration."""
     if len(configs) < 2:
         fail(["give two or more --config (a file, or 'default' for the default configuration)"])
+    options = SourceOptions.pop(cluster)
+    check_source(snapshot, options)
     writer = _report_writer() if report_file else None
     for path in (report_file, json_file):
         if path and path != "-":
@@ -59,6 +67,14 @@ def compare(snapshot: str, configs: tuple[str, ...], report_file: str | None, js
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)  # printed, so the run can be repeated
     progress = PhaseProgress(sys.stderr, Console(stderr=True).is_terminal)
+    scratch = tempfile.TemporaryDirectory(prefix="kubesched-")
+    if snapshot is None:  # --kubeconfig: every kind any of the configurations reads
+        try:
+            registry = load_registry(plugins)
+            loaded = [load_config_file(path, registry) for path in configs]
+        except PlanningError as err:
+            fail(err.lines)
+        snapshot = cluster_snapshot_file(options, loaded, registry, progress, scratch)
     try:
         result = run_compare(CompareSpec(snapshot, configs, seed, tie_break, plugins),
                              progress=lambda label: progress.start(f"scheduling under {label}"))

@@ -9,6 +9,9 @@ from .decisions import Decision
 
 __all__ = ["explanation_lines"]
 
+# Fields other parts add to an attempt that answer "why pending" (the report page shows them all).
+TERMINAL_EXTRAS = ("permit", "binding", "devices", "allocated_devices")
+
 
 def _preemption(decision: Decision) -> str:
     p = decision.preemption
@@ -47,5 +50,6 @@ def explanation_lines(decisions: list[Decision], outcomes_node: dict[str, str | 
             lines.append(f"  {group.count} node(s): {plugin}: {'; '.join(group.reasons) or group.code}{examples}")
         lines.append(f"  {_preemption(d)}")
         for name, value in d.extra.items():
-            lines.append(f"  {name}: {value}")
+            if name in TERMINAL_EXTRAS:
+                lines.append(f"  {name}: {value}")
     return lines

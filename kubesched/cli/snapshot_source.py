@@ -10,6 +10,7 @@ starts as fast as before.
 from __future__ import annotations
 
 import importlib
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,7 +27,8 @@ from .common import check_writable, fail
 from .label_query import LabelQueryError, parse_label_query
 from .progress import PhaseProgress
 
-__all__ = ["SourceOptions", "SnapshotSource", "source_options", "read_source", "check_source"]
+__all__ = ["SourceOptions", "SnapshotSource", "source_options", "cluster_options", "read_source", "check_source",
+           "cluster_snapshot_file"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -43,9 +45,10 @@ class SourceOptions:
 
     @classmethod
     def pop(cls, kwargs: dict[str, Any]) -> "SourceOptions":
-        """The options ``source_options`` added, taken out of a command's keyword arguments."""
-        return cls(kwargs.pop("kubeconfig"), kwargs.pop("context"), kwargs.pop("save_file"), kwargs.pop("drain"),
-                   kwargs.pop("drain_selector"), kwargs.pop("add_files"), kwargs.pop("remove"))
+        """The options ``source_options`` (or ``cluster_options``) added, taken out of a command's
+        keyword arguments."""
+        return cls(kwargs.pop("kubeconfig"), kwargs.pop("context"), kwargs.pop("save_file"), kwargs.pop("drain", ()),
+                   kwargs.pop("drain_selector", None), kwargs.pop("add_files", ()), kwargs.pop("remove", ()))
 
 
 @dataclass(slots=True)
@@ -57,9 +60,25 @@ class SnapshotSource:
     seconds: float = 0.0  # reading (and listing) time
 
 
+_CLUSTER_OPTIONS = 3  # the first three of ``source_options``
+
+
+def cluster_options(command: F) -> F:
+    """``--kubeconfig``, ``--context`` and ``--save`` (``capacity`` and ``compare``)."""
+    for option in reversed(_options()[:_CLUSTER_OPTIONS]):
+        command = option(command)
+    return command
+
+
 def source_options(command: F) -> F:
     """``--kubeconfig``, ``--context``, ``--save`` and the what-if edits."""
-    options = [
+    for option in reversed(_options()):
+        command = option(command)
+    return command
+
+
+def _options() -> list[Callable[[F], F]]:
+    return [
         click.option("--kubeconfig", metavar="FILE", help="Take the snapshot from this cluster (read-only: get and "
                      "list; see deploy/snapshot-reader) instead of a file."),
         click.option("--context", metavar="NAME", help="The kubeconfig context (default: its current one)."),
@@ -75,9 +94,6 @@ def source_options(command: F) -> F:
                      help="Remove an object (KIND/NAMESPACE/NAME when namespaced); a node's pods pending again; "
                           "repeatable."),
     ]
-    for option in reversed(options):
-        command = option(command)
-    return command
 
 
 def check_source(snapshot: str | None, options: SourceOptions) -> None:
@@ -180,5 +196,41 @@ def _from_cluster(options: SourceOptions, config: SchedulerConfig, registry: Reg
     return name, snap, counts
 
 
-def saved_note(options: SourceOptions) -> str | None:
-    return f"snapshot saved to {options.save}" if options.save and Path(options.save).exists() else None
+def cluster_snapshot_file(options: SourceOptions, configs: list[SchedulerConfig], registry: Registry,
+                          progress: PhaseProgress, scratch: tempfile.TemporaryDirectory[str]) -> str:
+    """For ``capacity`` and ``compare``, which read a snapshot file (a run can be shipped to
+    another process): the cluster's snapshot written to ``--save`` or into ``scratch``, with
+    every kind any of ``configs`` reads. Problems exit 2, one line each."""
+    live: Any = importlib.import_module("kubesched.cluster.live_snapshot")
+    connection: Any = importlib.import_module("kubesched.cluster.kube.connection")
+    try:
+        conn = connection.load_connection(options.kubeconfig, context=options.context, qps=200.0, burst=400)
+    except connection.ConfigurationError as err:
+        fail([str(err)])
+    kinds: list[Any] = []
+    for config in configs:
+        kinds += [k for k in live.listed_kinds(config, registry) if k not in kinds]
+    kinds.sort(key=lambda k: k.kind == "Pod")  # pods last, as the live mode lists them
+    path = options.save or str(Path(scratch.name) / "cluster.json")
+    listing = {"kind": ""}
+
+    def report(plural: str, count: int) -> None:
+        if plural != listing["kind"]:
+            listing["kind"] = plural
+            progress.start(f"listing {plural} from {conn.server}", unit=plural)
+        progress.update(count)
+
+    try:
+        with open(path, "wb") as save:
+            live.take_snapshot(conn, kinds, f"cluster {options.context or conn.server}",
+                               plugin_kinds=frozenset(kind for _, kind in registry.object_kinds()),
+                               save=save, progress=report)
+    except SnapshotError as err:
+        progress.finish()
+        fail([str(p) for p in err.problems])
+    except OSError as err:
+        progress.finish()
+        fail([f"{path}: {err.strerror or err}"])
+    progress.finish()
+    return path
+
