@@ -118,8 +118,13 @@ def signature_digest(signature: PodSignature | None) -> str:
 
 
 def host_ports_signer(pod: PodInfo) -> SignValue:
-    """The distinct host ports of every container, sorted (upstream signs the port numbers only)."""
-    return tuple(sorted({hp.port for hp in pod.host_ports if hp.port}))
+    """The distinct host ports of every container (IP, protocol, port), sorted.
+
+    Upstream signs the port numbers only, so pods asking for 8080/TCP and 8080/UDP share a
+    signature there though NodePorts answers them differently; kubesched signs what
+    NodePorts reads.
+    """
+    return tuple(sorted({(hp.ip, hp.protocol, hp.port) for hp in pod.host_ports if hp.port}))
 
 
 def tolerations_signer(pod: PodInfo) -> SignValue:
@@ -156,10 +161,18 @@ def labels_signer(pod: PodInfo) -> SignValue:
 
 
 def resources_signer(pod: PodInfo) -> SignValue:
-    """The pod's requests (containers, init containers and overhead, as Fit computes them)."""
-    res = pod.requests.requests
+    """The pod's requests (containers, init containers and overhead, as Fit computes them),
+    and the non-zero cpu and memory scoring counts for it.
+
+    Upstream signs the requests only, so a pod asking explicitly for 0 cpu and one not
+    asking share a signature there although scoring counts 100m for the second; kubesched
+    signs what its scores read (``kubesched.testing`` checks that a signature covers it).
+    """
+    req = pod.requests
+    res = req.requests
     return (res.milli_cpu, res.memory, res.ephemeral_storage, res.allowed_pod_number,
-            tuple(sorted(res.scalar.items())))
+            tuple(sorted(res.scalar.items())), req.non_zero_milli_cpu, req.non_zero_memory,
+            req.scoring.milli_cpu, req.scoring.memory)
 
 
 def volumes_signer(pod: PodInfo) -> SignValue:

@@ -21,6 +21,9 @@ The checks, each usable on its own:
   equal statuses on every node; with both forms of Score, equal raw scores.
 * ``assert_scores_in_range``: scores are within 0..100 after NormalizeScore.
 * ``assert_unreserve_idempotent``: Unreserve never fails, called twice or without Reserve.
+* ``assert_signature_covers_reads``: a plugin with ``sign_pod`` answers alike for two pods
+  it signs alike (one field of a pod swapped for another pod's), so OpportunisticBatching
+  never reuses a result that does not hold.
 * ``assert_plugin_contract``: all that apply.
 
 They raise ``ContractError`` (an ``AssertionError``) naming the plugin, pod, node and the
@@ -42,6 +45,7 @@ from .contract import assert_plugin_contract
 from .declarations import assert_declarations
 from .forms import assert_forms_agree
 from .scores import assert_scores_in_range
+from .signatures import assert_signature_covers_reads
 from .unreserve import assert_unreserve_idempotent
 
 __all__ = [
@@ -55,6 +59,7 @@ __all__ = [
     "assert_forms_agree",
     "assert_plugin_contract",
     "assert_scores_in_range",
+    "assert_signature_covers_reads",
     "assert_unreserve_idempotent",
     "random_cluster",
     "random_clusters",

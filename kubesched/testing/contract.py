@@ -14,11 +14,13 @@ from typing import Iterable, Sequence, TypeVar
 
 from ..framework.interfaces import BatchFilterPlugin, BatchScorePlugin, FilterPlugin, ReservePlugin, ScorePlugin
 from ..framework.registry import PluginSpec
+from ..framework.signing import SignPlugin
 from ._support import ContractReport, build, clusters_or_default, decode
 from .clusters import RandomCluster
 from .declarations import assert_declarations
 from .forms import assert_forms_agree
 from .scores import assert_scores_in_range
+from .signatures import assert_signature_covers_reads
 from .unreserve import assert_unreserve_idempotent
 
 __all__ = ["assert_plugin_contract"]
@@ -37,7 +39,8 @@ def assert_plugin_contract(
 ) -> ContractReport:
     """Every check that applies to the plugin: declarations (always), both forms agreeing
     (when it has both forms of Filter or Score), scores in range (when it scores),
-    Unreserve idempotent (when it reserves). Returns what was compared."""
+    Unreserve idempotent (when it reserves), its signature covering what it reads (when it
+    signs pods). Returns what was compared."""
     found = clusters_or_default(clusters)
     report = assert_declarations(spec, args, points, found)
     probe = build(spec, decode(spec, args), found[0])
@@ -50,4 +53,16 @@ def assert_plugin_contract(
         report.merge(assert_scores_in_range(spec, args, found))
     if isinstance(probe, ReservePlugin):
         report.merge(assert_unreserve_idempotent(spec, args, found))
+    if isinstance(probe, SignPlugin) and _signs_some_pod(probe, found):
+        report.merge(assert_signature_covers_reads(spec, args, found))
     return report
+
+
+def _signs_some_pod(plugin: SignPlugin, clusters: Sequence[RandomCluster]) -> bool:
+    """Whether the plugin signs any pod at all (PodTopologySpread with default constraints signs none)."""
+    for cluster in clusters:
+        for pod in cluster.pods:
+            _, status = plugin.sign_pod(pod)
+            if status is None or status.is_success():
+                return True
+    return False

@@ -23,10 +23,12 @@ from kubesched.framework import (
     QueuedPodInfo,
     QueueingHint,
     RowArray,
+    SignFragment,
     SnapshotView,
     StateKey,
     Status,
 )
+from kubesched.framework.signing import LABELS_SIGNER, labels_signer
 from kubesched.objects import NodeInfo, PodInfo
 from kubesched.testing import (
     ContractError,
@@ -34,6 +36,7 @@ from kubesched.testing import (
     assert_forms_agree,
     assert_plugin_contract,
     assert_scores_in_range,
+    assert_signature_covers_reads,
     assert_unreserve_idempotent,
     random_clusters,
 )
@@ -333,3 +336,28 @@ class ForgetsOnlyOnce(ForgetsTwice):
 def test_unreserve_failing_only_on_the_second_call_fails() -> None:
     with pytest.raises(ContractError, match="unreserve raised when called without reserve, again .*unreserved twice"):
         assert_unreserve_idempotent(spec_of(ForgetsOnlyOnce), None, CLUSTERS)
+
+
+# -- (v) a signature covers what the plugin reads ----------------------------------------------
+class SignsNothing(NodePool):  # type: ignore[misc,valid-type]
+    """Filters on the pod's pool label, yet signs every pod alike."""
+
+    def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
+        return [], None
+
+
+class SignsItsLabels(NodePool):  # type: ignore[misc,valid-type]
+    def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
+        return [SignFragment(LABELS_SIGNER, labels_signer(pod))], None
+
+
+def test_a_signature_missing_a_field_the_plugin_reads_fails() -> None:
+    with pytest.raises(ContractError, match="reads labels and its sign_pod does not cover it"):
+        assert_signature_covers_reads(spec_of(SignsNothing, "NodePool"), None, CLUSTERS)
+
+
+def test_a_signature_covering_what_the_plugin_reads_passes() -> None:
+    report = assert_signature_covers_reads(spec_of(SignsItsLabels, "NodePool"), None, CLUSTERS)
+    assert report.filter_rows_compared > 0
+    assert "signature covers what the plugin reads" in assert_plugin_contract(
+        spec_of(SignsItsLabels, "NodePool"), None, ["filter"], CLUSTERS).checks

@@ -33,6 +33,7 @@ ARGS: list[tuple[str, object]] = [
     }}),
     ("NodeResourcesFit", {"ignoredResourceGroups": ["example.com"]}),
     ("NodeResourcesFit", {"scoringStrategy": {"type": "MostAllocated"}}),
+    ("PodTopologySpread", {"defaultingType": "List"}),  # signs the pods without constraints
 ]
 
 
