@@ -13,7 +13,7 @@ import orjson
 from rich.console import Console
 
 from ..cluster.simulated import Simulation
-from ..framework.config import ConfigError
+from ..framework.config import ConfigError, needs_raw_objects
 from .common import feature_gates_option, check_writable, fail, load_config, plugin_option, registry
 from .decisions import DecisionLog, fan_out
 from .explain_stream import ExplainFilter, ExplainStream
@@ -76,7 +76,7 @@ def simulate(snapshot: str | None, config_file: str | None, explain_file: str | 
     err_console = Console(stderr=True)
     progress = PhaseProgress(sys.stderr, err_console.is_terminal, enabled=not quiet)
     read = read_source(snapshot, source_options_given, config, reg, progress,
-                       keep_node_raw=bool(config.extenders))  # extenders are sent whole nodes
+                       keep_node_raw=needs_raw_objects(config, reg))  # extenders and needs_raw plugins read whole nodes
     snap, source = read.snapshot, read.name
     if tie_break == "random" and seed is None:
         seed = random.SystemRandom().randrange(2**31)  # printed, so the run can be repeated

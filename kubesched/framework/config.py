@@ -55,6 +55,7 @@ __all__ = [
     "Profile",
     "SchedulerConfig",
     "parse_config",
+    "needs_raw_objects",
     "default_config",
     "load_config",
     "validate_config",
@@ -63,6 +64,20 @@ __all__ = [
     "merge_plugin_set",
     "merge_plugins",
 ]
+
+
+def needs_raw_objects(config: SchedulerConfig, registry: Registry) -> bool:
+    """Whether a profile enables a plugin whose spec says ``needs_raw`` (or the config has
+    HTTP extenders, which are sent whole nodes): then nodes keep their documents."""
+    if config.extenders:
+        return True
+    for profile in config.profiles:
+        for plugin_set in profile.plugins.values():
+            for ref in plugin_set.enabled:
+                spec = registry.get(ref.name)
+                if spec is not None and spec.needs_raw:
+                    return True
+    return False
 
 
 def _plugin_existence(raw: V1Config, registry: Registry, upstream_only: frozenset[str],

@@ -38,6 +38,10 @@ class PluginSpec(Generic[A]):
     With neither, the plugin takes no args and its factory gets None.
     ``object_kinds``: ``(apiVersion, kind)`` of objects the plugin reads through
     ``Handle.object_store``, so a snapshot holding them loads.
+    ``needs_raw``: the plugin reads whole documents (``Node.raw``, ``PodInfo.raw``), not
+    only the parsed records: when a profile enables it, every node keeps its document
+    (otherwise only HTTP extenders make nodes keep theirs), as pods being scheduled
+    always do.
     """
 
     name: str
@@ -45,6 +49,7 @@ class PluginSpec(Generic[A]):
     args_type: type[A] | None = None
     parse_args: Callable[[object], A] | None = None
     object_kinds: tuple[tuple[str, str], ...] = ()
+    needs_raw: bool = False
 
     @property
     def takes_args(self) -> bool:

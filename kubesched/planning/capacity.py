@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 
 from ..cluster.simulated import PodOutcome
 from ..cluster.snapshot import ClusterSnapshot, SELECTOR_KINDS
+from ..framework.config import needs_raw_objects
 from ..objects.pod import PodInfo
 from ..scheduler.fit_error import FitError
 from ..scheduler.scheduler import Attempt
@@ -126,7 +127,7 @@ def run_capacity(spec: CapacitySpec, progress: Callable[[int], None] | None = No
     registry = load_registry(spec.plugins)
     config = load_config_file(spec.config, registry)
     templates = read_templates(spec.pod_files)
-    snapshot = read_snapshot(spec.snapshot, registry, keep_node_raw=bool(config.extenders))
+    snapshot = read_snapshot(spec.snapshot, registry, keep_node_raw=needs_raw_objects(config, registry))
     _check_namespaces(templates, snapshot)
     recorder = _FailureRecorder([node.name for node in snapshot.nodes])
     sim = new_simulation(ReplicaSimulation, _with_controllers(snapshot, templates), config, registry, spec.config,

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..cluster.simulated import Simulation, SimulationResult
 from ..cluster.snapshot import ClusterSnapshot
-from ..framework.config import SchedulerConfig
+from ..framework.config import SchedulerConfig, needs_raw_objects
 from ..framework.registry import Registry
 from .inputs import DEFAULT_CONFIG, TIE_BREAKS, PlanningError, load_config_file, load_registry, new_simulation, read_snapshot
 from .usage import Fragmentation, ResourceUsage, Shape, common_shape, fragmentation, resource_usage, usage_resources
@@ -136,7 +136,7 @@ def run_compare(spec: CompareSpec, progress: Callable[[str], None] | None = None
             problems.extend(err.lines)
     if problems:
         raise PlanningError(problems)
-    snapshot = read_snapshot(spec.snapshot, registry, keep_node_raw=any(c.extenders for c in configs))
+    snapshot = read_snapshot(spec.snapshot, registry, keep_node_raw=any(needs_raw_objects(c, registry) for c in configs))
     shape, shape_pods = common_shape(snapshot.pending_pods)
     runs = []
     for path, label, config in zip(spec.configs, config_labels(spec.configs), configs):

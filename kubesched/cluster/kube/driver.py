@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Callable, Protocol
 
 from ...clock import RealClock
-from ...framework.config import SchedulerConfig
+from ...framework.config import SchedulerConfig, needs_raw_objects
 from ...framework.registry import Registry
 from ...framework.handle import JSONObject
 from ...objects.node import Node, parse_node
@@ -103,6 +103,11 @@ class LiveScheduler:
         self.event_room: EventRoom | None = None  # set by the run app: the event writer's back-pressure
 
     # -- assembling ---------------------------------------------------------------
+    def _node_parser(self) -> Callable[[dict[str, object]], Node]:
+        """Nodes keep their documents when a plugin declares ``needs_raw`` (or extenders are configured)."""
+        keep = needs_raw_objects(self.config, self.registry) if self.registry is not None else bool(self.config.extenders)
+        return lambda raw: parse_node(raw, keep_raw=keep)
+
     def build(self) -> Scheduler:
         """The scheduler and its informers (on the running event loop)."""
         loop = asyncio.get_running_loop()
@@ -119,7 +124,7 @@ class LiveScheduler:
         self.scheduler = scheduler
         page, watch_list = self.options.page_size, self.options.watch_list
         self.informers = [
-            Informer(self.api, Resource("/api/v1/nodes", "Node"), parse_node, NodeEvents(scheduler, self.wake),
+            Informer(self.api, Resource("/api/v1/nodes", "Node"), self._node_parser(), NodeEvents(scheduler, self.wake),
                      page_size=page, watch_list=watch_list, name="nodes"),
             Informer(self.api, Resource("/api/v1/namespaces", "Namespace"), parse_namespace,
                      NamespaceEvents(scheduler, self.wake), page_size=page, watch_list=watch_list, name="namespaces"),
