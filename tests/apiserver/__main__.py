@@ -1,6 +1,6 @@
 """``python -m tests.apiserver``: run the test API server standalone for a benchmark process.
 
-Prints ``READY http://127.0.0.1:PORT`` once serving; stops on SIGINT/SIGTERM.
+Prints ``READY http://127.0.0.1:PORT`` (``https`` with ``--tls``) once serving; stops on SIGINT/SIGTERM.
 """
 
 from __future__ import annotations
@@ -21,8 +21,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--load", help="JSON file: a list of objects or {\"items\": [...]}")
     parser.add_argument("--bookmark-interval", type=float, default=1.0)
     parser.add_argument("--history", type=int, default=100_000)
+    parser.add_argument("--tls", action="store_true", help="serve HTTPS (clients trust tests/apiserver/tls/ca.crt)")
     args = parser.parse_args(argv)
-    server = APIServer(bookmark_interval=args.bookmark_interval, history=args.history, port=args.port).start()
+    server = APIServer(bookmark_interval=args.bookmark_interval, history=args.history, port=args.port,
+                       tls=args.tls).start()
     if args.load:
         with open(args.load, "rb") as handle:
             data = orjson.loads(handle.read())

@@ -94,10 +94,11 @@ def gone(message: str) -> StatusError:
 
 
 def too_large_resource_version(wanted: int, current: int) -> StatusError:
-    """storage.NewTooLargeResourceVersionError as the handlers convert it: 504 Timeout."""
-    return StatusError(504, "Timeout", f"Too large resource version: {wanted}, current: {current}",
+    """storage.NewTooLargeResourceVersionError as the handlers convert it: 504 Timeout, its
+    message prefixed ``Timeout: ``, with a ``Retry-After: 1`` header (transcript 31)."""
+    return StatusError(504, "Timeout", f"Timeout: Too large resource version: {wanted}, current: {current}",
                        {"causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
-                        "retryAfterSeconds": 1})
+                        "retryAfterSeconds": 1}, {"Retry-After": "1"})
 
 
 def method_not_allowed(method: str) -> StatusError:

@@ -8,6 +8,7 @@ failure is answered as a ``Status`` object.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -18,6 +19,7 @@ from tests.apiserver import discovery, errors, writes
 from tests.apiserver.admission import bind, success_status
 from tests.apiserver.faults import Faults
 from tests.apiserver.listing import list_body
+from tests.apiserver.managed_fields import MANAGER, manager_from_user_agent
 from tests.apiserver.patching import JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH
 from tests.apiserver.options import parse_options, parse_revision
 from tests.apiserver.resources import BY_PATH, Resource, object_key
@@ -36,6 +38,16 @@ def json_response(body: object, status: int = 200, headers: dict[str, str] | Non
 
 def error_response(err: errors.StatusError) -> web.Response:
     return json_response(err.status(), err.code, err.headers or None)
+
+
+def too_many_requests(retry_after: int | None) -> web.Response:
+    """The 429 of API Priority and Fairness (Retry-After 2) or of the max-in-flight filter
+    (Retry-After 1): plain text, not a Status (transcripts 33 and 42)."""
+    response = web.Response(status=429, text="Too many requests, please try again later.\n")
+    response.headers["Content-Type"] = "text/plain; charset=utf-8"
+    response.headers["Retry-After"] = str(retry_after if retry_after is not None else 1)
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
 
 
 def _no_route() -> errors.StatusError:
@@ -108,12 +120,15 @@ class Api:
         if request.can_read_body:
             await request.read()  # cached: the request stays whole even if its client leaves
         target = request.path_qs
+        MANAGER.set(manager_from_user_agent(request.headers.get("User-Agent", "")))  # this request's task only
         if not request.path.startswith("/_test/"):
             self.requests.append((request.method, target))
             rule = self.faults.take(request.method, target)
             if rule is not None:
                 if rule.delay:
                     await asyncio.sleep(rule.delay)
+                if rule.status == 429 and rule.reason is None:
+                    return too_many_requests(rule.retry_after)
                 if rule.status is not None:
                     message = "injected fault" if rule.status != 429 else "Too many requests, please try again later."
                     err = errors.for_code(rule.status, rule.message or message, rule.retry_after)
@@ -217,6 +232,9 @@ class Api:
             return await self.hub.serve(request, target.resource, pred, opts)
         if fresh:
             await self.wait_for(parse_revision(opts.resource_version))
+        if opts.resource_version == "0" and not opts.continue_token and opts.limit:
+            # Served from the watch cache, which does not paginate: every item, no continue (transcript 04).
+            opts = dataclasses.replace(opts, limit=0)
         return web.Response(body=list_body(self.store, target.resource, pred, opts), content_type=JSON_TYPE)
 
     async def get(self, request: web.Request, target: Target) -> web.Response:

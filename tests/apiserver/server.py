@@ -22,6 +22,7 @@ from tests.apiserver.faults import Faults
 from tests.apiserver.handlers import Api, build_app
 from tests.apiserver.resources import object_key, resource_for
 from tests.apiserver.storage import JSONDict, Store, clone, meta
+from tests.apiserver.tls import server_context
 from tests.apiserver.watch import Hub
 
 _TIMEOUT = 30.0
@@ -33,8 +34,11 @@ Obj = dict[str, Any]
 class APIServer:
     """A loopback kube-apiserver stand-in; ``start()`` binds 127.0.0.1 (port 0 = any free port)."""
 
-    def __init__(self, *, bookmark_interval: float = 1.0, history: int = 100_000, port: int = 0) -> None:
+    def __init__(self, *, bookmark_interval: float = 1.0, history: int = 100_000, port: int = 0,
+                 tls: bool = False) -> None:
+        """``tls``: serve HTTPS with the certificate in ``tls/`` (clients trust ``tls.CA_FILE``)."""
         self.store = Store(history)
+        self.tls = tls
         self.faults = Faults()
         self.requests: list[tuple[str, str]] = []
         self.bookmark_interval = bookmark_interval
@@ -79,12 +83,13 @@ class APIServer:
         runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=1.0, access_log=None,
                                handler_cancellation=True)
         await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", self.port, reuse_address=True)
+        site = web.TCPSite(runner, "127.0.0.1", self.port, reuse_address=True,
+                           ssl_context=server_context() if self.tls else None)
         await site.start()
         server = site._server  # noqa: SLF001 - the bound port is only known from the socket
         assert isinstance(server, asyncio.Server) and server.sockets
         self.port = int(server.sockets[0].getsockname()[1])
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.url = f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
         self._api.address = f"127.0.0.1:{self.port}"
         self._runner = runner
 
@@ -114,11 +119,13 @@ class APIServer:
             self.store.listeners.remove(self._hub._notify)  # noqa: SLF001
 
     def restart(self) -> None:
-        """Stop serving and serve again on the same port: state kept, connections dropped."""
+        """Stop serving and serve again on the same port: state kept, connections dropped, and
+        the history etcd compacted (``compact_etcd``) forgotten."""
         self._call(self._restart())
 
     async def _restart(self) -> None:
         await self._close()
+        self.store.forget_compacted()
         await self._serve()
 
     def _call(self, coro: Coroutine[object, object, None]) -> None:
@@ -175,7 +182,14 @@ class APIServer:
                 writes.create(self.store, resource, clone(obj), namespace, keep_status=True)
 
     def compact(self) -> None:
+        """Compaction as a client sees it after the API server restarted: every older
+        revision answers 410 at once."""
         self.store.compact()
+
+    def compact_etcd(self) -> None:
+        """Compaction as a real server shows it before a restart: still served from the
+        watch cache (transcripts 26 to 29); ``restart()`` makes it 410 (35 to 40)."""
+        self.store.compact_etcd()
 
     def drop_watches(self, *, abort: bool = False) -> None:
         """End every open watch stream; clients must re-watch.

@@ -21,6 +21,7 @@ from datetime import datetime, timezone
 import orjson
 
 from tests.apiserver import errors
+from tests.apiserver.managed_fields import stamp
 from tests.apiserver.resources import Resource, object_key
 
 JSONDict = dict[str, object]
@@ -122,7 +123,8 @@ class Store:
     def __init__(self, history: int = 100_000) -> None:
         self.lock = threading.RLock()
         self.revision = 1
-        self.floor = 1
+        self.floor = 1  # the oldest revision the watch cache serves
+        self.etcd_floor = 1  # what etcd has compacted up to (the watch cache learns it on restart)
         self.history = history
         self.objects: dict[Resource, dict[str, JSONDict]] = {}
         self.log: deque[Event] = deque()
@@ -202,6 +204,8 @@ class Store:
             md.setdefault("creationTimestamp", now_rfc3339())
             if resource.tracks_generation:
                 md["generation"] = 1
+            if not md.get("managedFields"):
+                stamp(obj, resource.api_version, None, now_rfc3339())
             self._bump(obj)
             table[key] = obj
             self._emit(resource, key, "ADDED", obj, None)
@@ -236,6 +240,7 @@ class Store:
                 md["generation"] = generation
             if updated == current:
                 return current
+            stamp(updated, resource.api_version, current, now_rfc3339())
             self._bump(updated)
             table[key] = updated
             self._emit(resource, key, "MODIFIED", updated, current)
@@ -279,4 +284,20 @@ class Store:
         with self.lock:
             self.log.clear()
             self.floor = self.revision
+            self.etcd_floor = self.revision
+            self.changed.notify_all()
+
+    def compact_etcd(self) -> None:
+        """etcd compacts its history to now; the watch cache keeps serving what it holds
+        (old continue tokens, Exact lists, watches from old revisions) until
+        ``forget_compacted`` (an API server restart), as a real v1.36 server does."""
+        with self.lock:
+            self.etcd_floor = self.revision
+
+    def forget_compacted(self) -> None:
+        """The watch cache starts again from etcd: what etcd compacted is gone (410)."""
+        with self.lock:
+            while self.log and self.log[0].rev <= self.etcd_floor:
+                self.log.popleft()
+            self.floor = max(self.floor, self.etcd_floor)
             self.changed.notify_all()

@@ -24,11 +24,19 @@ def test_injected_500_answers_once_then_the_real_answer(client: httpx.Client, se
     assert second.status_code == 201
 
 
-def test_injected_429_carries_retry_after(client: httpx.Client, server: APIServer) -> None:
+def test_injected_429_is_plain_text_with_retry_after_as_the_real_server_sends_it(client: httpx.Client,
+                                                                                 server: APIServer) -> None:
     server.faults.add(method="GET", path=r"/api/v1/nodes", status=429, retry_after=3)
     response = client.get("/api/v1/nodes")
     assert response.status_code == 429
     assert response.headers["Retry-After"] == "3"
+    assert response.headers["Content-Type"] == "text/plain; charset=utf-8"
+    assert response.text == "Too many requests, please try again later.\n"
+
+
+def test_an_injected_429_with_a_reason_is_a_status(client: httpx.Client, server: APIServer) -> None:
+    server.faults.add(method="GET", path=r"/api/v1/nodes", status=429, retry_after=3, reason="TooManyRequests")
+    response = client.get("/api/v1/nodes")
     assert response.json()["reason"] == "TooManyRequests"
     assert response.json()["details"]["retryAfterSeconds"] == 3
 

@@ -110,7 +110,8 @@ def test_not_older_than_a_future_revision_times_out(client: httpx.Client, server
     monkeypatch.setattr(handlers, "TOO_LARGE_WAIT", 0.05)
     response = client.get(PODS, params={"resourceVersion": str(server.revision + 10)})
     assert (response.status_code, response.json()["reason"]) == (504, "Timeout")
-    assert response.json()["message"].startswith("Too large resource version")
+    assert response.json()["message"].startswith("Timeout: Too large resource version")
+    assert response.headers["Retry-After"] == "1"
 
 
 def test_resource_version_match_without_resource_version_is_invalid(client: httpx.Client) -> None:

@@ -33,8 +33,9 @@ def test_watch_from_a_revision_replays_later_events_in_order(client: httpx.Clien
     got["metadata"]["labels"] = {"v": "2"}
     server.update(got)
     server.delete("Pod", "default", "a")
-    events = watch_events(client, PODS, {"resourceVersion": str(start)}, 3)
-    assert [e["type"] for e in events] == ["ADDED", "MODIFIED", "DELETED"]
+    events = watch_events(client, PODS, {"resourceVersion": str(start)}, 4)
+    # A pending pod's deletion is graceful with period 0: MODIFIED (deletionTimestamp), then DELETED.
+    assert [e["type"] for e in events] == ["ADDED", "MODIFIED", "MODIFIED", "DELETED"]
     revs = [int(e["object"]["metadata"]["resourceVersion"]) for e in events]
     assert revs == sorted(revs) and revs[-1] == server.revision
     assert events[0]["object"]["kind"] == "Pod"

@@ -119,7 +119,9 @@ class Hub:
 
     def bookmark_all(self) -> None:
         for watcher in self.watchers:
-            if watcher.bookmarks and not watcher.closed:
+            if watcher.bookmarks and not watcher.closed and watcher.last_rev <= self.dispatched:
+                # A watch from a revision the store has not reached hears nothing, not even
+                # bookmarks, until it gets there (transcript 32).
                 watcher.last_rev = max(watcher.last_rev, self.dispatched)
                 watcher.push(bookmark_frame(watcher.resource, watcher.last_rev))
 
@@ -202,7 +204,7 @@ class Hub:
                 watcher.wake.clear()
                 remaining = None if deadline is None else deadline - self.loop.time()
                 if remaining is not None and remaining <= 0:
-                    if watcher.bookmarks:
+                    if watcher.bookmarks and watcher.last_rev <= self.dispatched:
                         watcher.last_rev = max(watcher.last_rev, self.dispatched)
                         await response.write(bookmark_frame(resource, watcher.last_rev))
                     break

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from tests.apiserver import errors
 from tests.apiserver.admission import admit_pod, is_pod
 from tests.apiserver.dra_resources import admit_create, admit_update, is_dra
+from tests.apiserver.lifecycle import delete_pending_pod, is_new_style_event, validate_event_create
 from tests.apiserver.patching import apply_patch
 from tests.apiserver.resources import Resource, object_key
 from tests.apiserver.storage import JSONDict, Preconditions, Store, clone, meta, now_rfc3339
@@ -56,6 +57,8 @@ def create(store: Store, resource: Resource, obj: JSONDict, namespace: str | Non
     md.pop("resourceVersion", None)
     if is_dra(resource):
         admit_create(resource, obj, keep_status)
+    if is_new_style_event(resource):
+        validate_event_create(obj)
     with store.lock:
         if is_pod(resource):
             admit_pod(store, obj, keep_status)
@@ -202,6 +205,10 @@ def delete(store: Store, resource: Resource, namespace: str | None, name: str,
                 return obj
 
             return store.mutate(resource, key, name, mark, pre, strategy=False)
+        if is_pod(resource):
+            gone = delete_pending_pod(store, resource, key, name, pre)
+            if gone is not None:
+                return gone
         return store.delete(resource, key, name, pre)
 
 

@@ -173,19 +173,20 @@ def test_watch_events_become_add_update_and_delete_calls(server: APIServer) -> N
         b = server.create(pod("b"))
         changed = pod("a", labels={"v": "2"})
         a2 = server.update(changed)
-        server.delete("Pod", "ns", "b")
-        calls = await rec.wait_for(4)
+        server.delete("Pod", "ns", "b")  # pending: MODIFIED with its deletionTimestamp, then DELETED
+        calls = await rec.wait_for(5)
         assert calls[1] == ("add", Item("ns/b", b["metadata"]["resourceVersion"], {}), False)
         assert calls[2][0] == "update" and calls[2][1].labels == {} and calls[2][2].labels == {"v": "2"}
         assert calls[2][2].rv == a2["metadata"]["resourceVersion"]
-        assert calls[3][0] == "delete" and calls[3][1].key == "ns/b"
+        assert calls[3][0] == "update" and calls[3][2].key == "ns/b"
+        assert calls[4][0] == "delete" and calls[4][1].key == "ns/b"
         assert informer.get("ns/b") is None and informer.get("ns/a").labels == {"v": "2"}
-        assert informer.last_sync_resource_version == str(int(a2["metadata"]["resourceVersion"]) + 1)
+        assert informer.last_sync_resource_version == str(int(a2["metadata"]["resourceVersion"]) + 2)
 
     run_informer(server, scenario)
 
 
-def test_refused_watch_list_falls_back_to_a_paginated_list(server: APIServer) -> None:
+def test_refused_watch_list_falls_back_to_a_list_which_at_resource_version_0_comes_whole(server: APIServer) -> None:
     refuse_watch_list(server)
     for name in "abcde":
         server.create(pod(name))
@@ -200,9 +201,9 @@ def test_refused_watch_list_falls_back_to_a_paginated_list(server: APIServer) ->
     assert sorted(c[1].key for c in rec.calls) == [f"ns/{n}" for n in "abcde"]
     assert all(c[0] == "add" and c[2] is True for c in rec.calls)
     lists = _list_requests(server)
-    assert [q.get("limit") for q in lists] == ["2", "2", "2"]
+    # As from a real server's watch cache: resourceVersion=0 ignores the limit, one page.
+    assert [q.get("limit") for q in lists] == ["2"]
     assert lists[0]["resourceVersion"] == "0" and "continue" not in lists[0]
-    assert "continue" in lists[1] and "resourceVersion" not in lists[1]
     # then a plain watch from the list's resourceVersion
     watch = _watch_requests(server)[-1]
     assert "sendInitialEvents" not in watch
@@ -235,9 +236,12 @@ def test_list_mode_without_watch_list(server: APIServer) -> None:
     assert not any(q.get("sendInitialEvents") for q in _watch_requests(server))
 
 
-def test_expired_continue_token_lists_again_in_full(server: APIServer) -> None:
+def test_a_consistent_list_is_paginated_and_an_expired_continue_token_lists_again_in_full(
+        server: APIServer) -> None:
     for name in "abc":
         server.create(pod(name))
+    # The cached list (resourceVersion=0) refused: the reflector reads consistently, in pages.
+    server.faults.add(method="GET", path=r"resourceVersion=0", status=410, times=1)
     server.faults.add(method="GET", path=r"continue=", status=410, times=1)
 
     async def scenario(server: APIServer, informer: Informer, rec: Recorder) -> None:
@@ -245,9 +249,11 @@ def test_expired_continue_token_lists_again_in_full(server: APIServer) -> None:
 
     run_informer(server, scenario, watch_list=False, page_size=2)
     lists = _list_requests(server)
-    assert len(lists) == 3
-    assert "continue" in lists[1]
-    assert "limit" not in lists[2] and "continue" not in lists[2] and lists[2]["resourceVersion"] == "0"
+    assert len(lists) == 4
+    assert lists[0]["resourceVersion"] == "0"
+    assert lists[1]["limit"] == "2" and "resourceVersion" not in lists[1]
+    assert "continue" in lists[2]
+    assert "limit" not in lists[3] and "continue" not in lists[3] and "resourceVersion" not in lists[3]
 
 
 def test_bookmarks_advance_the_resource_version() -> None:

@@ -14,7 +14,7 @@ _FIGURES: list[tuple[Figures, int]] = []
 
 @pytest.fixture
 def server() -> Iterator[APIServer]:
-    srv = APIServer(bookmark_interval=0.5).start()
+    srv = APIServer(bookmark_interval=0.5, tls=True).start()  # over TLS, verified against the test CA
     srv.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}})
     srv.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "kube-system"}})
     try:

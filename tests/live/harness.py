@@ -31,6 +31,7 @@ from kubesched.plugins.registry import in_tree_registry
 from kubesched.objects.quantity import milli_value, value
 from tests.apiserver import APIServer
 from tests.apiserver.resources import resource_for
+from tests.apiserver.tls import ca_data
 
 T = TypeVar("T")
 
@@ -45,9 +46,13 @@ def wait_until(predicate: Callable[[], object], timeout: float = 15.0, what: str
 
 
 def write_kubeconfig(path: Path, server: str, token: str = "test-token") -> Path:
+    """A kubeconfig for the test server; over https it trusts the test CA (and nothing else)."""
+    cluster: dict[str, str] = {"server": server}
+    if server.startswith("https://"):
+        cluster["certificate-authority-data"] = ca_data()
     path.write_text(yaml.safe_dump({
         "apiVersion": "v1", "kind": "Config", "current-context": "test",
-        "clusters": [{"name": "test", "cluster": {"server": server}}],
+        "clusters": [{"name": "test", "cluster": cluster}],
         "users": [{"name": "test", "user": {"token": token}}],
         "contexts": [{"name": "test", "context": {"cluster": "test", "user": "test"}}],
     }))

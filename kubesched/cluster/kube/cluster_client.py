@@ -124,6 +124,8 @@ class KubeClusterClient(ResourceClaimWrites):
         self.victims_deleted = 0
         self._background: set[asyncio.Task[None]] = set()  # preemptions under way
         self._claim_tasks: set[asyncio.Task[None]] = set()  # DynamicResources' writes in the background
+        # (call type, succeeded, seconds) of each background API call: the dispatcher's metrics
+        self.on_call: Callable[[str, bool, float], None] | None = None
 
     # -- lifecycle (on the event loop) -------------------------------------------
     def start(self) -> None:
@@ -155,8 +157,14 @@ class KubeClusterClient(ResourceClaimWrites):
             "metadata": {"namespace": pod.namespace, "name": pod.name, "uid": pod.uid},
             "target": {"apiVersion": "v1", "kind": "Node", "name": node_name},
         }
-        await self._api.request("POST", f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/binding",
-                                body=body, timeout=self._bind_timeout)
+        started, ok = time.perf_counter(), False
+        try:
+            await self._api.request("POST", f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/binding",
+                                    body=body, timeout=self._bind_timeout)
+            ok = True
+        finally:
+            if self.on_call is not None:
+                self.on_call("pod_binding", ok, time.perf_counter() - started)
 
     # -- storage (VolumeBinding's PreBind, on a binding worker) ----------------------------
     def update_storage_object(self, obj: JSONObject) -> None:
@@ -275,10 +283,12 @@ class KubeClusterClient(ResourceClaimWrites):
                 continue
             pod = patch.pod
             body = _status_patch(pod, patch.reason, patch.message, patch.nominated, self._wall_clock())
+            started, ok = time.perf_counter(), False
             try:
                 await self._api.request("PATCH", f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/status",
                                         body=body, content_type="application/strategic-merge-patch+json")
                 self.patches_sent += 1
+                ok = True
             except ApiError as err:
                 if err.is_not_found():  # the pod is gone: nothing to report on
                     continue
@@ -287,3 +297,6 @@ class KubeClusterClient(ResourceClaimWrites):
             except Exception as err:  # noqa: BLE001 - a worker must survive any failure
                 log.warning("updating the PodScheduled condition of %s failed: %s", pod.key, err,
                             extra={"pod": pod.key})
+            finally:
+                if self.on_call is not None:
+                    self.on_call("pod_status_patch", ok, time.perf_counter() - started)
