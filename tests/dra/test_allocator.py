@@ -490,3 +490,27 @@ def test_allocated_state_from_claims_skips_admin_access_and_tracks_shares() -> N
     state = AllocatedState.from_claims([claim("c", request("r", CLASS_A), status=allocated)])
     assert state.allocated_devices == {DeviceID(DRIVER_A, POOL_1, "d0")}
     assert state.aggregated_capacity == {DeviceID(DRIVER_A, POOL_1, "d2"): {"bw": Fraction(1)}}
+
+
+def test_remembered_outcome_is_dropped_when_a_device_of_the_node_gets_allocated() -> None:
+    index = SliceIndex([resource_slice("s", NODE_1, POOL_1, DRIVER_A, device("device-1"), device("device-2"))])
+    lister = Lister([device_class(CLASS_A, DRIVER_A)])
+    n = node()
+    first = Allocator(Features(), AllocatedState(), lister, index).allocate(n, [claim("a", request("r", CLASS_A))])
+    assert first is not None and first[0].devices[0].device == "device-1"
+    taken = AllocatedState(allocated_devices={DeviceID(DRIVER_A, POOL_1, "device-1")})
+    second = Allocator(Features(), taken, lister, index).allocate(n, [claim("b", request("r", CLASS_A))])
+    assert second is not None and second[0].devices[0].device == "device-2"
+    both = AllocatedState(allocated_devices={DeviceID(DRIVER_A, POOL_1, "device-1"), DeviceID(DRIVER_A, POOL_1, "device-2")})
+    assert Allocator(Features(), both, lister, index).allocate(n, [claim("c", request("r", CLASS_A))]) is None
+
+
+def test_remembered_outcome_serves_another_claim_with_the_same_spec() -> None:
+    index = SliceIndex([resource_slice("s", NODE_1, POOL_1, DRIVER_A, device("device-1", allowMultipleAllocations=True))])
+    lister = Lister([device_class(CLASS_A, DRIVER_A)])
+    allocator = Allocator(Features(), AllocatedState(), lister, index)
+    a = allocator.allocate(node(), [claim("a", request("r", CLASS_A))])
+    b = allocator.allocate(node(), [claim("b", request("r", CLASS_A))])
+    assert a is not None and b is not None
+    assert a[0].devices[0].device == b[0].devices[0].device == "device-1"
+    assert a[0].devices[0].share_id != b[0].devices[0].share_id  # results are built per claim

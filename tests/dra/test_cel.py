@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from kubesched.objects.dra import Device, parse_resource_slice
+from kubesched.objects.errors import ObjectError
 from kubesched.plugins.dynamicresources.cel import CelCache, CelError, validate_selector
 
 DRIVER = "gpu.example.com"
@@ -91,7 +92,28 @@ def test_identical_devices_share_one_result() -> None:
     assert result.device_matches(DRIVER, GPU) and result.device_matches(DRIVER, other)
 
 
-def test_invalid_version_attribute_is_a_runtime_error() -> None:
-    bad = device(attributes={"v": {"version": "1.0"}})
-    with pytest.raises(CelError, match="attribute v: parse semantic version"):
-        CelCache().get_or_compile("true").device_matches(DRIVER, bad)
+def test_invalid_version_attribute_is_rejected_like_the_api_server_does() -> None:
+    with pytest.raises(ObjectError, match="semver.org spec 2.0.0"):
+        device(attributes={"v": {"version": "1.0"}})
+
+
+@pytest.mark.parametrize(
+    ("expression", "reads"),
+    [
+        ('device.driver == "a" && device.attributes["d"].x == 1', (("attributes", "d", "x"),)),
+        ('device.capacity["d"]["mem"].isLessThan(quantity("1"))', (("capacity", "d", "mem"),)),
+        ('has(device.attributes["d"].x) && device.allowMultipleAllocations', (("attributes", "d", "x"),)),
+        ('device.attributes["d"].exists(k, k == "x")', None),
+        ("device.attributes.size() > 0", None),
+    ],
+)
+def test_result_sharing_knows_what_an_expression_reads(expression: str, reads: tuple[tuple[str, str, str], ...] | None) -> None:
+    assert CelCache().get_or_compile(expression).projection == reads
+
+
+def test_devices_differing_only_in_unread_attributes_share_a_result() -> None:
+    result = CelCache().get_or_compile('device.attributes["gpu.example.com"].type == "gpu"')
+    a = device(attributes={"type": {"string": "gpu"}, "uuid": {"string": "GPU-1"}})
+    b = device(attributes={"type": {"string": "gpu"}, "uuid": {"string": "GPU-2"}})
+    assert result.device_matches(DRIVER, a) and result.device_matches(DRIVER, b)
+    assert len(result._results) == 1

@@ -8,6 +8,7 @@ taints, and the per-device node selection used with ``perDeviceNodeSelection``.
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass
 from collections.abc import Mapping
 from typing import Any
@@ -34,6 +35,14 @@ __all__ = [
 ]
 
 DEVICE_TAINT_EFFECTS = ("NoSchedule", "NoExecute", "None")
+
+# The API server's check of version attributes (semver.org 2.0.0).
+_NUMERIC = r"(0|[1-9][0-9]*)"
+_SEMVER = re.compile(
+    rf"^{_NUMERIC}\.{_NUMERIC}\.{_NUMERIC}"
+    r"(-(0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)(\.(0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*)?"
+    r"(\+[0-9a-zA-Z-]+(\.[0-9a-zA-Z-]+)*)?$"
+)
 
 INT = "int"
 BOOL = "bool"
@@ -139,7 +148,10 @@ def _attribute(raw: Any, path: str) -> DeviceAttribute:
     if item.get("string") is not None:
         found.append(DeviceAttribute(STRING, string(item["string"], f"{path}.string", required=False)))
     if item.get("version") is not None:
-        found.append(DeviceAttribute(VERSION, string(item["version"], f"{path}.version")))
+        version = string(item["version"], f"{path}.version")
+        if _SEMVER.match(version) is None:
+            raise ObjectError(f"{path}.version", "must be a string compatible with semver.org spec 2.0.0")
+        found.append(DeviceAttribute(VERSION, version))
     if len(found) != 1:
         raise ObjectError(path, "exactly one value must be specified")
     return found[0]

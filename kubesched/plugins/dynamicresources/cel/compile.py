@@ -17,13 +17,15 @@ from __future__ import annotations
 import logging
 import re
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import cel
 
 from kubesched.objects.dra import Device
 
-from .library import FUNCTIONS, quantity_value, semver_value
+from .library import FUNCTIONS, CelFunction, quantity_value, semver_value
 from .semver import SemverError, parse_semver
 
 __all__ = ["CelError", "CompilationResult", "DeviceEnvironments", "compile_selector"]
@@ -33,7 +35,8 @@ _DOMAIN_LITERAL = re.compile(r"""(?:attributes|capacity)\s*\[\s*(?:"([^"\\]*)"|'
 _RESULTS_LIMIT = 1 << 17
 _ENVIRONMENTS_LIMIT = 1 << 15
 
-DeviceKey = tuple[str, tuple[object, ...]]
+DeviceKey = tuple[object, ...]
+_T = TypeVar("_T")
 
 # The engine logs every failing function call (a quantity that does not parse, ...) as a
 # warning; those failures are reported as CelError instead, so its logger stays quiet.
@@ -50,6 +53,40 @@ def _split_name(name: str, driver: str) -> tuple[str, str]:
     """``parseQualifiedName``: ``domain/id``, or the driver's domain for a bare id."""
     domain, sep, ident = name.partition("/")
     return (domain, ident) if sep else (driver, name)
+
+
+# ``device.attributes["domain"].name`` / ``device.capacity["domain"]["name"]``: a literal lookup.
+_LITERAL_LOOKUP = re.compile(
+    r"""\bdevice\s*\.\s*(attributes|capacity)\s*\[\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*\]"""
+    r"""\s*(?:\.\s*([A-Za-z_][A-Za-z0-9_]*)(?!\s*[(\w])|\[\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*\])"""
+)
+_DEVICE_FIELD = re.compile(r"\bdevice\s*\.\s*(driver|allowMultipleAllocations)\b")
+_DEVICE = re.compile(r"\bdevice\b")
+_MISSING = ("missing",)
+
+Projection = tuple[tuple[str, str, str], ...]
+
+
+def projection(expression: str) -> Projection | None:
+    """The (``attributes``|``capacity``, domain, name) an expression reads, when it reads the
+    device only through literal lookups, ``device.driver`` and ``device.allowMultipleAllocations``
+    (then its outcome depends on nothing else); None otherwise."""
+    lookups = _LITERAL_LOOKUP.findall(expression)
+    uses = len(_DEVICE.findall(expression))
+    if uses != len(lookups) + len(_DEVICE_FIELD.findall(expression)):
+        return None
+    found: dict[tuple[str, str, str], None] = {}
+    for kind, domain_dq, domain_sq, field_name, name_dq, name_sq in lookups:
+        found[(kind, domain_dq or domain_sq, field_name or name_dq or name_sq)] = None
+    return tuple(found)
+
+
+def _lookup(mapping: Mapping[str, _T], domain: str, name: str, driver: str) -> _T | None:
+    """What upstream's ``device.attributes[domain][name]`` finds (a bare name is in the driver's domain)."""
+    found = mapping.get(f"{domain}/{name}")
+    if found is None and domain == driver:
+        found = mapping.get(name)
+    return found
 
 
 class DeviceEnvironments:
@@ -120,17 +157,23 @@ def _runtime_message(err: Exception) -> str:
 
 @dataclass(slots=True, eq=False)
 class CompilationResult:
-    """One compiled selector. ``error`` is the compile error (upstream's ``Detail``), if any."""
+    """One compiled selector. ``error`` is the compile error (upstream's ``Detail``), if any.
+
+    Outcomes are cached per device *as the expression sees it*: for an expression that reads
+    only literal attributes/capacities (``projection``), the driver and those values; otherwise
+    the device's whole ``selector_key``. Devices that look alike to it are evaluated once."""
 
     expression: str
     error: str | None
     program: cel.Program | None
     environments: DeviceEnvironments
+    projection: Projection | None = None
+    functions: dict[str, CelFunction] = field(default_factory=dict)
     _results: dict[DeviceKey, bool | str] = field(default_factory=dict)
 
     def device_matches(self, driver: str, device: Device) -> bool:
         """Whether the device satisfies the selector; ``CelError`` on a runtime error."""
-        key = (driver, device.selector_key)
+        key = self._key(driver, device)
         found = self._results.get(key)
         if found is None:
             found = self._evaluate(driver, device)
@@ -141,20 +184,85 @@ class CompilationResult:
             raise CelError(found)
         return found
 
+    def _key(self, driver: str, device: Device) -> DeviceKey:
+        if self.projection is None:
+            return (driver, device.selector_key)
+        values: list[object] = [driver, bool(device.allow_multiple_allocations)]
+        for kind, domain, name in self.projection:
+            if kind == "attributes":
+                attribute = _lookup(device.attributes, domain, name, driver)
+                values.append(_MISSING if attribute is None else (attribute.kind, attribute.value))
+            else:
+                capacity = _lookup(device.capacity, domain, name, driver)
+                values.append(_MISSING if capacity is None else capacity.value.value)
+        return tuple(values)
+
+    def evaluate(self, driver: str, device: Device) -> bool:
+        """One evaluation by the engine, without the result cache (for measurements)."""
+        found = self._evaluate(driver, device)
+        if isinstance(found, str):
+            raise CelError(found)
+        return found
+
     def _evaluate(self, driver: str, device: Device) -> bool | str:
         if self.program is None:
             return self.error or "compilation failed"
+        bad_version = _versions_ok(device)
+        if bad_version is not None:
+            return bad_version
         try:
-            context = self.environments.context(driver, device)
+            if self.projection is None:
+                result = self.program.execute(self.environments.context(driver, device))
+            else:
+                result = self.program.execute(self._projected(driver, device))
         except CelError as err:
             return str(err)
-        try:
-            result = self.program.execute(context)
         except Exception as err:  # the engine raises builtin exception types for CEL errors
             return _runtime_message(err)
         if not isinstance(result, bool):
             return f"CEL result of type {_type_name(result)} could not be converted to bool"
         return result
+
+    def _projected(self, driver: str, device: Device) -> dict[str, object]:
+        """The variables of an evaluation: the device reduced to what the expression reads
+        (every domain it names present, empty when the device has nothing there)."""
+        attributes: dict[str, dict[str, object]] = {}
+        capacity: dict[str, dict[str, object]] = {}
+        assert self.projection is not None
+        for kind, domain, name in self.projection:
+            if kind == "attributes":
+                values = attributes.setdefault(domain, {})
+                attribute = _lookup(device.attributes, domain, name, driver)
+                if attribute is not None:
+                    values[name] = semver_value(parse_semver(str(attribute.value))) if attribute.kind == "version" else attribute.value
+            else:
+                quantities = capacity.setdefault(domain, {})
+                cap = _lookup(device.capacity, domain, name, driver)
+                if cap is not None:
+                    quantities[name] = quantity_value(cap.value.value)
+        variables: dict[str, object] = {
+            "device": {
+                "driver": driver,
+                "allowMultipleAllocations": bool(device.allow_multiple_allocations),
+                "attributes": attributes,
+                "capacity": capacity,
+            }
+        }
+        variables.update(self.functions)
+        return variables
+
+
+def _versions_ok(device: Device) -> str | None:
+    """Upstream converts every attribute before evaluating: an unparsable version attribute
+    fails every selector on the device. (The API server rejects such slices, so parsed slices
+    never have one; kept for records built otherwise.)"""
+    for name, attribute in device.attributes.items():
+        if attribute.kind == "version":
+            try:
+                parse_semver(str(attribute.value))
+            except SemverError as err:
+                return f"attribute {name}: parse semantic version: {err}"
+    return None
 
 
 def _type_name(value: object) -> str:
@@ -182,4 +290,6 @@ def compile_selector(expression: str, environments: DeviceEnvironments) -> Compi
         text = re.sub(r"^Failed to parse expression '.*?': ", "", text, flags=re.S)
         return CompilationResult(expression, f"compilation failed: {text}", None, environments)
     environments.note_domains(expression)
-    return CompilationResult(expression, None, program, environments)
+    used = set(program.functions())
+    functions = {name: fn for name, fn in FUNCTIONS.items() if name in used}
+    return CompilationResult(expression, None, program, environments, projection(expression), functions)

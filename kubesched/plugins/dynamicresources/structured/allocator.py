@@ -11,7 +11,6 @@ the result.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -20,10 +19,8 @@ from kubesched.objects import Node
 from kubesched.objects.dra import (
     ALL,
     EXACT_COUNT,
-    AllocationResult,
     Device,
     DeviceClass,
-    DeviceRequestAllocationResult,
     DeviceSelector,
     Quantity,
     RequestSpec,
@@ -34,8 +31,8 @@ from kubesched.objects.dra import (
 from ..cel import CelCache, CelError
 from .capacity import MissingCapacity, as_consumed, consumed_capacity_from_request, request_fits_capacity
 from .constraints import Constraint, DistinctAttributeConstraint, MatchAttributeConstraint
-from .pools import Pool, SliceIndex, node_matches
-from .results import build_configs, build_node_selector
+from .pools import Pool, SliceIndex, node_matches, spec_signature
+from .results import AllocationResults, ClaimPicks, PickedDevice
 from .types import (
     ALLOCATION_RESULTS_MAX_SIZE,
     AllocatedState,
@@ -86,7 +83,7 @@ class _DeviceResult:
     device: Device
     slice: ResourceSlice
     spec: RequestSpec
-    share_id: str | None
+    shared: bool  # allocated as one share of a device with allowMultipleAllocations
     consumed_capacity: dict[str, Quantity] | None
     admin_access: bool | None
 
@@ -114,25 +111,58 @@ class Allocator:
         self.available_counters: dict[str, CounterSets] = {}
         self.num_allocate_one_invocations = 0
         self._shared_devices: set[DeviceID] | None = None
+        self._signatures: dict[int, tuple[ResourceClaim, tuple[object, ...]]] = {}
 
-    def allocate(self, node: Node, claims: Sequence[ResourceClaim]) -> list[AllocationResult] | None:
-        """Allocation results, one per claim, or None when the claims do not fit on the node.
-        Raises ``AllocationError`` (``NodeAllocationError`` for invalid pools) as upstream errs."""
-        return _Attempt(self, node, claims).run()
+    def allocate(self, node: Node, claims: Sequence[ResourceClaim]) -> AllocationResults | None:
+        """Allocation results, one per claim (built when first read), or None when the claims do
+        not fit on the node. Raises ``AllocationError`` (``NodeAllocationError`` for invalid pools)
+        where upstream returns an error.
+
+        The outcome on a node is remembered (in the ``SliceIndex``, so across pods) by the claims'
+        specs, their classes and the node; it is reused while no device of the node's pools has
+        been allocated or freed since."""
+        pools = self.index.pools_for(node, self.features)
+        key = self._memo_key(node, claims)
+        stamp: tuple[object, ...] = ()
+        if key is not None:
+            stamp = self.index.allocation_stamp(node, self.features, self.allocated_state, self._shared())
+            found = self.index.memo.get(key)
+            if found is not None and found[0] is pools and found[1] == stamp:
+                remembered: list[ClaimPicks] | None = found[2]
+                return None if remembered is None else AllocationResults(self.features, node, claims, remembered)
+        picks = _Attempt(self, node, claims).run(pools)
+        if key is not None:
+            self.index.remember(key, (pools, stamp, picks))
+        return None if picks is None else AllocationResults(self.features, node, claims, picks)
+
+    def _shared(self) -> set[DeviceID]:
+        if self._shared_devices is None:
+            self._shared_devices = {d for d, _ in self.allocated_state.allocated_shared_device_ids}
+        return self._shared_devices
+
+    def _memo_key(self, node: Node, claims: Sequence[ResourceClaim]) -> tuple[object, ...] | None:
+        """What an allocation on ``node`` depends on besides the allocated devices; None when a
+        class is missing (that is an error, not remembered)."""
+        parts: list[object] = [node.name, self.features]
+        for claim in claims:
+            found = self._signatures.get(id(claim))
+            if found is None or found[0] is not claim:
+                classes: list[DeviceClass] = []
+                for request in claim.spec.requests:
+                    for spec in (request.exactly,) if request.exactly is not None else request.first_available:
+                        device_class = self.class_lister.get(spec.device_class_name)
+                        if device_class is None:
+                            return None
+                        classes.append(device_class)
+                found = (claim, (spec_signature(claim), tuple(classes)))
+                self._signatures[id(claim)] = found
+            parts.append(found[1])
+        return tuple(parts)
 
     def is_allocated(self, device_id: DeviceID) -> bool:
         if device_id in self.allocated_state.allocated_devices or device_id in self.allocated_state.aggregated_capacity:
             return True
-        if self._shared_devices is None:
-            self._shared_devices = {d for d, _ in self.allocated_state.allocated_shared_device_ids}
-        return device_id in self._shared_devices
-
-
-def _share_id(claim: ResourceClaim, claim_index: int, result_index: int, device_id: DeviceID) -> str:
-    """A share id for an allocation of a device with ``allowMultipleAllocations``. Upstream draws
-    a random UUID; here it is derived from the claim and position, so runs repeat."""
-    digest = hashlib.sha1(f"{claim.meta.uid}/{claim.key}/{claim_index}/{result_index}/{device_id}".encode()).hexdigest()
-    return f"{digest[:8]}-{digest[8:12]}-5{digest[13:16]}-8{digest[17:20]}-{digest[20:32]}"
+        return device_id in self._shared()
 
 
 class _Attempt:
@@ -154,8 +184,8 @@ class _Attempt:
 
     # --- setup -------------------------------------------------------------------------------
 
-    def run(self) -> list[AllocationResult] | None:
-        self.pools = self.a.index.pools_for(self.node, self.features)
+    def run(self, pools: list[Pool]) -> list[ClaimPicks] | None:
+        self.pools = pools
         for claim_index, claim in enumerate(self.claims):
             min_devices = 0
             for request_index, request in enumerate(claim.spec.requests):
@@ -192,7 +222,7 @@ class _Attempt:
             if any(pool.is_invalid for pool in self.pools):
                 raise NodeAllocationError("invalid resource pools were encountered")
             return None
-        return [self._result(i) for i in range(len(self.claims))]
+        return [self._picks(i) for i in range(len(self.claims))]
 
     def _validate_request(self, request: RequestSpec, parent: str | None, key: tuple[int, int, int]) -> _RequestData:
         claim = self.claims[key[0]]
@@ -399,13 +429,11 @@ class _Attempt:
         if not multi:
             holders.add(claim_index)
         consumed: dict[str, Quantity] = {}
-        share_id = None
         if self.features.consumable_capacity:
             if not self._fits_capacity(request, device_id, device):
                 return False, _NOOP
             if multi:
                 consumed = consumed_capacity_from_request(request.capacity_requests, device.capacity)
-                share_id = _share_id(self.claims[claim_index], claim_index, len(self.results[claim_index]), device_id)
                 add_capacity(self.allocating_capacity.setdefault(device_id, {}), as_consumed(consumed))
         result = _DeviceResult(
             request=request.name,
@@ -414,7 +442,7 @@ class _Attempt:
             device=device,
             slice=candidate.slice,
             spec=request,
-            share_id=share_id,
+            shared=multi and self.features.consumable_capacity,
             consumed_capacity=consumed or None,
             admin_access=True if admin else None,
         )
@@ -490,37 +518,21 @@ class _Attempt:
 
     # --- results -----------------------------------------------------------------------------
 
-    def _result(self, claim_index: int) -> AllocationResult:
+    def _picks(self, claim_index: int) -> ClaimPicks:
         claim = self.claims[claim_index]
-        devices = tuple(
-            DeviceRequestAllocationResult(
-                request=r.request_name(),
-                driver=r.id.driver,
-                pool=r.id.pool,
-                device=r.id.device,
-                admin_access=r.admin_access,
-                tolerations=r.spec.tolerations,
-                binding_conditions=r.device.binding_conditions if self.features.device_binding_and_status else None,
-                binding_failure_conditions=r.device.binding_failure_conditions if self.features.device_binding_and_status else None,
-                share_id=r.share_id,
-                consumed_capacity=r.consumed_capacity,
-            )
-            for r in self.results[claim_index]
-        )
         chosen: list[tuple[str, DeviceClass | None]] = []
+        selected: list[tuple[str, int]] = []
         for request_index, request in enumerate(claim.spec.requests):
             data = self.request_data[(claim_index, request_index, 0)]
             if data.parent_name is not None:
+                selected.append((request.name, data.selected_sub_request_index))
                 data = self.request_data[(claim_index, request_index, data.selected_sub_request_index)]
             chosen.append((data.request_name(), data.device_class))
-        selected_subs = {
-            request.name: request.first_available[self.request_data[(claim_index, i, 0)].selected_sub_request_index].name
-            for i, request in enumerate(claim.spec.requests)
-            if request.first_available
-        }
-        config = build_configs(claim, chosen, selected_subs)
-        selector = build_node_selector([(r.slice, r.device) for r in self.results[claim_index]], self.node.name)
-        return AllocationResult(devices=devices, config=config, node_selector=selector)
+        devices = tuple(
+            PickedDevice(r.request_name(), r.id, r.device, r.slice, r.spec.tolerations, r.shared, r.consumed_capacity, r.admin_access)
+            for r in self.results[claim_index]
+        )
+        return ClaimPicks(devices, tuple(chosen), tuple(selected))
 
 
 def _noop() -> None:

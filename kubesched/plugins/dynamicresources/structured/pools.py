@@ -16,11 +16,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kubesched.objects import Node
-from kubesched.objects.dra import CounterSet, DraNodeSelector, ResourceSlice
+from kubesched.objects.dra import CounterSet, DraNodeSelector, RequestSpec, ResourceClaim, ResourceSlice
 
-from .types import Features
+from .picks import ClaimPicks
+from .types import AllocatedState, DeviceID, Features
 
-__all__ = ["Pool", "SliceIndex", "node_matches", "gather_pools"]
+__all__ = ["Pool", "SliceIndex", "node_matches", "gather_pools", "spec_signature"]
+
+_MEMO_LIMIT = 1 << 18
+
+# (the node's pools when computed, allocation stamp, the outcome: per-claim picks or None)
+MemoEntry = tuple[list["Pool"], tuple[object, ...], "list[ClaimPicks] | None"]
 
 
 @dataclass(slots=True, eq=False)
@@ -165,6 +171,20 @@ def gather_pools(
     return result + with_conditions
 
 
+def _request_signature(spec: RequestSpec) -> tuple[object, ...]:
+    capacity = tuple(sorted((k, q.value) for k, q in spec.capacity_requests.items())) if spec.capacity_requests is not None else None
+    return (spec.name, spec.device_class_name, spec.allocation_mode, spec.count, spec.admin_access, spec.selectors, spec.tolerations, capacity)
+
+
+def spec_signature(claim: ResourceClaim) -> tuple[object, ...]:
+    """What of a claim's spec the allocator's choices depend on (configs only shape results)."""
+    requests = tuple(
+        (r.name, _request_signature(r.exactly) if r.exactly is not None else None, tuple(_request_signature(s) for s in r.first_available))
+        for r in claim.spec.requests
+    )
+    return (requests, claim.spec.constraints)
+
+
 class SliceIndex:
     """All slices, indexed once: per node name, shared ones, and by pool; plus each node's
     gathered pools, kept while the node object (and so its labels) is the same. Build a new
@@ -182,7 +202,43 @@ class SliceIndex:
                 self.on_node.setdefault(slice_.node_name, []).append(slice_)
             self.by_pool.setdefault((slice_.driver, slice_.pool.name), []).append(slice_)
         self._pools: dict[tuple[str, Features], tuple[Node, list[Pool]]] = {}
+        self._device_ids: dict[tuple[str, Features], tuple[tuple[DeviceID, ...], tuple[DeviceID, ...]]] = {}
         self._lock = threading.Lock()
+        # Allocation outcomes per (node, claim specs, classes), with the allocation stamp they
+        # were computed under (``Allocator.allocate``).
+        self.memo: dict[tuple[object, ...], MemoEntry] = {}
+
+    def remember(self, key: tuple[object, ...], value: "MemoEntry") -> None:
+        with self._lock:
+            if len(self.memo) >= _MEMO_LIMIT:
+                self.memo.clear()
+            self.memo[key] = value
+
+    def allocation_stamp(self, node: Node, features: Features, state: AllocatedState, shared: set[DeviceID]) -> tuple[object, ...]:
+        """What of the allocated state an allocation on ``node`` can see: the allocated devices
+        of the node's pools (and for shared-counter pools, of the whole pool), with the capacity
+        consumed on devices with ``allowMultipleAllocations``."""
+        key = (node.name, features)
+        ids = self._device_ids.get(key)
+        if ids is None:
+            local: list[DeviceID] = []
+            counted: list[DeviceID] = []
+            for pool in self.pools_for(node, features):
+                for slices, into in ((pool.slices_targeting_node, local), (pool.slices_not_targeting_node, counted)):
+                    for slice_ in slices:
+                        into.extend(DeviceID(slice_.driver, slice_.pool.name, d.name) for d in slice_.devices)
+                if pool.counter_sets:  # counters: every allocated device of the pool counts
+                    counted.extend(DeviceID(s.driver, s.pool.name, d.name) for s in pool.slices_targeting_node for d in s.devices)
+            ids = (tuple(local), tuple(counted))
+            self._device_ids[key] = ids
+        allocated = state.allocated_devices
+        capacity = state.aggregated_capacity
+        parts: list[object] = [d for d in ids[0] if d in allocated]
+        if capacity:
+            parts.extend((d, tuple(sorted(capacity[d].items()))) for d in ids[0] if d in capacity)
+        if ids[1]:
+            parts.append(tuple(d for d in ids[1] if d in allocated or d in capacity or d in shared))
+        return tuple(parts)
 
     def pools_for(self, node: Node, features: Features) -> list[Pool]:
         key = (node.name, features)

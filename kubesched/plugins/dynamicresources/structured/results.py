@@ -1,14 +1,18 @@
-"""The parts of an allocation result besides the devices: configs and the node selector."""
+"""Allocation results built from the allocator's picks: devices, configs and node selector."""
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+import hashlib
+from collections.abc import Iterator, Mapping, Sequence
 
+from kubesched.objects import Node
 from kubesched.objects.dra import (
     FROM_CLAIM,
     FROM_CLASS,
+    AllocationResult,
     Device,
+    DeviceRequestAllocationResult,
     DeviceAllocationConfiguration,
     DeviceClass,
     DraNodeSelector,
@@ -17,9 +21,81 @@ from kubesched.objects.dra import (
 )
 from kubesched.objects.selectors import parse_node_selector
 
-from .types import AllocationError
+from .picks import ClaimPicks, PickedDevice
+from .types import AllocationError, DeviceID, Features
 
-__all__ = ["build_configs", "build_node_selector"]
+__all__ = ["AllocationResults", "ClaimPicks", "PickedDevice", "build_configs", "build_node_selector", "share_id"]
+
+
+def share_id(claim: ResourceClaim, claim_index: int, result_index: int, device_id: DeviceID) -> str:
+    """The share id of an allocation of a device with ``allowMultipleAllocations``. Upstream
+    draws a random UUID; this one is derived from the claim and the position, so runs repeat."""
+    digest = hashlib.sha1(f"{claim.meta.uid}/{claim.key}/{claim_index}/{result_index}/{device_id}".encode()).hexdigest()
+    return f"{digest[:8]}-{digest[8:12]}-5{digest[13:16]}-8{digest[17:20]}-{digest[20:32]}"
+
+
+class AllocationResults:
+    """One ``AllocationResult`` per claim, in the order of the claims (``len``, ``[i]``,
+    iteration); built on first access (Filter allocates on many nodes, Reserve reads the
+    results of one node)."""
+
+    __slots__ = ("_features", "_node", "_claims", "_picks", "_built")
+
+    def __init__(self, features: Features, node: Node, claims: Sequence[ResourceClaim], picks: Sequence[ClaimPicks]) -> None:
+        self._features = features
+        self._node = node
+        self._claims = tuple(claims)
+        self._picks = tuple(picks)
+        self._built: tuple[AllocationResult, ...] | None = None
+
+    def __len__(self) -> int:
+        return len(self._picks)
+
+    def __getitem__(self, index: int) -> AllocationResult:
+        return self._results()[index]
+
+    def __iter__(self) -> Iterator[AllocationResult]:
+        return iter(self._results())
+
+    @property
+    def picks(self) -> tuple[ClaimPicks, ...]:
+        """The devices chosen per claim, without building results (e.g. for scoring)."""
+        return self._picks
+
+    def _results(self) -> tuple[AllocationResult, ...]:
+        if self._built is None:
+            self._built = tuple(self._build(i) for i in range(len(self._picks)))
+        return self._built
+
+    def _build(self, claim_index: int) -> AllocationResult:
+        claim = self._claims[claim_index]
+        picks = self._picks[claim_index]
+        with_status = self._features.device_binding_and_status
+        devices = tuple(
+            DeviceRequestAllocationResult(
+                request=p.request,
+                driver=p.id.driver,
+                pool=p.id.pool,
+                device=p.id.device,
+                admin_access=p.admin_access,
+                tolerations=p.tolerations,
+                binding_conditions=p.device.binding_conditions if with_status else None,
+                binding_failure_conditions=p.device.binding_failure_conditions if with_status else None,
+                share_id=share_id(claim, claim_index, i, p.id) if p.shared else None,
+                consumed_capacity=p.consumed_capacity,
+            )
+            for i, p in enumerate(picks.devices)
+        )
+        subs = {name: claim.spec.requests[i].first_available[index].name for i, (name, index) in _sub_positions(claim, picks)}
+        config = build_configs(claim, picks.chosen, subs)
+        selector = build_node_selector([(p.slice, p.device) for p in picks.devices], self._node.name)
+        return AllocationResult(devices=devices, config=config, node_selector=selector)
+
+
+def _sub_positions(claim: ResourceClaim, picks: ClaimPicks) -> Iterator[tuple[int, tuple[str, int]]]:
+    positions = {r.name: i for i, r in enumerate(claim.spec.requests)}
+    for name, index in picks.selected_subs:
+        yield positions[name], (name, index)
 
 
 def build_configs(
