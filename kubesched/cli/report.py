@@ -44,7 +44,8 @@ def summary_line(summary: RunSummary) -> str:
     result = summary.result
     pending = len(result.outcomes)
     preempted = sum(1 for o in result.outcomes.values() if o.preempted_by)
-    tie = f"seed {summary.seed}" if summary.seed is not None else "ties broken by name"
+    tie = f"seed {summary.seed}" if summary.seed is not None else (
+        "ties broken by name" if summary.tie_break == "name" else "upstream's tie-break")
     parts = [f"{len(result.scheduled)} scheduled", f"{len(result.unschedulable)} unschedulable",
              f"{len(result.gated)} gated"]
     if preempted:

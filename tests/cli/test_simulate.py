@@ -141,7 +141,20 @@ def test_random_tie_break_is_reproducible_with_a_seed(tmp_path: Path):
     outs = []
     for _ in range(2):
         out = tmp_path / "out.txt"
-        assert run(str(snap), "--seed", "7", "--output", str(out)).exit_code == 0
+        assert run(str(snap), "--tie-break", "random", "--seed", "7", "--output", str(out)).exit_code == 0
+        outs.append(out.read_text())
+    assert outs[0] == outs[1]
+
+
+def test_the_default_tie_break_is_upstreams_heap_and_needs_no_seed(tmp_path: Path):
+    # eight equal empty nodes: upstream's heap pops the 1st walked node first, then the 8th,
+    # 7th, ... as the start index rotates; the run repeats without a seed
+    snap = write_list(tmp_path / "s.yaml", [node(f"n{i}") for i in range(8)] + [pod(f"p{i}", cpu="100m") for i in range(3)])
+    outs = []
+    for _ in range(2):
+        out = tmp_path / "out.txt"
+        result = run(str(snap), "-q", "--output", str(out))
+        assert result.exit_code == 0 and "seed" not in result.output
         outs.append(out.read_text())
     assert outs[0] == outs[1]
 
