@@ -196,13 +196,21 @@ CASES: dict[str, Case] = {
         expect=[[("req-0", DRIVER_A, POOL_1, "device-2"), ("req-1", DRIVER_A, POOL_1, "device-3")]],
     ),
     "invalid-CEL-one-device": Case(
-        [claim("claim-0", request("req-0", CLASS_A, 1, "noSuchVar"))], [one_device()], expect="claim default/claim-0: selector #0: CEL runtime error"
+        [claim("claim-0", request("req-0", CLASS_A, 1, "noSuchVar"))], [one_device()], expect="claim default/claim-0: selector #0: CEL compile error: .*undeclared reference"
     ),
     "invalid-CEL-one-device-class": Case(
         [claim("claim-0", request("req-0", CLASS_A))],
         [one_device()],
-        classes=[device_class(CLASS_A, DRIVER_A, selectors=[{"cel": {"expression": "device.driver =="}}])],
-        expect="class class-a: selector #0: CEL compile error: compilation failed",
+        classes=[device_class(CLASS_A, DRIVER_A, selectors=[{"cel": {"expression": "noSuchVar"}}])],
+        expect="class class-a: selector #0: CEL compile error: compilation failed: .*undeclared reference",
+    ),
+    "invalid-CEL-all-devices": Case(
+        [claim("claim-0", all_request("req-0", CLASS_A, selectors=[{"cel": {"expression": "noSuchVar"}}]))], [one_device()], expect="undeclared reference"
+    ),
+    "runtime-CEL-error-is-an-error": Case(
+        [claim("claim-0", request("req-0", CLASS_A, 1, f'device.attributes["{DRIVER_A}"].missing == 1'))],
+        [one_device()],
+        expect="claim default/claim-0: selector #0: CEL runtime error: no such key: missing",
     ),
     "too-many-devices-total": Case(
         [claim("claim-0", request("req-0", CLASS_A, 17), request("req-1", CLASS_A, 16))],

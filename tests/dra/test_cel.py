@@ -80,6 +80,30 @@ def test_syntax_error_is_a_compile_error() -> None:
     assert validate_selector('device.driver == "x"') is None
 
 
+@pytest.mark.parametrize(
+    ("expression", "message"),
+    [
+        ("noSuchVar", "ERROR: <input>:1:1: undeclared reference to 'noSuchVar' (in container '')\n | noSuchVar\n | ^"),
+        ('device.driver == "x" && foo(1)', "ERROR: <input>:1:25: undeclared reference to 'foo'"),
+    ],
+)
+def test_undeclared_references_are_compile_errors(expression: str, message: str) -> None:
+    error = validate_selector(expression)
+    assert error is not None and error.startswith("compilation failed: " + message)
+
+
+@pytest.mark.parametrize(
+    "expression",
+    ["[1, 2].all(x, x > 0)", "type(device.driver) == string", 'device.driver.lowerAscii().split(".")[0] == "gpu"', 'sets.contains(["a"], ["a"])'],
+)
+def test_standard_and_kubernetes_library_references_compile(expression: str) -> None:
+    assert validate_selector(expression) is None
+
+
+def test_strings_library() -> None:
+    assert CelCache().get_or_compile('device.driver.upperAscii().startsWith("GPU") && device.driver.indexOf(".") == 3').device_matches(DRIVER, GPU)
+
+
 def test_expression_is_compiled_once() -> None:
     cache = CelCache()
     assert cache.get_or_compile("true") is cache.get_or_compile("true")

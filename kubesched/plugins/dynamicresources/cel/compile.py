@@ -90,13 +90,14 @@ def _lookup(mapping: Mapping[str, _T], domain: str, name: str, driver: str) -> _
 
 
 class DeviceEnvironments:
-    """The engine context per (driver, device content), with every domain that any compiled
-    expression names present (empty when the device has none of it)."""
+    """The ``device`` variable per (driver, device content), for expressions that read more
+    than literal lookups, with every domain that any compiled expression names present (empty
+    when the device has none of it)."""
 
     def __init__(self) -> None:
         self._domains: set[str] = set()
         self._version = 0
-        self._contexts: OrderedDict[DeviceKey, tuple[int, cel.Context]] = OrderedDict()
+        self._contexts: OrderedDict[DeviceKey, tuple[int, dict[str, object]]] = OrderedDict()
 
     def note_domains(self, expression: str) -> None:
         found = {a or b for a, b in _DOMAIN_LITERAL.findall(expression)} - self._domains
@@ -104,7 +105,7 @@ class DeviceEnvironments:
             self._domains |= found
             self._version += 1
 
-    def context(self, driver: str, device: Device) -> cel.Context:
+    def context(self, driver: str, device: Device) -> dict[str, object]:
         key = (driver, device.selector_key)
         cached = self._contexts.get(key)
         if cached is not None and cached[0] == self._version:
@@ -123,15 +124,12 @@ class DeviceEnvironments:
         for name, cap in device.capacity.items():
             domain, ident = _split_name(name, driver)
             capacity.setdefault(domain, {})[ident] = quantity_value(cap.value.value)
-        variables: dict[str, object] = {
-            "device": {
-                "driver": driver,
-                "allowMultipleAllocations": bool(device.allow_multiple_allocations),
-                "attributes": attributes,
-                "capacity": capacity,
-            }
+        context: dict[str, object] = {
+            "driver": driver,
+            "allowMultipleAllocations": bool(device.allow_multiple_allocations),
+            "attributes": attributes,
+            "capacity": capacity,
         }
-        context = cel.Context(variables=variables, functions=dict(FUNCTIONS))
         if len(self._contexts) >= _ENVIRONMENTS_LIMIT:
             self._contexts.popitem(last=False)
         self._contexts[key] = (self._version, context)
@@ -212,7 +210,7 @@ class CompilationResult:
             return bad_version
         try:
             if self.projection is None:
-                result = self.program.execute(self.environments.context(driver, device))
+                result = self.program.execute({"device": self.environments.context(driver, device), **self.functions})
             else:
                 result = self.program.execute(self._projected(driver, device))
         except CelError as err:
@@ -281,14 +279,55 @@ def _type_name(value: object) -> str:
     return type(value).__name__
 
 
+# What cel-go's checker knows besides ``device`` and the libraries: CEL's standard functions,
+# type names, and the variables comprehension macros bind.
+_STANDARD_FUNCTIONS = frozenset(
+    "size contains startsWith endsWith matches int uint double string bytes bool timestamp duration type dyn "
+    "getDate getDayOfMonth getDayOfWeek getDayOfYear getFullYear getHours getMilliseconds getMinutes getMonth getSeconds".split()
+)
+_TYPE_NAMES = frozenset("int uint double bool string bytes list map null_type type".split())
+_BOUND = re.compile(r"\.\s*(?:all|exists|exists_one|map|filter)\s*\(\s*([A-Za-z_]\w*)\s*,")
+
+
+def _located(expression: str, name: str, message: str) -> str:
+    """cel-go's error text: ``ERROR: <input>:line:column: message`` and the line with a caret."""
+    match = re.search(rf"(?<![\w.]){re.escape(name)}\b", expression) or re.search(rf"\b{re.escape(name)}\b", expression)
+    offset = match.start() if match else 0
+    line_start = expression.rfind("\n", 0, offset) + 1
+    line_end = expression.find("\n", offset)
+    line = expression[line_start : line_end if line_end >= 0 else len(expression)]
+    line_number = expression.count("\n", 0, offset) + 1
+    column = offset - line_start
+    return f"ERROR: <input>:{line_number}:{column + 1}: {message}\n | {line}\n | {'.' * column}^"
+
+
+def _check_references(expression: str, program: cel.Program) -> str | None:
+    """The first reference cel-go's checker would reject in the DRA environment."""
+    references = program.references()
+    bound = set(_BOUND.findall(expression))
+    namespaces = {name.partition(".")[0] for name in FUNCTIONS if "." in name}  # sets.contains(...)
+    for name in references.get("variables", []):
+        if name != "device" and name not in bound and name not in _TYPE_NAMES and name not in namespaces:
+            return _located(expression, name, f"undeclared reference to '{name}' (in container '')")
+    for name in references.get("functions", []):
+        if name[:1] in ("_", "!", "@", "-") or name in _STANDARD_FUNCTIONS or name in FUNCTIONS:
+            continue
+        return _located(expression, name, f"undeclared reference to '{name}' (in container '')")
+    return None
+
+
 def compile_selector(expression: str, environments: DeviceEnvironments) -> CompilationResult:
-    """Compile once; a syntax error becomes ``error`` (``compilation failed: ...``)."""
+    """Compile once; a syntax error or a reference the DRA environment does not declare becomes
+    ``error`` (``compilation failed: ...``)."""
     try:
         program = cel.compile(expression)
     except Exception as err:  # the engine reports parse errors as ValueError
         text = str(err)
         text = re.sub(r"^Failed to parse expression '.*?': ", "", text, flags=re.S)
         return CompilationResult(expression, f"compilation failed: {text}", None, environments)
+    unknown = _check_references(expression, program)
+    if unknown is not None:
+        return CompilationResult(expression, f"compilation failed: {unknown}", None, environments)
     environments.note_domains(expression)
     used = set(program.functions())
     functions = {name: fn for name, fn in FUNCTIONS.items() if name in used}

@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping
 from fractions import Fraction
 from functools import lru_cache
 
+from cel import stdlib
+
 from kubesched.objects.quantity import parse_quantity
 
 from .semver import SemverError, Version, normalize_semver, parse_semver
@@ -195,3 +197,9 @@ FUNCTIONS: dict[str, CelFunction] = {
     "minor": minor,
     "patch": patch,
 }
+
+# Kubernetes' base CEL environment also has cel-go's strings and sets extensions; the engine's
+# package ships them as Python functions.
+for _library in ("strings", "sets"):
+    for _name, _function in stdlib.EXTENSIONS[_library].items():
+        FUNCTIONS.setdefault(_name, _function)
