@@ -14,6 +14,7 @@ from kubesched.objects.dra import (
     Quantity,
     allocation_to_json,
     canonical_text,
+    check_admin_access,
     parse_device_class,
     parse_resource_claim,
     parse_resource_claim_template,
@@ -164,3 +165,12 @@ def test_allocation_round_trips_through_json() -> None:
 )
 def test_computed_quantities_use_apimachinery_canonical_text(value: int | Fraction, fmt: str, text: str) -> None:
     assert canonical_text(Fraction(value), fmt) == text
+
+
+def test_admin_access_needs_the_namespace_label() -> None:
+    claim = parse_resource_claim(claim_doc([{"name": "r", "exactly": {"deviceClassName": "c", "adminAccess": True}}]))
+    check_admin_access(claim.spec, {"resource.kubernetes.io/admin-access": "true"})
+    with pytest.raises(ObjectError) as err:
+        check_admin_access(claim.spec, {})
+    assert err.value.field == "spec.devices.requests[0].adminAccess"
+    assert "resource.kubernetes.io/admin-access: true" in err.value.message

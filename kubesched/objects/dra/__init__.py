@@ -15,6 +15,7 @@ from .allocation import (
     parse_allocation,
 )
 from .claim import (
+    ADMIN_ACCESS_NAMESPACE_LABEL,
     DELETE_PROTECTION_FINALIZER,
     DeviceClass,
     ResourceClaim,
@@ -22,6 +23,7 @@ from .claim import (
     ResourceClaimSpec,
     ResourceClaimStatus,
     ResourceClaimTemplate,
+    check_admin_access,
     parse_claim_spec,
     parse_device_class,
     parse_resource_claim,
@@ -55,6 +57,7 @@ from .request import (
 from .slice import ResourcePool, ResourceSlice, parse_resource_slice
 
 __all__ = [
+    "ADMIN_ACCESS_NAMESPACE_LABEL",
     "ALL",
     "BINARY_SI",
     "DECIMAL_SI",
@@ -95,6 +98,7 @@ __all__ = [
     "ResourceSlice",
     "allocation_to_json",
     "canonical_text",
+    "check_admin_access",
     "parse_allocation",
     "parse_claim_spec",
     "parse_device_class",

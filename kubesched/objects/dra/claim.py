@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from collections.abc import Mapping
 from typing import Any
 
+from ..errors import ObjectError
 from .allocation import AllocationResult, parse_allocation
 from .fields import list_of, mapping, optional_mapping, string
 from .meta import ObjectMeta, _string_map, parse_meta
@@ -33,9 +34,12 @@ __all__ = [
     "parse_resource_claim_template",
     "parse_device_class",
     "DELETE_PROTECTION_FINALIZER",
+    "ADMIN_ACCESS_NAMESPACE_LABEL",
+    "check_admin_access",
 ]
 
 DELETE_PROTECTION_FINALIZER = "resource.kubernetes.io/delete-protection"
+ADMIN_ACCESS_NAMESPACE_LABEL = "resource.kubernetes.io/admin-access"
 
 
 @dataclass(slots=True, frozen=True, eq=False)
@@ -172,3 +176,17 @@ def parse_device_class(raw: Any) -> DeviceClass:
         parse_claim_configs(spec.get("config"), "spec.config", None),
         string(spec.get("extendedResourceName"), "spec.extendedResourceName", required=False) or None,
     )
+
+
+def check_admin_access(spec: ResourceClaimSpec, namespace_labels: Mapping[str, str] | None, spec_path: str = "spec") -> None:
+    """The API server's admission of admin access (``AuthorizedForAdmin``): a claim (or template,
+    with ``spec_path="spec.spec"``) asking for it must be in a namespace labelled
+    ``resource.kubernetes.io/admin-access: "true"``; raises ``ObjectError`` otherwise."""
+    for i, request in enumerate(spec.requests):
+        if request.exactly is not None and request.exactly.admin_access:
+            if (namespace_labels or {}).get(ADMIN_ACCESS_NAMESPACE_LABEL) != "true":
+                raise ObjectError(
+                    f"{spec_path}.devices.requests[{i}].adminAccess",
+                    f"Forbidden: admin access to devices requires the `{ADMIN_ACCESS_NAMESPACE_LABEL}: true` label on the containing namespace",
+                )
+            return
