@@ -34,6 +34,17 @@ def _event_loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     return cast(Callable[[], asyncio.AbstractEventLoop], uvloop.new_event_loop)
 
 
+def _flags(params: dict[str, object]) -> dict[str, str]:
+    """The command line as /flagz shows it: every flag by its name, with its value."""
+    shown: dict[str, str] = {}
+    for name, value in params.items():
+        flag = "v" if name == "verbosity" else "plugin" if name == "plugins" else name.replace("_", "-")
+        if isinstance(value, tuple):
+            value = ",".join(str(v) for v in value)
+        shown[flag] = "" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+    return shown
+
+
 def _bool(value: str) -> bool:
     lowered = value.lower()
     if lowered in ("true", "1", "t", "yes"):
@@ -138,7 +149,7 @@ def run(config_file: str | None, kubeconfig: str | None, master: str | None, lea
             sys.exit(EXIT_STARTUP)
         serve_port = secure_port
     settings = RunSettings(config, connection, reg, bind_address=bind_address, port=serve_port, tls=tls,
-                           startup_timeout=startup_timeout)
+                           startup_timeout=startup_timeout, flags=_flags(click.get_current_context().params))
     try:
         with asyncio.Runner(loop_factory=_event_loop_factory()) as runner:
             code = runner.run(run_scheduler(settings))

@@ -18,9 +18,11 @@ import socket
 import ssl
 import uuid
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 from typing import Callable, Coroutine
 
-from ...framework.config import SchedulerConfig
+from ... import __version__
+from ...framework.config import SchedulerConfig, versioned_config
 from ...framework.registry import Registry
 from ...objects.pod import PodInfo
 from ...scheduler.metrics import SchedulerMetrics
@@ -32,6 +34,9 @@ from .errors import ApiError
 from .events import EventBroadcaster, ObjectRef
 from .lease_events import LeaseEventRecorder
 from .leader import LeaderElector
+from .live_metrics import POD_BINDING, POD_STATUS_PATCH, EventWriterStats, LiveMetrics
+from .pod_resources import resources_exposition
+from .zpages import ZPages
 from .pod_meta import pod_resource_version
 
 __all__ = ["RunSettings", "StartupError", "run_scheduler", "default_identity", "check_access"]
@@ -57,6 +62,7 @@ class RunSettings:
     identity: str = ""
     startup_timeout: float = 30.0  # how long an unreachable API server is retried before giving up
     options: LiveOptions = field(default_factory=LiveOptions)
+    flags: dict[str, str] = field(default_factory=dict)  # the command line, for /flagz
 
 
 def default_identity() -> str:
@@ -112,16 +118,20 @@ async def run_scheduler(settings: RunSettings, *, stop: asyncio.Event | None = N
     config = settings.config
     identity = settings.identity or default_identity()
     metrics = SchedulerMetrics()
+    live_metrics = LiveMetrics(metrics.registry, urlsplit(settings.connection.server).netloc)
     # Three clients, as kube-scheduler has: the scheduler's (informers, binds, status), the
     # events' and the Lease's, each with its own QPS budget so neither starves the others.
     async with ApiClient(settings.connection) as api, ApiClient(settings.connection) as events_api, \
             ApiClient(settings.connection) as lease_api:
+        for client in (api, events_api, lease_api):
+            client.observer = live_metrics.rest
         await check_access(api, settings.connection.server, settings.startup_timeout)
         broadcaster = EventBroadcaster(events_api, qps=0)  # the events client does the throttling
         live = LiveScheduler(config, api, _PodEvents(broadcaster), registry=settings.registry,
                              options=settings.options, metrics=metrics)
         live.build()
         live.event_room = broadcaster
+        _instrument(live, broadcaster, live_metrics)
         if started is not None:
             started(live)
         le = config.leader_election
@@ -138,7 +148,10 @@ async def run_scheduler(settings: RunSettings, *, stop: asyncio.Event | None = N
                                     on_lease_event=lambda message: recorder.record(
                                         message, elector.lease if elector is not None else None))
         endpoints = Endpoints(metrics, live_checks=_live_checks(elector),
-                              ready_checks={"sched-handler-sync": live.synced})
+                              ready_checks={"sched-handler-sync": live.synced},
+                              resources=resources_exposition(live.pods_with_limits),
+                              zpages=ZPages(lambda: versioned_config(config), flags=settings.flags,
+                                            binary_version=__version__))
         try:
             await endpoints.start(settings.bind_address, settings.port, settings.tls)
         except OSError as err:
@@ -197,6 +210,19 @@ async def run_scheduler(settings: RunSettings, *, stop: asyncio.Event | None = N
             if lease_events is not None:
                 await lease_events.drain()  # "stopped leading", written before the clients close
             await endpoints.stop()
+
+
+def _instrument(live: LiveScheduler, broadcaster: EventBroadcaster, live_metrics: LiveMetrics) -> None:
+    """The background work's metrics: status patches and binds (the API dispatcher's), events."""
+    client, bindings = live.client, live.bindings
+    assert client is not None and bindings is not None
+    calls = live_metrics.async_calls
+    client.on_call = calls.executed
+    calls.set_pending_source(POD_STATUS_PATCH, lambda: client.pending_status_patches)
+    calls.set_pending_source(POD_BINDING, lambda: bindings.in_flight)
+    stats = broadcaster.stats
+    live_metrics.watch_events(EventWriterStats(recorded=lambda: stats.recorded, written=lambda: stats.written,
+                                               dropped=lambda: stats.dropped, queued=lambda: broadcaster.backlog))
 
 
 async def _sync_without_collector(stop: asyncio.Event, live: LiveScheduler) -> None:

@@ -17,6 +17,7 @@ from typing import Awaitable, Callable
 
 from ...framework.status import Code, Status
 from ...objects.pod import PodInfo
+from ...scheduler.metrics import SchedulerMetrics
 from ...scheduler.scheduler import BindingDone, BindingWork, DirectBinder
 from .errors import ApiError
 
@@ -37,8 +38,10 @@ def _api_message(err: Exception) -> str:
 
 
 class BindingPool:
-    def __init__(self, loop: asyncio.AbstractEventLoop, workers: int, on_done: Callable[[], None]) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, workers: int, on_done: Callable[[], None],
+                 metrics: SchedulerMetrics | None = None) -> None:
         self._loop = loop
+        self._metrics = metrics  # scheduler_goroutines{operation="binding"}: binding cycles under way
         self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="binding")
         self._on_done = on_done
         self.in_flight = 0
@@ -49,10 +52,14 @@ class BindingPool:
     def _started(self) -> None:
         self.in_flight += 1
         self._idle.clear()
+        if self._metrics is not None:
+            self._metrics.goroutines("binding", 1)
 
     def _finished(self, status: Status | None, done: BindingDone) -> None:
         """Hand the result to the scheduler's completion, on the loop."""
         self.in_flight -= 1
+        if self._metrics is not None:
+            self._metrics.goroutines("binding", -1)
         try:
             done(status)
         except Exception:  # pragma: no cover - the completion's own paths catch their failures

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Callable, Protocol
 
 from ...clock import RealClock
@@ -34,6 +35,7 @@ from .client import ApiClient
 from .cluster_client import KubeClusterClient, PodEventSink
 from .handlers import NamespaceInfo, NamespaceEvents, NodeEvents, ObjectEvents, PodEvents, parse_namespace
 from .informer import Informer, Resource
+from .pod_resources import limits_of
 
 __all__ = ["EventRoom", "LiveScheduler", "LiveOptions", "collection_path", "POD_FIELD_SELECTOR"]
 
@@ -74,6 +76,9 @@ def collection_path(api_version: str, plural: str) -> str:
     return f"/api/{api_version}/{plural}"
 
 
+_NO_LIMITS: Mapping[str, float] = {}
+
+
 def _parse_pod(raw: dict[str, object]) -> PodInfo:
     # Pending pods keep their document (their PodScheduled condition decides whether a
     # status patch is needed); the cache compacts bound ones.
@@ -101,6 +106,7 @@ class LiveScheduler:
         self._leading = False
         self.cycles = 0
         self.event_room: EventRoom | None = None  # set by the run app: the event writer's back-pressure
+        self.pod_limits: dict[str, dict[str, float]] = {}  # pod uid -> its limits, for pods that set some
 
     # -- assembling ---------------------------------------------------------------
     def _node_parser(self) -> Callable[[dict[str, object]], Node]:
@@ -115,13 +121,15 @@ class LiveScheduler:
         clock = RealClock()
         self.client = KubeClusterClient(self.api, loop, self.events)
         self.client.start()
-        self.bindings = BindingPool(loop, self.options.binding_workers, self.wake)
+        self.bindings = BindingPool(loop, self.options.binding_workers, self.wake, self.metrics)
         cache = Cache()
         hub = HandleHub(cache, clock, self.client)
         scheduler = new_scheduler(self.config, self.client, clock, self.registry, on_attempt=self.options.on_attempt,
                                   run_binding=self.bindings, hub=hub, metrics=self.metrics,
                                   direct_binder=self.bindings.direct(self.client.bind_async))
         self.scheduler = scheduler
+        if self.metrics is not None:
+            self.metrics.set_cache_size_source(lambda: cache_sizes(cache))
         page, watch_list = self.options.page_size, self.options.watch_list
         self.informers = [
             Informer(self.api, Resource("/api/v1/nodes", "Node"), self._node_parser(), NodeEvents(scheduler, self.wake),
@@ -133,12 +141,32 @@ class LiveScheduler:
             plural = store.plural
             self.informers.append(Informer(
                 self.api, Resource(collection_path(store.api_version, plural), store.kind), _identity,
-                ObjectEvents(store, self.wake), page_size=page, watch_list=watch_list, name=plural))
+                ObjectEvents(store, self.wake, self.metrics), page_size=page, watch_list=watch_list, name=plural))
         # Pods last: their handlers find the nodes already in the cache.
         self.informers.append(Informer(
-            self.api, Resource("/api/v1/pods", "Pod", field_selector=POD_FIELD_SELECTOR), _parse_pod,
+            self.api, Resource("/api/v1/pods", "Pod", field_selector=POD_FIELD_SELECTOR), self._parse_pod,
             PodEvents(scheduler, self.wake), page_size=page, watch_list=watch_list, name="pods"))
         return scheduler
+
+    def _parse_pod(self, raw: dict[str, object]) -> PodInfo:
+        """The pod as the scheduler keeps it; its limits noted aside (bound pods lose their
+        document in the cache, ``/metrics/resources`` reports them)."""
+        pod = _parse_pod(raw)
+        limits = limits_of(raw)
+        if limits:
+            self.pod_limits[pod.uid] = limits
+        return pod
+
+    def pods_with_limits(self) -> list[tuple[PodInfo, Mapping[str, float]]]:
+        """Every pod the scheduler holds, pending or bound, with its limits (``/metrics/resources``)."""
+        s = self.scheduler
+        if s is None:
+            return []
+        pods = [*s.pods.values(), *s.cache.pods()]
+        live = {pod.uid for pod in pods}
+        for uid in [uid for uid in self.pod_limits if uid not in live]:  # pods gone since the last scrape
+            del self.pod_limits[uid]
+        return [(pod, self.pod_limits.get(pod.uid, _NO_LIMITS)) for pod in pods]
 
     def wake(self) -> None:
         if self._wake is not None:
@@ -212,6 +240,12 @@ class LiveScheduler:
             self.bindings.shutdown()
         if self.client is not None:
             await self.client.stop()
+
+
+def cache_sizes(cache: Cache) -> dict[str, int]:
+    """``scheduler_cache_size``: nodes, pods and assumed pods in the cache."""
+    assumed = sum(1 for pod in cache.pods() if cache.is_assumed(pod))  # read at scrape time only
+    return {"nodes": len(cache.node_names()), "pods": cache.pod_count, "assumed_pods": assumed}
 
 
 def _identity(raw: dict[str, object]) -> dict[str, object]:

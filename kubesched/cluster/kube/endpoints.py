@@ -1,5 +1,6 @@
-"""kube-scheduler's health and metrics endpoints: ``/healthz``, ``/livez``, ``/readyz``
-and ``/metrics`` (cmd/kube-scheduler/app/server.go, apiserver pkg/server/healthz).
+"""kube-scheduler's health and metrics endpoints: ``/healthz``, ``/livez``, ``/readyz``,
+``/metrics`` and ``/metrics/resources``, and the z-pages ``/configz``, ``/flagz`` and
+``/statusz`` (cmd/kube-scheduler/app/server.go, apiserver pkg/server/healthz; see zpages.py).
 
 The probes answer as component-base's healthz handler does, so kubelet probes and
 scripts written against kube-scheduler work unchanged:
@@ -23,11 +24,15 @@ from __future__ import annotations
 
 import logging
 import ssl as ssl_module
+import time
 from collections.abc import Awaitable, Callable, Mapping
 
+import orjson
 from aiohttp import web
 
 from kubesched.scheduler.metrics import CONTENT_TYPE, SchedulerMetrics
+
+from .zpages import ZPages, flagz_text, statusz_text
 
 __all__ = ["Check", "Endpoints", "SHUTDOWN_CHECK"]
 
@@ -60,11 +65,15 @@ class Endpoints:
 
     def __init__(self, metrics: SchedulerMetrics, *, checks: Mapping[str, Check] | None = None,
                  ready_checks: Mapping[str, Check] | None = None,
-                 live_checks: Mapping[str, Check] | None = None) -> None:
+                 live_checks: Mapping[str, Check] | None = None, resources: Callable[[], bytes] | None = None,
+                 zpages: ZPages | None = None) -> None:
         """``checks`` run in /healthz and /readyz (kube-scheduler: the leaderElection
         watchdog); ``ready_checks`` only in /readyz (``sched-handler-sync``);
-        ``live_checks`` is a synonym of ``checks`` (the name the run app passes)."""
+        ``live_checks`` is a synonym of ``checks`` (the name the run app passes);
+        ``resources`` answers /metrics/resources; ``zpages`` serves /configz, /flagz, /statusz."""
         self._metrics = metrics
+        self._resources = resources
+        self._zpages = zpages
         self._shutting_down = False
         healthz = {**(checks or {}), **(live_checks or {})}
         readyz = {**healthz, SHUTDOWN_CHECK: self._shutdown_check, **(ready_checks or {})}
@@ -90,6 +99,12 @@ class Endpoints:
             app.router.add_get(f"/{endpoint}", self._root_handler(endpoint))
             app.router.add_get(f"/{endpoint}/{{check}}", self._single_handler(endpoint))
         app.router.add_get("/metrics", self._serve_metrics)
+        if self._resources is not None:
+            app.router.add_get("/metrics/resources", self._serve_resources)
+        if self._zpages is not None:
+            app.router.add_get("/configz", self._serve_configz)
+            app.router.add_get("/flagz", self._serve_flagz)
+            app.router.add_get("/statusz", self._serve_statusz)
         app.router.add_route("*", "/{tail:.*}", self._not_found)
         return app
 
@@ -159,6 +174,28 @@ class Endpoints:
         response = web.Response(body=self._metrics.exposition())
         response.headers["Content-Type"] = CONTENT_TYPE
         return response
+
+    async def _serve_resources(self, request: web.Request) -> web.Response:
+        assert self._resources is not None
+        response = web.Response(body=self._resources())
+        response.headers["Content-Type"] = CONTENT_TYPE
+        return response
+
+    async def _serve_configz(self, request: web.Request) -> web.Response:
+        assert self._zpages is not None
+        body = orjson.dumps({"componentconfig": self._zpages.componentconfig()})
+        return web.Response(body=body, content_type="application/json")
+
+    async def _serve_flagz(self, request: web.Request) -> web.Response:
+        assert self._zpages is not None
+        return _text(200, flagz_text(self._zpages.component, self._zpages.flags))
+
+    async def _serve_statusz(self, request: web.Request) -> web.Response:
+        pages = self._zpages
+        assert pages is not None
+        paths = sorted(r.resource.canonical for r in request.app.router.routes()
+                       if r.resource is not None and "{" not in r.resource.canonical)
+        return _text(200, statusz_text(pages.component, pages.started, time.time(), pages.binary_version, paths))
 
     async def _not_found(self, request: web.Request) -> web.Response:
         return _text(404, "404 page not found\n")
