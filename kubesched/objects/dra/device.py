@@ -136,6 +136,14 @@ def parse_dra_node_selector(raw: Any, path: str) -> DraNodeSelector:
 
 def _attribute(raw: Any, path: str) -> DeviceAttribute:
     item = mapping(raw, path)
+    if len(item) == 1:  # the usual shape: one typed value
+        ((kind, value),) = item.items()
+        if kind == "string" and type(value) is str:
+            return DeviceAttribute(STRING, value)
+        if kind == "int" and type(value) is int:
+            return DeviceAttribute(INT, value)
+        if kind == "bool" and type(value) is bool:
+            return DeviceAttribute(BOOL, value)
     found: list[DeviceAttribute] = []
     if item.get("int") is not None:
         number = optional_int(item["int"], f"{path}.int")

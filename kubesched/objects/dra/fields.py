@@ -31,6 +31,8 @@ JsonObject = dict[str, object]
 
 
 def mapping(raw: Any, path: str) -> Mapping[str, Any]:
+    if type(raw) is dict:  # the common case, without the ABC check
+        return raw
     if not isinstance(raw, Mapping):
         raise ObjectError(path, "must be an object")
     return raw
@@ -40,6 +42,8 @@ def optional_mapping(raw: Any, path: str) -> Mapping[str, Any]:
     """An object that may be absent or null (read as empty)."""
     if raw is None:
         return {}
+    if type(raw) is dict:
+        return raw
     return mapping(raw, path)
 
 

@@ -47,7 +47,7 @@ class Features:
             device_taints=gates.get("DRADeviceTaints", True),
             device_binding_and_status=gates.get("DRADeviceBindingConditions", True) and gates.get("DRAResourceClaimDeviceStatus", True),
             consumable_capacity=gates.get("DRAConsumableCapacity", True),
-            list_type_attributes=gates.get("DRAListTypeAttributes", False),
+            # The scheduler never passes ListTypeAttributes to its allocator (v1.36).
         )
 
 
