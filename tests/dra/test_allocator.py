@@ -68,6 +68,7 @@ class Case:
     classes: list[DeviceClass] = field(default_factory=lambda: [device_class(CLASS_A, DRIVER_A)])
     node: Node = field(default_factory=node)
     allocated: list[DeviceID] = field(default_factory=list)
+    state: AllocatedState | None = None  # instead of ``allocated``
     # Per claim, the devices picked; None: cannot allocate; a str: the error it raises.
     expect: list[list[Pick]] | None | str = None
     expect_invocations: int | None = None
@@ -357,6 +358,57 @@ CASES: dict[str, Case] = {
         ],
         expect=[[("req-0", DRIVER_A, POOL_2, "device-1")]],
     ),
+    "all-devices-plus-another": Case(
+        [claim("claim-0", all_request("req-0", CLASS_A)), claim("claim-1", request("req-0", CLASS_B))],
+        [one_device("slice-1", NODE_1, POOL_1, DRIVER_A), one_device("slice-1", NODE_1, POOL_1, DRIVER_B)],
+        classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+        expect=[[("req-0", DRIVER_A, POOL_1, "device-1")], [("req-0", DRIVER_B, POOL_1, "device-1")]],
+    ),
+    "prioritized-list-with-backtracking": Case(
+        [
+            claim(
+                "claim-0",
+                prioritized("req-0", sub_request("subreq-0", CLASS_A, 1, mem("8Gi")), sub_request("subreq-1", CLASS_A, 1, mem("4Gi"))),
+                request("req-1", CLASS_A, 1, mem("8Gi")),
+            )
+        ],
+        [
+            resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, device("device-1", {"memory": "8Gi"})),
+            resource_slice("slice-2", NODE_1, POOL_2, DRIVER_A, device("device-2", {"memory": "4Gi"})),
+        ],
+        expect=[[("req-0/subreq-1", DRIVER_A, POOL_2, "device-2"), ("req-1", DRIVER_A, POOL_1, "device-1")]],
+    ),
+    "allow-multiple-allocations-with-shared-device-counter-cross-cycle": Case(
+        [claim("claim-0", request("req-0", CLASS_A, 1, f'device.attributes["{DRIVER_A}"].mode == "b"', capacity={"requests": {"capacity-0": "1"}}))],
+        [
+            resource_slice(
+                "slice-1", NODE_1, POOL_1, DRIVER_A,
+                device("device-1", {"capacity-0": "1"}, {"mode": {"string": "a"}}, allowMultipleAllocations=True, **consumes("counter-set-1", **{"capacity-0": "1"})),
+                device("device-2", {"capacity-0": "1"}, {"mode": {"string": "b"}}, allowMultipleAllocations=True, **consumes("counter-set-1", **{"capacity-0": "1"})),
+                count=2,
+            ),
+            counter_slice("slice-2", NODE_1, POOL_1, DRIVER_A, {"counter-set-1": {"capacity-0": "1"}}),
+        ],
+        state=AllocatedState(
+            allocated_shared_device_ids={(DeviceID(DRIVER_A, POOL_1, "device-1"), "share")},
+            aggregated_capacity={DeviceID(DRIVER_A, POOL_1, "device-1"): {"capacity-0": Fraction(1)}},
+        ),
+        expect=None,
+    ),
+    "partitionable-devices-per-device-node-selection-nodename": Case(
+        [claim("claim-0", prioritized("req-0", sub_request("subreq-0", CLASS_A, 1, mem("6Gi")), sub_request("subreq-1", CLASS_A, 1, mem("4Gi"))))],
+        [
+            resource_slice(
+                "slice-1", None, POOL_1, DRIVER_A,
+                device("device-1", {"memory": "4Gi"}, nodeName=NODE_1, **consumes("counter-set-1", memory="4Gi")),
+                device("device-2", {"memory": "6Gi"}, nodeName=NODE_2, **consumes("counter-set-1", memory="6Gi")),
+                count=2,
+                perDeviceNodeSelection=True,
+            ),
+            resource_slice("slice-2", None, POOL_1, DRIVER_A, count=2, perDeviceNodeSelection=True, sharedCounters=[{"name": "counter-set-1", "counters": {"memory": {"value": "18Gi"}}}]),
+        ],
+        expect=[[("req-0/subreq-1", DRIVER_A, POOL_1, "device-1")]],
+    ),
     "check-combinations-with-backtracking": Case(
         [claim("claim-0", request("req-1", CLASS_A, 2), request("req-2", CLASS_A, 1, f'device.attributes["{DRIVER_A}"].type == "X"'))],
         [
@@ -374,7 +426,7 @@ CASES: dict[str, Case] = {
 
 
 def _run(case: Case) -> list[list[Pick]] | None:
-    state = AllocatedState(allocated_devices=set(case.allocated))
+    state = case.state if case.state is not None else AllocatedState(allocated_devices=set(case.allocated))
     allocator = Allocator(case.features, state, Lister(case.classes), case.slices)
     results = allocator.allocate(case.node, case.claims)
     if results is None:
@@ -522,3 +574,25 @@ def test_remembered_outcome_serves_another_claim_with_the_same_spec() -> None:
     assert a is not None and b is not None
     assert a[0].devices[0].device == b[0].devices[0].device == "device-1"
     assert a[0].devices[0].share_id != b[0].devices[0].share_id  # results are built per claim
+
+
+def test_binding_conditions_are_copied_into_the_result() -> None:
+    slice_ = resource_slice(
+        "s", NODE_1, POOL_1, DRIVER_A, device("device-1"), device("device-2", bindingConditions=["IsPrepare"], bindingFailureConditions=["BindingFailed"])
+    )
+    allocator = Allocator(Features(), AllocatedState(), Lister([device_class(CLASS_A, DRIVER_A)]), [slice_])
+    results = allocator.allocate(node(), [claim("c", request("req-0", CLASS_A), request("req-1", CLASS_A))])
+    assert results is not None
+    first, second = results[0].devices
+    assert (first.device, first.binding_conditions) == ("device-1", None)
+    assert (second.device, second.binding_conditions, second.binding_failure_conditions) == ("device-2", ("IsPrepare",), ("BindingFailed",))
+
+
+def test_pools_with_binding_conditions_are_tried_last() -> None:
+    slices = [
+        resource_slice("s1", NODE_1, "a-pool", DRIVER_A, device("device-1", bindingConditions=["Ready"], bindingFailureConditions=["Failed"])),
+        resource_slice("s2", NODE_1, "b-pool", DRIVER_A, device("device-1")),
+    ]
+    allocator = Allocator(Features(), AllocatedState(), Lister([device_class(CLASS_A, DRIVER_A)]), slices)
+    results = allocator.allocate(node(), [claim("c", request("r", CLASS_A))])
+    assert results is not None and results[0].devices[0].pool == "b-pool"
