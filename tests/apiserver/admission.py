@@ -59,6 +59,14 @@ def qos_class(spec: Mapping[str, object]) -> str:
     return "Guaranteed" if guaranteed else "Burstable"
 
 
+def _pull_policy(image: str) -> str:
+    """Always for an untagged or ``:latest`` image without a digest, IfNotPresent otherwise."""
+    if "@" in image:
+        return "IfNotPresent"
+    tail = image.rsplit("/", 1)[-1]
+    return "Always" if ":" not in tail or tail.endswith(":latest") else "IfNotPresent"
+
+
 def admit_pod(store: Store, pod: JSONDict, keep_status: bool) -> None:
     """Defaults and admission for a new pod; PriorityClass lookup reads the store."""
     spec = pod.setdefault("spec", {})
@@ -68,6 +76,12 @@ def admit_pod(store: Store, pod: JSONDict, keep_status: bool) -> None:
     spec.setdefault("dnsPolicy", "ClusterFirst")
     spec.setdefault("terminationGracePeriodSeconds", 30)
     spec.setdefault("enableServiceLinks", True)
+    spec.setdefault("securityContext", {})
+    for container in [*(spec.get("initContainers") or ()), *(spec.get("containers") or ())]:
+        if isinstance(container, dict):  # SetDefaults_Container, as the real server returns them
+            container.setdefault("terminationMessagePath", "/dev/termination-log")
+            container.setdefault("terminationMessagePolicy", "File")
+            container.setdefault("imagePullPolicy", _pull_policy(str(container.get("image") or "")))
     name = spec.get("priorityClassName")
     if name:
         pc = store.get(PRIORITY_CLASSES, str(name))

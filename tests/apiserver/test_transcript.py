@@ -162,3 +162,16 @@ def test_objects_carry_managed_fields_as_the_real_servers_do(client: httpx.Clien
 def _keys(fields: dict[str, Any]) -> set[str]:
     """A FieldsV1 level's members (its "." marker, which lists carry or not, left out)."""
     return set(fields) - {"."}
+
+
+def test_a_created_pod_carries_the_defaults_the_real_server_adds(client: httpx.Client, server: APIServer) -> None:
+    real = exchange(6).events()[0]["object"]
+    server.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "tx"}})
+    spec = {"containers": [{"name": c["name"], "image": c["image"], "resources": c["resources"]}
+                           for c in real["spec"]["containers"]], "schedulerName": "nobody"}
+    created = client.post(TX, json={"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": real["metadata"]["labels"]},
+                                    "spec": spec}).json()
+    assert set(created["spec"]["containers"][0]) == set(real["spec"]["containers"][0])
+    assert set(created["spec"]) >= set(real["spec"]) - {"terminationGracePeriodSeconds"}
+    assert created["spec"]["securityContext"] == real["spec"]["securityContext"] == {}
+    assert set(created["metadata"]) == set(real["metadata"])
