@@ -32,6 +32,9 @@ ALLOWED["cli"] = ALLOWED["cli"] | {"replay"}
 # Sweeps (issue 10) run replays and comparisons on Dask: above both, below the commands.
 ALLOWED["sweep"] = ALLOWED["replay"] | {"replay", "planning"}
 ALLOWED["cli"] = ALLOWED["cli"] | {"sweep"}
+# The research API (issue 19): simulations and replays from Python, as tables; the commands write its tables.
+ALLOWED["research"] = ALLOWED["replay"] | {"replay", "planning"}
+ALLOWED["cli"] = ALLOWED["cli"] | {"research"}
 
 
 def _modules() -> list[Path]:
