@@ -49,12 +49,15 @@ class SignRuns:
         if self.unsigned_plugins:
             return None
         parts: dict[str, SignValue] = {SCHEDULER_NAME_SIGNER: pod.scheduler_name}
-        for plugin in self.signers:
+        signers = self.signers
+        for i, plugin in enumerate(signers):
             try:
                 fragments, status = plugin.sign_pod(pod)
             except Exception:  # a signer's bug costs the pod its batching, not its scheduling
                 return None
             if status is not None and not status.is_success():
+                if i:  # ask the plugin that refused first next time: in the default profile
+                    signers.insert(0, signers.pop(i))  # (system spreading) it refuses every pod
                 return None
             for fragment in fragments:
                 parts[fragment.key] = fragment.value

@@ -36,11 +36,10 @@ from ..cache.cache import Snapshot
 from ..framework.cycle_state import CycleState
 from ..framework.preemption import NominatedPods, apply_nominated_pods
 from ..framework.runtime import FilterOutcome, Framework, FrameworkError, ScoreOutcome, go_list
-from ..framework.signing import PodSignature, signature_digest
 from ..framework.views import SnapshotView
 from ..framework.status import Code, Status
 from ..objects.pod import PodInfo
-from .batching import HINT_NONE, HINT_NOT_USED, HINT_USED, OpportunisticBatch
+from .batching import HINT_NONE, HINT_NOT_USED, HINT_USED, LazySignature, OpportunisticBatch
 from .extender import HTTPExtender, find_nodes_that_pass_extenders, prioritize_with_extenders
 from .fit_error import Diagnosis, FitError, NoNodesAvailableError
 from .metrics import SchedulerMetrics
@@ -89,7 +88,7 @@ class Walk:
     hint: str = HINT_NONE  # none | used | not-used
     hint_node: str = ""
     nominated_node: str = ""  # tried first, as upstream's evaluateNominatedNode
-    signature: str = ""  # 8 hex digits, "" for an unsigned pod
+    signature: LazySignature | None = None  # the pod's, when its profile batches
 
 
 class Algorithm:
@@ -123,8 +122,7 @@ class Algorithm:
         if num_nodes == 0:
             raise NoNodesAvailableError()
         batch = self._batch(fwk)
-        signature = fwk.sign_pod(pod) if batch is not None else None
-        walk.signature = signature_digest(signature)
+        signature = walk.signature = LazySignature(fwk.sign_pod, pod) if batch is not None else None
         feasible, diagnosis = self._find_nodes_that_fit(fwk, state, pod, snapshot, walk, batch, signature, cycle)
         evaluated = len(diagnosis.evaluated)
         if self.extenders and len(feasible):
@@ -137,7 +135,7 @@ class Algorithm:
         names = snapshot.table.names
         if len(feasible) == 1:
             host = names[int(feasible[0])]
-            if batch is not None:
+            if batch is not None and signature is not None:
                 batch.store_schedule_results(signature, walk.hint_node, host, None, cycle)
                 if walk.hint_node:
                     walk.hint = HINT_USED if host == walk.hint_node else HINT_NOT_USED
@@ -153,8 +151,8 @@ class Algorithm:
         best = feasible[total == total.max()]
         host_row = self._select(feasible, total, best, names)
         host = names[host_row]
-        if batch is not None:
-            others = SortedScoredNodes(total, feasible, snapshot.table.frozen_names()) if signature is not None else None
+        if batch is not None and signature is not None:
+            others = SortedScoredNodes(total, feasible, snapshot.table.frozen_names())
             batch.store_schedule_results(signature, walk.hint_node, host, others, cycle)
             if walk.hint_node:
                 walk.hint = HINT_NOT_USED
@@ -187,7 +185,7 @@ class Algorithm:
 
     def _find_nodes_that_fit(
         self, fwk: Framework, state: CycleState, pod: PodInfo, snapshot: Snapshot, walk: Walk,
-        batch: OpportunisticBatch | None, signature: PodSignature | None, cycle: int,
+        batch: OpportunisticBatch | None, signature: LazySignature | None, cycle: int,
     ) -> tuple[np.ndarray, Diagnosis]:
         diagnosis = Diagnosis()
         pre_result, status, narrowing = fwk.run_pre_filter(state, pod, snapshot)
@@ -199,7 +197,7 @@ class Algorithm:
             diagnosis.pre_filter_msg = status.message
             return np.zeros(0, dtype=np.int64), diagnosis
         table = snapshot.table
-        if batch is not None:
+        if batch is not None and signature is not None:
             walk.hint_node = batch.node_hint(signature, cycle, lambda name: self._rejects(fwk, state, pod, snapshot, name))
         nominated = pod.nominated_node_name
         if nominated or walk.hint_node:

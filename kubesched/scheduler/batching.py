@@ -18,10 +18,11 @@ from time import perf_counter
 from typing import Callable
 
 from ..framework.signing import PodSignature
+from ..objects.pod import PodInfo
 from .metrics import SchedulerMetrics
 from .node_heap import SortedScoredNodes
 
-__all__ = ["OpportunisticBatch", "MAX_BATCH_AGE", "HINT_NONE", "HINT_USED", "HINT_NOT_USED"]
+__all__ = ["OpportunisticBatch", "LazySignature", "MAX_BATCH_AGE", "HINT_NONE", "HINT_USED", "HINT_NOT_USED"]
 
 MAX_BATCH_AGE = 0.5  # seconds (upstream's maxBatchAge)
 
@@ -40,6 +41,25 @@ FLUSH_EMPTY_LIST = "empty_list"
 FLUSH_EXPIRED = "expired"
 FLUSH_POD_INCOMPATIBLE = "pod_incompatible"
 FLUSH_POD_NOT_BATCHABLE = "pod_not_batchable"
+
+
+class LazySignature:
+    """A pod's signature, computed the first time something needs it: most cycles never
+    do (one feasible node, no stored state), and signing costs a call per plugin."""
+
+    __slots__ = ("_sign", "_pod", "_done", "_value")
+
+    def __init__(self, sign: Callable[[PodInfo], PodSignature | None], pod: PodInfo) -> None:
+        self._sign = sign
+        self._pod = pod
+        self._done = False
+        self._value: PodSignature | None = None
+
+    def __call__(self) -> PodSignature | None:
+        if not self._done:
+            self._value = self._sign(self._pod)
+            self._done = True
+        return self._value
 
 
 @dataclass(slots=True)
@@ -61,8 +81,7 @@ class OpportunisticBatch:
         self.last_chosen = ""  # and the node it chose
         self.batched_pods = 0
 
-    def node_hint(self, signature: PodSignature | None, cycle: int,
-                  rejects_node: Callable[[str], bool | None]) -> str:
+    def node_hint(self, signature: LazySignature, cycle: int, rejects_node: Callable[[str], bool | None]) -> str:
         """The hinted node's name, or "" (upstream's ``GetNodeHint``).
 
         ``rejects_node(name)`` runs the filters (without nominated pods) for this pod on a
@@ -79,7 +98,7 @@ class OpportunisticBatch:
             self.metrics.node_hint(bool(hint), self.profile, perf_counter() - started)
         return hint
 
-    def store_schedule_results(self, signature: PodSignature | None, hinted: str, chosen: str,
+    def store_schedule_results(self, signature: LazySignature, hinted: str, chosen: str,
                                others: SortedScoredNodes | None, cycle: int) -> None:
         """Remember where this cycle's pod went and, for a signed pod placed by scoring,
         the rest of the heap (upstream's ``StoreScheduleResults``)."""
@@ -91,8 +110,9 @@ class OpportunisticBatch:
             return
         if hinted:
             self._attempt(_HINT_NOT_USED)
-        if signature is not None and others is not None and len(others) > 0:
-            self.state = _BatchState(signature, others, self.now())
+        signed = signature() if others is not None and len(others) > 0 else None
+        if signed is not None and others is not None:
+            self.state = _BatchState(signed, others, self.now())
         else:
             self._flush(FLUSH_EMPTY_LIST if others is None or len(others) == 0 else FLUSH_POD_NOT_BATCHABLE)
             self.state = None
@@ -112,15 +132,15 @@ class OpportunisticBatch:
         if self.metrics is not None:
             self.metrics.batch_flushed(self.profile, reason)
 
-    def _compatible(self, signature: PodSignature | None, cycle: int,
-                    rejects_node: Callable[[str], bool | None]) -> bool:
+    def _compatible(self, signature: LazySignature, cycle: int, rejects_node: Callable[[str], bool | None]) -> bool:
         state = self.state
         if state is None or len(state.sorted_nodes) == 0:
             return False
         if cycle != self.last_cycle + 1:  # a pod in between (another profile's, or one that failed)
             self._flush(FLUSH_POD_SKIPPED)
             return False
-        if signature is None or signature != state.signature:
+        signed = signature()
+        if signed is None or signed != state.signature:
             self._flush(FLUSH_POD_INCOMPATIBLE)
             return False
         if self.now() > state.created + MAX_BATCH_AGE:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..framework.signing import signature_digest
 from ..framework.status import Status
 from .fit_error import Diagnosis, FitError
 from .preemption import post_filter_record
@@ -39,8 +40,9 @@ def walk_record(walk: Walk) -> dict[str, Any]:
         out["hintNode"] = walk.hint_node
     if walk.nominated_node:
         out["nominatedNode"] = walk.nominated_node
-    if walk.signature:
-        out["signature"] = walk.signature
+    signed = walk.signature() if walk.signature is not None else None
+    if signed is not None:
+        out["signature"] = signature_digest(signed)
     return out
 
 
@@ -92,4 +94,20 @@ def attempt_record(attempt: Attempt, live_rows: list[int]) -> dict[str, Any]:
         chosen=result.suggested_host,
         message=None,
     )
+    if attempt.binding is not None:
+        _binding_fields(record, attempt.binding)
     return record
+
+
+def _binding_fields(record: dict[str, Any], binding: dict[str, Any]) -> None:
+    """``permit`` and ``binding`` (see ``binding_record.py``); a pod that failed after its
+    node was chosen has that failure as its ``message``."""
+    out = {k: v for k, v in binding.items() if k != "permit"}
+    if out.get("result") == "pending":
+        out["result"] = "waiting"  # still held at Permit when the record was written
+    record["binding"] = out
+    permit = binding.get("permit")
+    if permit is not None:
+        record["permit"] = dict(permit)
+    if out.get("message"):
+        record["message"] = out["message"]
