@@ -28,13 +28,15 @@ import orjson
 
 from tests.apiserver import errors
 from tests.apiserver.resources import BY_PATH, Resource
-from tests.apiserver.storage import JSONDict, meta
+from tests.apiserver.storage import JSONDict, Store, meta
 
 GROUP = "resource.k8s.io"
 CLAIMS = BY_PATH[(GROUP, "v1", "resourceclaims")]
 TEMPLATES = BY_PATH[(GROUP, "v1", "resourceclaimtemplates")]
 SLICES = BY_PATH[(GROUP, "v1", "resourceslices")]
+NAMESPACES = BY_PATH[("", "v1", "namespaces")]
 RESERVED_FOR_MAX = 256  # resource.ResourceClaimReservedForMaxSize
+ADMIN_LABEL = "resource.kubernetes.io/admin-access"  # resource.DRAAdminNamespaceLabelKey
 
 Cause = tuple[str, str, str]  # (reason, field, message without the field)
 
@@ -223,30 +225,62 @@ def _slice_spec(spec: Mapping[str, object], old: Mapping[str, object] | None) ->
     return causes
 
 
+# -- admin access ---------------------------------------------------------------------------------
+def _admin_namespace(store: Store, namespace: str, path: str) -> list[Cause]:
+    """The namespace label admin access needs (AuthorizedForAdmin), checked once a request asks for it."""
+    found = store.get(NAMESPACES, namespace)
+    if found is None:
+        return [("InternalError", path, f'Internal error: could not retrieve namespace to verify admin access: '
+                                        f'namespaces "{namespace}" not found')]
+    if _dict(meta(found).get("labels")).get(ADMIN_LABEL) != "true":
+        return [_forbidden(path, f"admin access to devices requires the `{ADMIN_LABEL}: true` label on the "
+                                 "containing namespace")]
+    return []
+
+
+def _admin_requested(spec: Mapping[str, object]) -> str | None:
+    """The path of the first request asking for admin access (only ``exactly`` requests can)."""
+    for index, request in enumerate(_list(_dict(spec.get("devices")).get("requests"))):
+        if _dict(_dict(request).get("exactly")).get("adminAccess") is True:
+            return f"spec.devices.requests[{index}].adminAccess"
+    return None
+
+
+def _admin_granted(status: Mapping[str, object]) -> str | None:
+    results = _list(_dict(_dict(status.get("allocation")).get("devices")).get("results"))
+    for index, result in enumerate(results):
+        if _dict(result).get("adminAccess") is True:
+            return f"status.allocation.devices.results[{index}].adminAccess"
+    return None
+
+
 # -- the hooks writes.py calls ------------------------------------------------------------------
-def admit_create(resource: Resource, obj: JSONDict, keep_status: bool) -> None:
+def admit_create(store: Store, resource: Resource, obj: JSONDict, keep_status: bool) -> None:
     """Defaults and validation of a new DRA object (``keep_status``: the test API seeding state)."""
     causes: list[Cause] = []
     spec = obj.get("spec")
+    namespace = str(meta(obj).get("namespace") or "")
     if resource is CLAIMS:
         if not keep_status:
             obj.pop("status", None)  # PrepareForCreate: status must not be set by the user
         if isinstance(spec, dict):
-            causes = claim_spec(spec, "spec")
+            admin = _admin_requested(spec)
+            causes = (_admin_namespace(store, namespace, admin) if admin else []) + claim_spec(spec, "spec")
     elif resource is TEMPLATES:
         inner = _dict(spec).get("spec")
         if isinstance(inner, dict):
-            causes = claim_spec(inner, "spec.spec")
+            admin = _admin_requested(inner)  # upstream names the claim's path here too
+            causes = (_admin_namespace(store, namespace, admin) if admin else []) + claim_spec(inner, "spec.spec")
     elif resource is SLICES:
         causes = _slice_spec(_dict(spec), None)
     _raise(resource, obj, causes)
 
 
-def admit_update(resource: Resource, new: JSONDict, old: JSONDict, subresource: str | None) -> JSONDict:
+def admit_update(store: Store, resource: Resource, new: JSONDict, old: JSONDict, subresource: str | None) -> JSONDict:
     """The object to store for an update of a DRA object, or Invalid."""
     causes: list[Cause] = []
     if resource is CLAIMS and subresource == "status":
-        return _claim_status(new, old)
+        return _claim_status(store, new, old)
     if resource is CLAIMS:
         spec = new.get("spec")
         if isinstance(spec, dict):
@@ -265,7 +299,7 @@ def admit_update(resource: Resource, new: JSONDict, old: JSONDict, subresource: 
     return new
 
 
-def _claim_status(new: JSONDict, old: JSONDict) -> JSONDict:
+def _claim_status(store: Store, new: JSONDict, old: JSONDict) -> JSONDict:
     """resourceclaimStatusStrategy: PrepareForUpdate, then ValidateResourceClaimStatusUpdate."""
     new_meta, old_meta = meta(new), meta(old)
     for key in ("labels", "annotations", "finalizers", "ownerReferences", "deletionTimestamp", "generation"):
@@ -282,6 +316,9 @@ def _claim_status(new: JSONDict, old: JSONDict) -> JSONDict:
     old_status = _dict(old.get("status"))
     _drop_deallocated_devices(status, old_status)
     causes: list[Cause] = []
+    admin = None if _admin_granted(old_status) else _admin_granted(status)
+    if admin:
+        causes.extend(_admin_namespace(store, str(new_meta.get("namespace") or ""), admin))
     reserved = _list(status.get("reservedFor"))
     if len(reserved) > RESERVED_FOR_MAX:
         causes.append(("FieldValueTooMany", "status.reservedFor",

@@ -241,3 +241,37 @@ def test_templates_and_classes_are_served_and_watched(client: httpx.Client, serv
            "spec": {"selectors": [{"cel": {"expression": "device.driver == 'gpu.example.com'"}}]}}
     assert client.post(f"{V1}/deviceclasses", json=cls).status_code == 201
     assert [c["metadata"]["name"] for c in server.list("DeviceClass")] == ["gpu.example.com"]
+
+
+def in_namespace(obj: dict[str, Any], namespace: str) -> dict[str, Any]:
+    obj["metadata"]["namespace"] = namespace
+    return obj
+
+
+def _namespace(client: httpx.Client, name: str, admin: bool) -> None:
+    labels = {"resource.kubernetes.io/admin-access": "true"} if admin else {}
+    assert client.post("/api/v1/namespaces", json={"apiVersion": "v1", "kind": "Namespace",
+                                                    "metadata": {"name": name, "labels": labels}}).status_code == 201
+
+
+def test_admin_access_needs_the_namespace_label(client: httpx.Client) -> None:
+    _namespace(client, "plain", admin=False)
+    _namespace(client, "ops", admin=True)
+    refused = client.post(f"{V1}/namespaces/plain/resourceclaims", json=in_namespace(claim(adminAccess=True), "plain"))
+    assert refused.status_code == 422
+    assert refused.json()["message"] == (
+        'ResourceClaim.resource.k8s.io "c" is invalid: spec.devices.requests[0].adminAccess: Forbidden: admin access '
+        "to devices requires the `resource.kubernetes.io/admin-access: true` label on the containing namespace")
+    assert client.post(f"{V1}/namespaces/ops/resourceclaims",
+                       json=in_namespace(claim(adminAccess=True), "ops")).status_code == 201
+
+
+def test_an_allocation_granting_admin_access_needs_the_namespace_label(client: httpx.Client) -> None:
+    _namespace(client, "plain", admin=False)
+    stored = client.post(f"{V1}/namespaces/plain/resourceclaims", json=in_namespace(claim(), "plain")).json()
+    granted = allocation()
+    granted["devices"]["results"][0]["adminAccess"] = True
+    stored["status"] = {"allocation": granted}
+    response = client.put(f"{V1}/namespaces/plain/resourceclaims/c/status", json=stored)
+    assert response.status_code == 422
+    assert response.json()["details"]["causes"][0]["field"] == "status.allocation.devices.results[0].adminAccess"

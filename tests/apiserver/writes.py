@@ -56,7 +56,7 @@ def create(store: Store, resource: Resource, obj: JSONDict, namespace: str | Non
             md.pop(server_set, None)
     md.pop("resourceVersion", None)
     if is_dra(resource):
-        admit_create(resource, obj, keep_status)
+        admit_create(store, resource, obj, keep_status)
     if is_new_style_event(resource):
         validate_event_create(obj)
     with store.lock:
@@ -65,11 +65,13 @@ def create(store: Store, resource: Resource, obj: JSONDict, namespace: str | Non
         return store.create(resource, obj)
 
 
-def _merge(resource: Resource, current: JSONDict, incoming: JSONDict, subresource: str | None) -> JSONDict:
+def _merge(store: Store, resource: Resource, current: JSONDict, incoming: JSONDict,
+           subresource: str | None) -> JSONDict:
     """The object to store: the incoming one with the parts this endpoint may not change kept."""
     _keep_deletion(resource, current, incoming)
     if is_dra(resource):
-        return admit_update(resource, _merge_endpoint(resource, current, incoming, subresource), current, subresource)
+        merged = _merge_endpoint(resource, current, incoming, subresource)
+        return admit_update(store, resource, merged, current, subresource)
     return _merge_endpoint(resource, current, incoming, subresource)
 
 
@@ -151,7 +153,7 @@ def update(store: Store, resource: Resource, namespace: str | None, name: str, o
             raise errors.conflict(resource, name, errors.OPTIMISTIC_LOCK)
         uid = md.get("uid")
         pre = Preconditions(uid=str(uid)) if uid else None
-        incoming = obj if raw else _merge(resource, current, obj, subresource)
+        incoming = obj if raw else _merge(store, resource, current, obj, subresource)
         stored = store.mutate(resource, key, name, lambda _cur: incoming, pre)
         return (stored if raw else _finalized(store, resource, key, name, stored)), False
 
@@ -179,7 +181,7 @@ def patch(store: Store, resource: Resource, namespace: str | None, name: str, co
             raise errors.bad_request("metadata.name: Invalid value: the name of the object does not match")
         uid = md.get("uid")
         pre = Preconditions(uid=str(uid)) if uid else None
-        incoming = _merge(resource, current, patched, subresource)
+        incoming = _merge(store, resource, current, patched, subresource)
         stored = store.mutate(resource, key, name, lambda _cur: incoming, pre)
         return _finalized(store, resource, key, name, stored)
 
