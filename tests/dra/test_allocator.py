@@ -13,6 +13,7 @@ from kubesched.objects.node import Node
 from kubesched.plugins.dynamicresources.structured import (
     AllocatedState,
     AllocationError,
+    AllocationTimeout,
     Allocator,
     DeviceID,
     Features,
@@ -596,3 +597,12 @@ def test_pools_with_binding_conditions_are_tried_last() -> None:
     allocator = Allocator(Features(), AllocatedState(), Lister([device_class(CLASS_A, DRIVER_A)]), slices)
     results = allocator.allocate(node(), [claim("c", request("r", CLASS_A))])
     assert results is not None and results[0].devices[0].pool == "b-pool"
+
+
+def test_search_past_its_deadline_is_a_timeout() -> None:
+    # 12 devices, 6 for one request and then one that no device satisfies: every combination is tried.
+    slice_ = resource_slice("s", NODE_1, POOL_1, DRIVER_A, *(device(f"d{i}", None, {"numa": {"int": i}}) for i in range(12)))
+    allocator = Allocator(Features(), AllocatedState(), Lister([device_class(CLASS_A, DRIVER_A)]), [slice_])
+    never = f'device.attributes["{DRIVER_A}"].numa > 100'
+    with pytest.raises(AllocationTimeout):
+        allocator.allocate(node(), [claim("c", request("r", CLASS_A, 6), request("s", CLASS_A, 1, never))], deadline=0.0)

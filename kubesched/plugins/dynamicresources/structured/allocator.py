@@ -11,6 +11,7 @@ the result.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -37,6 +38,7 @@ from .types import (
     ALLOCATION_RESULTS_MAX_SIZE,
     AllocatedState,
     AllocationError,
+    AllocationTimeout,
     ConsumedCapacity,
     DeviceClassLister,
     DeviceID,
@@ -113,14 +115,16 @@ class Allocator:
         self._shared_devices: set[DeviceID] | None = None
         self._signatures: dict[int, tuple[ResourceClaim, tuple[object, ...]]] = {}
 
-    def allocate(self, node: Node, claims: Sequence[ResourceClaim]) -> AllocationResults | None:
+    def allocate(self, node: Node, claims: Sequence[ResourceClaim], deadline: float | None = None) -> AllocationResults | None:
         """Allocation results, one per claim (built when first read), or None when the claims do
         not fit on the node. Raises ``AllocationError`` (``NodeAllocationError`` for invalid pools)
         where upstream returns an error.
 
         The outcome on a node is remembered (in the ``SliceIndex``, so across pods) by the claims'
         specs, their classes and the node; it is reused while no device of the node's pools has
-        been allocated or freed since."""
+        been allocated or freed since.
+
+        ``deadline`` (``time.monotonic()`` seconds) bounds the search: past it, ``AllocationTimeout``."""
         pools = self.index.pools_for(node, self.features)
         key = self._memo_key(node, claims)
         stamp: tuple[object, ...] = ()
@@ -130,7 +134,7 @@ class Allocator:
             if found is not None and found[0] is pools and found[1] == stamp:
                 remembered: list[ClaimPicks] | None = found[2]
                 return None if remembered is None else AllocationResults(self.features, node, claims, remembered)
-        picks = _Attempt(self, node, claims).run(pools)
+        picks = _Attempt(self, node, claims, deadline).run(pools)
         if key is not None:
             self.index.remember(key, (pools, stamp, picks))
         return None if picks is None else AllocationResults(self.features, node, claims, picks)
@@ -168,8 +172,9 @@ class Allocator:
 class _Attempt:
     """One ``Allocate`` call (upstream's ``allocator`` struct)."""
 
-    def __init__(self, parent: Allocator, node: Node, claims: Sequence[ResourceClaim]) -> None:
+    def __init__(self, parent: Allocator, node: Node, claims: Sequence[ResourceClaim], deadline: float | None = None) -> None:
         self.a = parent
+        self.deadline = deadline
         self.features = parent.features
         self.node = node
         self.claims = claims
@@ -261,6 +266,8 @@ class _Attempt:
 
     def _allocate_one(self, claim_index: int, request_index: int, sub_index: int, device_index: int, allocate_sub: bool, start: tuple[int, int, int]) -> bool:
         self.a.num_allocate_one_invocations += 1
+        if self.deadline is not None and self.a.num_allocate_one_invocations % 256 == 0 and time.monotonic() > self.deadline:
+            raise AllocationTimeout("filter operation aborted: context deadline exceeded")
         if claim_index >= len(self.claims):
             return True
         claim = self.claims[claim_index]

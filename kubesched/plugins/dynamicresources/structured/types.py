@@ -18,6 +18,7 @@ __all__ = [
     "DeviceClassLister",
     "AllocationError",
     "NodeAllocationError",
+    "AllocationTimeout",
     "ALLOCATION_RESULTS_MAX_SIZE",
 ]
 
@@ -140,6 +141,12 @@ class DeviceClassLister(Protocol):
 class AllocationError(Exception):
     """A fatal allocation problem (upstream returns an error, not "cannot allocate"): the
     scheduling attempt fails with this message."""
+
+
+class AllocationTimeout(AllocationError):
+    """The search ran past its deadline (upstream: the context's ``DeadlineExceeded`` under
+    DRASchedulerFilterTimeout); the plugin reports ``node <name>: timed out trying to allocate
+    devices`` as an error."""
 
 
 class NodeAllocationError(AllocationError):
