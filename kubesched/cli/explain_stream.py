@@ -57,11 +57,32 @@ class ExplainStream:
         self._sink = sink
         self._live_rows = live_rows  # the table rows of every node, now
         self._filter = which or ExplainFilter()
+        self._held: dict[int, Attempt] = {}  # chose a node, binding cycle not over yet (by id)
         self.written = 0
 
     def __call__(self, attempt: Attempt) -> None:
         if not self._filter.wants(attempt):
             return
+        if attempt.binding is not None and attempt.binding.get("result") == "pending":
+            # Its node is chosen but its binding cycle (at once in the simulator, or after a
+            # wait at Permit) is not over: written when it is, so the record says how it ended.
+            self._held[id(attempt)] = attempt
+            attempt.on_decided = self._decided
+            return
+        self._write(attempt)
+
+    def _decided(self, attempt: Attempt) -> None:
+        if self._held.pop(id(attempt), None) is not None:
+            self._write(attempt)
+
+    def close(self) -> None:
+        """Write the attempts still held (pods waiting at Permit when the run ended)."""
+        held, self._held = self._held, {}
+        for attempt in held.values():
+            attempt.on_decided = None
+            self._write(attempt)
+
+    def _write(self, attempt: Attempt) -> None:
         self._sink.write(orjson.dumps(attempt_record(attempt, self._live_rows())))
         self._sink.write(b"\n")
         self.written += 1

@@ -145,6 +145,7 @@ def render_report(console: Console, summary: RunSummary, quiet: bool = False, al
         _print(console, f"{len(result.preemptions)} pod(s) preempted:")
         for victim, preemptor, node in result.preemptions:
             _print(console, f"  {victim} on {node}, for {preemptor}")
+    _pod_groups(console, "Pods that waited at Permit ({count}), by outcome", summary.permit)
     _pod_groups(console, "Unschedulable pods ({count}), by reason", summary.unschedulable)
     _pod_groups(console, "Pods waiting for scheduling gates ({count})", summary.gated)
     _pod_groups(console, "Pending pods left to other schedulers ({count}), by scheduler", summary.other_schedulers)
@@ -191,6 +192,7 @@ def summary_document(summary: RunSummary, all_nodes: bool = False) -> dict[str, 
         "livelocked": result.livelocked,
         "nodes": nodes,
         "unschedulable": _groups_document(summary.unschedulable, "message"),
+        "permit": _groups_document(summary.permit, "outcome"),
         "gated": _groups_document(summary.gated, "message"),
         "otherSchedulers": _groups_document(summary.other_schedulers, "schedulerName"),
         "preemptions": [{"victim": v, "preemptor": p, "node": n} for v, p, n in result.preemptions],

@@ -97,6 +97,8 @@ def simulate(snapshot: str | None, config_file: str | None, explain_file: str | 
     progress.start("scheduling", total=len(sim.outcomes), unit="pods placed")
     result = sim.run(progress=lambda done, total: progress.update(done))
     progress.finish()
+    if stream is not None:
+        stream.close()  # attempts still held at Permit
     if explain_sink is not None:
         explain_sink.close()
     if output_file:

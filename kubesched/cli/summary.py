@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from ..cluster.simulated import PodOutcome, Simulation, SimulationResult
 from ..cluster.snapshot import ClusterSnapshot
+from ..scheduler.binding_record import PermitWait
 
 __all__ = ["NodeUsage", "NodeGroup", "PodGroup", "RunSummary", "summarize", "POOL_LABELS", "ZONE_LABELS"]
 
@@ -72,6 +73,7 @@ class RunSummary:
     gated: list[PodGroup]
     other_schedulers: list[PodGroup]
     snapshot: ClusterSnapshot
+    permit: list[PodGroup] = field(default_factory=list)  # pods that waited at Permit, by how their last wait went
 
     @property
     def top_nodes(self) -> list[NodeUsage]:
@@ -125,4 +127,20 @@ def summarize(sim: Simulation, result: SimulationResult, source: str, tie_break:
         gated=_by_reason(_outcome_pairs(result.gated)),
         other_schedulers=_by_reason((key, scheduler_of.get(key, "")) for key in result.ignored_pods),
         snapshot=sim.snapshot,
+        permit=_by_reason(permit_pairs(sim.scheduler.permit_log)),
     )
+
+
+def permit_pairs(log: Iterable[PermitWait]) -> list[tuple[str, str]]:
+    """Each pod that waited at Permit with how its last wait went: the plugins it waited
+    for and their reasons, then "allowed" or the rejection's message."""
+    last: dict[str, PermitWait] = {}
+    for wait in log:
+        last.pop(wait.pod, None)
+        last[wait.pod] = wait
+    pairs = []
+    for pod, wait in last.items():
+        plugins = ", ".join(f"{p} ({r})" if r else p for p, r in sorted(wait.reasons.items()))
+        ending = "allowed" if wait.outcome == "allowed" else f"rejected: {wait.message}"
+        pairs.append((pod, f"waited for {plugins}; {ending}"))
+    return pairs

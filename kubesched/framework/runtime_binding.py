@@ -13,13 +13,17 @@ from __future__ import annotations
 from time import perf_counter
 
 from ..objects.pod import PodInfo
-from .cycle_state import CycleState
+from .cycle_state import CycleState, StateKey
 from .interfaces import BindPlugin, PermitPlugin, PostBindPlugin, PreBindPlugin, PreBindPreFlight, ReservePlugin
 from .measured import PluginObserver, PointObserver, code_label, first_status, measured, no_status, own_status
 from .outcomes import MAX_PERMIT_TIMEOUT, FrameworkError
 from .status import Code, Status
 
-__all__ = ["BindingRuns"]
+__all__ = ["BindingRuns", "PERMIT_WAIT_REASONS"]
+
+PERMIT_WAIT_REASONS: StateKey[dict[str, str]] = StateKey("kubesched.io/permit-wait-reasons")
+"""Written by ``run_permit`` when plugins answer Wait: each one's Wait message (its
+reason), for explain records and reports (upstream logs them)."""
 
 
 class BindingRuns:
@@ -64,6 +68,7 @@ class BindingRuns:
     def run_permit(self, state: CycleState, pod: PodInfo, node_name: str) -> tuple[Status | None, dict[str, float]]:
         """A rejecting status; or Wait with each waiting plugin's timeout (capped at 15 min); or None."""
         waits: dict[str, float] = {}
+        reasons: dict[str, str] = {}
         observe = self.observe_plugin if state.record_plugin_metrics else None
         for plugin in self._permit:
             started = perf_counter() if observe is not None else 0.0
@@ -76,9 +81,11 @@ class BindingRuns:
                 return status.with_plugin(plugin.name), {}
             if status.code == Code.WAIT:
                 waits[plugin.name] = min(float(timeout), MAX_PERMIT_TIMEOUT)
+                reasons[plugin.name] = status.message
                 continue
             return Status(Code.ERROR, f'running Permit plugin "{plugin.name}": {status.message}', plugin=plugin.name), {}
         if waits:
+            state.write(PERMIT_WAIT_REASONS, reasons)
             return Status(Code.WAIT), waits
         return None, {}
 

@@ -8,6 +8,7 @@ an attempt bound) share the record without importing the scheduler.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Callable
 
 from ..framework.preemption import PreemptionOutcome
 from ..objects.pod import PodInfo
@@ -31,3 +32,9 @@ class Attempt:
     bound: bool = False
     post_filter: PreemptionOutcome | None = None  # what preemption decided, when it ran
     walk: Walk | None = None  # the node walk: start index, advance, feasible found, batching hint
+    # Reserve, Permit, PreBind and Bind once a node was chosen, filled in as the binding
+    # cycle goes (a JSON-ready dict: see ``binding_record.py``); None before that or when no node was chosen.
+    binding: dict[str, Any] | None = None
+    # Called once ``binding`` is final (bound, or failed after its node was chosen), for an
+    # observer that waits for it (``--explain`` writes the record then).
+    on_decided: Callable[[Attempt], None] | None = None

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import deque
 from typing import Callable
 
 from ..cache.cache import Cache
@@ -20,12 +21,14 @@ from ..framework.cycle_state import PODS_TO_ACTIVATE, CycleState
 from ..framework.events import ASSIGNED_POD_DELETE
 from ..framework.queued_pod import QueuedPodInfo
 from ..framework.runtime import Framework
+from ..framework.runtime_binding import PERMIT_WAIT_REASONS
 from ..framework.status import Code, Status
 from ..framework.waiting_pods import WaitingPod, WaitingPods
 from ..objects.pod import PodInfo
 from ..plugins.defaultbinder import DefaultBinder
 from .algorithm import Algorithm
 from .attempt import Attempt
+from .binding_record import PermitWait, binding_bound, binding_failed, wait_ended
 from .extender import BindingObserver, extenders_binding
 from .failure import FailureHandling, decisions, log
 from .metrics import RESULT_SCHEDULED
@@ -58,20 +61,28 @@ class BindingCycle(FailureHandling):
     _run_binding: BindingRunner
     _direct_binder: DirectBinder | None
     _binds_directly: dict[str, bool]
+    permit_log: "deque[PermitWait]"
 
     def _wait_on_permit(self, fwk: Framework, state: CycleState, queued: QueuedPodInfo, assumed: PodInfo,
                         host: str, attempt: Attempt | None, waits: dict[str, float]) -> None:
         """Hold the assumed pod until every waiting Permit plugin allows it (then bind) or one rejects it."""
         now = self.clock.now()
 
+        reasons: dict[str, str] = state.get(PERMIT_WAIT_REASONS) or {}
+
         def decided(status: Status | None) -> None:
             self.waiting_pods.remove(assumed.uid)
+            waited = self.clock.now() - now
             if self.metrics is not None:
                 code = Code.SUCCESS if status is None else status.code  # upstream labels by the status code
-                self.metrics.permit_wait(code.label, self.clock.now() - now)
+                self.metrics.permit_wait(code.label, waited)
+            wait_ended(attempt, status, waited)
+            self.permit_log.append(PermitWait(assumed.key, reasons, "allowed" if status is None else "rejected",
+                                              status.message if status is not None else "", waited))
             if status is None:
                 self._start_binding(fwk, state, queued, assumed, host, attempt)
                 return
+            binding_failed(attempt, "Permit", status)
             self._fail_binding(fwk, state, queued, assumed, host, status)
 
         self.waiting_pods.add(assumed.uid, WaitingPod(assumed, host, {p: now + t for p, t in waits.items()}, decided,
@@ -83,13 +94,19 @@ class BindingCycle(FailureHandling):
 
     def _start_binding(self, fwk: Framework, state: CycleState, queued: QueuedPodInfo, assumed: PodInfo,
                        host: str, attempt: Attempt | None) -> None:
+        stage = ["Bind"]  # where a failure happened, for the attempt's record
+
         def work() -> Status | None:
+            stage[0] = "PreBind"
             status = guarded(fwk.run_pre_bind, state, assumed, host)
             if status is None:
+                stage[0] = "Bind"
                 status = self._bind(fwk, state, assumed, host)
             return status
 
         def done(status: Status | None) -> None:
+            if status is not None and not status.is_success():
+                binding_failed(attempt, stage[0], status)
             self._finish_binding(fwk, state, queued, assumed, host, attempt, status)
 
         if (self._direct_binder is not None and self._binds_directly[fwk.profile_name]
@@ -121,6 +138,7 @@ class BindingCycle(FailureHandling):
             self.metrics.pod_scheduled(queued.attempts, now - first if first is not None else None)
         if attempt is not None:
             attempt.bound = True
+            binding_bound(attempt)
         if decisions.isEnabledFor(logging.INFO):
             decisions.info("Successfully bound pod to node", extra={"pod": assumed.key, "node": host})
         self.client.record_event(

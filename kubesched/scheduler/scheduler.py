@@ -19,6 +19,7 @@ and keeps ``schedule_one``'s scheduling cycle here.
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Callable
 
 from ..cache.cache import Cache, Snapshot
@@ -28,12 +29,14 @@ from ..framework.handle import ClusterClient
 from ..framework.preemption import PREEMPTION_OUTCOME, PreemptionOutcome
 from ..framework.queued_pod import QueuedPodInfo
 from ..framework.runtime import Framework
+from ..framework.runtime_binding import PERMIT_WAIT_REASONS
 from ..framework.status import Code, Status
 from ..objects.pod import PodInfo
 from ..queue.nominator import Nominator
 from ..queue.scheduling_queue import SchedulingQueue
 from .algorithm import Algorithm, ScheduleResult
 from .attempt import Attempt
+from .binding_record import PermitWait, binding_failed, permit_ran
 from .binding_cycle import (
     BindingCycle,
     BindingDone,
@@ -51,6 +54,8 @@ from .metrics import SchedulerMetrics, should_sample_plugins
 from .preemption import attach_preemption
 
 __all__ = ["Scheduler", "ClusterClient", "Attempt", "BindingRunner", "run_inline", "BindingDone", "BindingWork", "DirectBinder"]
+
+PERMIT_LOG_SIZE = 100_000  # waits kept for reports; a long live run forgets the oldest
 
 
 class Scheduler(EventHandlers, BindingCycle):
@@ -87,6 +92,7 @@ class Scheduler(EventHandlers, BindingCycle):
         algorithm.now = clock.now  # OpportunisticBatching's state ages on the scheduler's clock
         algorithm.metrics = metrics
         self._cycle_started: dict[str, float] = {}  # pod uid -> start of its attempt, while metrics are kept
+        self.permit_log: deque[PermitWait] = deque(maxlen=PERMIT_LOG_SIZE)  # pods that waited at Permit, latest last
 
     # -- the loop -----------------------------------------------------------
     def schedule_one(self, block: bool = False, timeout: float | None = None) -> bool:
@@ -135,6 +141,7 @@ class Scheduler(EventHandlers, BindingCycle):
         self.nominator.delete(pod)  # placed: its nomination, if any, has served
         status = guarded(fwk.run_reserve, state, assumed, host)
         if status is not None:
+            binding_failed(attempt, "Reserve", status)
             self._undo(fwk, state, assumed, host)
             self._handle_failure(fwk, queued, status, None, None)
             return True
@@ -142,7 +149,9 @@ class Scheduler(EventHandlers, BindingCycle):
             status, waits = fwk.run_permit(state, assumed, host)
         except Exception as err:
             status, waits = Status.as_error(err), {}
+        permit_ran(attempt, status, waits, (state.get(PERMIT_WAIT_REASONS) or {}) if waits else {})
         if status is not None and status.code != Code.WAIT:
+            binding_failed(attempt, "Permit", status)
             self._undo(fwk, state, assumed, host)
             self._handle_failure(fwk, queued, status, None, None)
             return True
@@ -168,6 +177,8 @@ class Scheduler(EventHandlers, BindingCycle):
         attempt = Attempt(queued.pod, queued.attempts, fwk.profile_name, result, error,
                           snapshot.table.frozen_names(), started, self.clock.now(), post_filter=post_filter,
                           walk=self.algorithm.last_walk)
+        if result is not None:
+            attempt.binding = {"result": "pending"}  # filled in by the binding cycle (binding_record.py)
         self.on_attempt(attempt)
         return attempt
 
