@@ -251,3 +251,24 @@ def test_the_kube_cluster_client_is_the_resource_claim_writer_dynamic_resources_
         return isinstance(client, ResourceClaimWriter)
 
     assert with_client(server, check)
+
+
+def test_the_binding_conditions_pending_event_is_reported_while_scheduling() -> None:
+    seen: list[tuple[str, str, str]] = []
+
+    class Sink:
+        def pod_event(self, pod: PodInfo, event_type: str, reason: str, action: str, note: str) -> None:
+            seen.append((event_type, reason, action))
+
+    async def scenario() -> None:
+        api = ApiClient(Connection(server="http://127.0.0.1:9", ssl=None, token=lambda: "", basic_auth=None))
+        client = KubeClusterClient(api, asyncio.get_running_loop(), Sink())
+        client.start()
+        pod = parse_pod({"metadata": {"name": "p", "namespace": "default", "uid": "u"}, "spec": {"containers": []}})
+        client.record_event(pod, "Normal", "BindingConditionsPending", "waiting for binding conditions for device "
+                                                                      "on node n1")
+        await client.stop()
+        await api.close()
+
+    asyncio.run(scenario())
+    assert seen == [("Normal", "BindingConditionsPending", "Scheduling")]

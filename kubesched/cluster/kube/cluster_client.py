@@ -40,8 +40,9 @@ __all__ = ["KubeClusterClient", "Requester", "PodEventSink", "scheduled_conditio
 
 log = logging.getLogger("kubesched.client")
 
-# Upstream's event actions: FailedScheduling is reported while "Scheduling", Scheduled while "Binding".
-_ACTIONS = {"FailedScheduling": "Scheduling", "Scheduled": "Binding"}
+# Upstream's event actions: FailedScheduling is reported while "Scheduling", Scheduled while "Binding";
+# DynamicResources' PreBind reports BindingConditionsPending while "Scheduling".
+_ACTIONS = {"FailedScheduling": "Scheduling", "Scheduled": "Binding", "BindingConditionsPending": "Scheduling"}
 _STATUS_WORKERS = 16
 
 
