@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import ObjectError
 from .device import DEVICE_TAINT_EFFECTS, DeviceTaint
-from .fields import JsonObject, list_of, mapping, optional_bool, optional_int, optional_mapping, quantity, string, string_list
+from .fields import list_of, mapping, optional_bool, optional_int, optional_mapping, quantity, string, string_list
 from .quantity import Quantity
 
 __all__ = [

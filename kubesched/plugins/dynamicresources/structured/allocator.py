@@ -114,6 +114,7 @@ class Allocator:
         self.num_allocate_one_invocations = 0
         self._shared_devices: set[DeviceID] | None = None
         self._signatures: dict[int, tuple[ResourceClaim, tuple[object, ...]]] = {}
+        self._pool_stamps: dict[int, tuple[Pool, tuple[object, ...]]] = {}
 
     def allocate(self, node: Node, claims: Sequence[ResourceClaim], deadline: float | None = None) -> AllocationResults | None:
         """Allocation results, one per claim (built when first read), or None when the claims do
@@ -129,7 +130,7 @@ class Allocator:
         key = self._memo_key(node, claims)
         stamp: tuple[object, ...] = ()
         if key is not None:
-            stamp = self.index.allocation_stamp(node, self.features, self.allocated_state, self._shared())
+            stamp = tuple(self._pool_stamp(pool) for pool in pools)
             found = self.index.memo.get(key)
             if found is not None and found[0] is pools and found[1] == stamp:
                 remembered: list[ClaimPicks] | None = found[2]
@@ -138,6 +139,27 @@ class Allocator:
         if key is not None:
             self.index.remember(key, (pools, stamp, picks))
         return None if picks is None else AllocationResults(self.features, node, claims, picks)
+
+    def _pool_stamp(self, pool: Pool) -> tuple[object, ...]:
+        """What of the allocated state an allocation from ``pool`` can see: its allocated
+        devices, the capacity consumed on shared ones, and for counters every allocated device
+        of the pool. Computed once per pool for this allocator (its state does not change)."""
+        found = self._pool_stamps.get(id(pool))
+        if found is not None and found[0] is pool:
+            return found[1]
+        local, counted = self.index.pool_device_ids(pool)
+        state = self.allocated_state
+        allocated = state.allocated_devices
+        capacity = state.aggregated_capacity
+        parts: list[object] = [d for d in local if d in allocated]
+        if capacity:
+            parts.extend((d, tuple(sorted(capacity[d].items()))) for d in local if d in capacity)
+        if counted:
+            shared = self._shared()
+            parts.append(tuple(d for d in counted if d in allocated or d in capacity or d in shared))
+        stamp = tuple(parts)
+        self._pool_stamps[id(pool)] = (pool, stamp)
+        return stamp
 
     def _shared(self) -> set[DeviceID]:
         if self._shared_devices is None:

@@ -19,7 +19,7 @@ from kubesched.objects import Node
 from kubesched.objects.dra import CounterSet, DraNodeSelector, RequestSpec, ResourceClaim, ResourceSlice
 
 from .picks import ClaimPicks
-from .types import AllocatedState, DeviceID, Features
+from .types import DeviceID, Features
 
 __all__ = ["Pool", "SliceIndex", "node_matches", "gather_pools", "spec_signature"]
 
@@ -202,7 +202,7 @@ class SliceIndex:
                 self.on_node.setdefault(slice_.node_name, []).append(slice_)
             self.by_pool.setdefault((slice_.driver, slice_.pool.name), []).append(slice_)
         self._pools: dict[tuple[str, Features], tuple[Node, list[Pool]]] = {}
-        self._device_ids: dict[tuple[str, Features], tuple[tuple[DeviceID, ...], tuple[DeviceID, ...]]] = {}
+        self._device_ids: dict[int, tuple[Pool, tuple[tuple[DeviceID, ...], tuple[DeviceID, ...]]]] = {}
         self._lock = threading.Lock()
         # Allocation outcomes per (node, claim specs, classes), with the allocation stamp they
         # were computed under (``Allocator.allocate``).
@@ -214,31 +214,19 @@ class SliceIndex:
                 self.memo.clear()
             self.memo[key] = value
 
-    def allocation_stamp(self, node: Node, features: Features, state: AllocatedState, shared: set[DeviceID]) -> tuple[object, ...]:
-        """What of the allocated state an allocation on ``node`` can see: the allocated devices
-        of the node's pools (and for shared-counter pools, of the whole pool), with the capacity
-        consumed on devices with ``allowMultipleAllocations``."""
-        key = (node.name, features)
-        ids = self._device_ids.get(key)
-        if ids is None:
-            local: list[DeviceID] = []
-            counted: list[DeviceID] = []
-            for pool in self.pools_for(node, features):
-                for slices, into in ((pool.slices_targeting_node, local), (pool.slices_not_targeting_node, counted)):
-                    for slice_ in slices:
-                        into.extend(DeviceID(slice_.driver, slice_.pool.name, d.name) for d in slice_.devices)
-                if pool.counter_sets:  # counters: every allocated device of the pool counts
-                    counted.extend(DeviceID(s.driver, s.pool.name, d.name) for s in pool.slices_targeting_node for d in s.devices)
-            ids = (tuple(local), tuple(counted))
-            self._device_ids[key] = ids
-        allocated = state.allocated_devices
-        capacity = state.aggregated_capacity
-        parts: list[object] = [d for d in ids[0] if d in allocated]
-        if capacity:
-            parts.extend((d, tuple(sorted(capacity[d].items()))) for d in ids[0] if d in capacity)
-        if ids[1]:
-            parts.append(tuple(d for d in ids[1] if d in allocated or d in capacity or d in shared))
-        return tuple(parts)
+    def pool_device_ids(self, pool: Pool) -> tuple[tuple[DeviceID, ...], tuple[DeviceID, ...]]:
+        """The pool's candidate devices, and the devices whose allocation its counters see."""
+        found = self._device_ids.get(id(pool))
+        if found is not None and found[0] is pool:
+            return found[1]
+        local = tuple(DeviceID(s.driver, s.pool.name, d.name) for s in pool.slices_targeting_node for d in s.devices)
+        counted = tuple(DeviceID(s.driver, s.pool.name, d.name) for s in pool.slices_not_targeting_node for d in s.devices)
+        if pool.counter_sets:
+            counted = local + counted
+        ids = (local, counted)
+        with self._lock:
+            self._device_ids[id(pool)] = (pool, ids)
+        return ids
 
     def pools_for(self, node: Node, features: Features) -> list[Pool]:
         key = (node.name, features)
