@@ -100,3 +100,16 @@ def test_every_bound_pod_gets_its_scheduled_event(server: APIServer, kubeconfig:
     scheduled = [e for e in events(server) if e.get("reason") == "Scheduled"]
     assert sorted(e["regarding"]["name"] for e in scheduled) == sorted(names)
     assert_invariants(server, sched)
+
+
+def test_pending_pods_are_kept_without_their_managed_fields(server: APIServer, kubeconfig: Path,
+                                                             started: list[Kubesched]) -> None:
+    server.create(node("small", cpu="1"))
+    created = server.create(pod("big", cpu="2"))
+    assert created["metadata"]["managedFields"]  # the server writes them, as a real one does
+    sched = _start(server, kubeconfig, started)
+    wait_until(lambda: scheduled_condition(server, "big"), what="the pod reported")
+    uid = created["metadata"]["uid"]
+    kept = sched.call(lambda live: live.scheduler.pods[uid].raw)
+    assert kept is not None and "managedFields" not in kept["metadata"]
+    assert_invariants(server, sched)
