@@ -24,11 +24,13 @@ from ..replay import (
     policy_name,
     run_replay,
 )
+from ..research.replay_tables import write_replay_tables
 from .common import fail, output_directory
 
 __all__ = ["replay"]
 
-EXTRA_MISSING = "kubesched replay --output needs the research extra (matplotlib) for its plots: pip install 'kubesched[research]'"
+EXTRA_MISSING = ("kubesched replay --output needs the research extra (matplotlib for its plots, pyarrow for "
+                 "its Parquet tables): pip install 'kubesched[research]'")
 TABLE_LEVELS = (0.5, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3)
 
 
@@ -51,8 +53,9 @@ TABLE_LEVELS = (0.5, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3)
               help="Among equally scored nodes: the first in a seeded random node order (the paper's simulator), "
                    "or upstream's uniform random pick.")
 @click.option("--output", "output_dir", type=click.Path(file_okay=False), metavar="DIR",
-              help="Write replay.json, allocation.png, fragmentation.png and report.html here "
-                   "(the plots need the research extra).")
+              help="Write replay.json, allocation.png, fragmentation.png, report.html, and every pod's events "
+                   "and the cluster against virtual time (events.csv/.parquet, series.csv/.parquet) here "
+                   "(needs the research extra).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress, only the tables.")
 def replay(nodes: str, pods: str, policies: tuple[str, ...], seeds: int | None, seed: int | None, arrival: float,
            mode: str, levels: tuple[float, ...], tie_break: str, output_dir: str | None, quiet: bool) -> None:
@@ -61,7 +64,7 @@ def replay(nodes: str, pods: str, policies: tuple[str, ...], seeds: int | None, 
     NODES and PODS are the Alibaba GPU trace's CSV files (openb_node_list_gpu_node.csv,
     openb_pod_list_default.csv, ...) or Kubernetes YAML/JSON; see docs/replay.md.
     """
-    if output_dir and importlib.util.find_spec("matplotlib") is None:
+    if output_dir and any(importlib.util.find_spec(name) is None for name in ("matplotlib", "pyarrow")):
         fail([EXTRA_MISSING])
     if seeds is not None and seed is not None:
         fail(["give --seeds N or --seed S, not both"])
@@ -83,7 +86,7 @@ def replay(nodes: str, pods: str, policies: tuple[str, ...], seeds: int | None, 
         fail([str(err)])
     err_console = Console(stderr=True)
     started = time.perf_counter()
-    results = _run(specs, err_console, quiet)
+    results = _run(specs, err_console, quiet, record=out is not None)  # --output writes every pod's events
     elapsed = time.perf_counter() - started
     console = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 160)
     first = results[0]
@@ -94,12 +97,13 @@ def replay(nodes: str, pods: str, policies: tuple[str, ...], seeds: int | None, 
                   f"in {elapsed:.1f}s: {elapsed / len(results):.1f}s per replay")
     if out is not None:
         written = [report.write_json(results, out / "replay.json"), *report.write_plots(report.summarize(results), out),
-                   report.write_html(results, out / "report.html", table_levels)]
+                   report.write_html(results, out / "report.html", table_levels),
+                   *write_replay_tables(results, out)]
         console.print("wrote " + ", ".join(str(p) for p in written))
 
 
 
-def _run(specs: Sequence[ReplaySpec], console: Console, quiet: bool) -> list[ReplayResult]:
+def _run(specs: Sequence[ReplaySpec], console: Console, quiet: bool, record: bool = False) -> list[ReplayResult]:
     """Every replay in turn, with a progress bar on a terminal (a line per replay otherwise)."""
     results: list[ReplayResult] = []
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -110,7 +114,7 @@ def _run(specs: Sequence[ReplaySpec], console: Console, quiet: bool) -> list[Rep
             label = f"{policy_name(spec.policy)} seed {spec.seed}"
             task = bar.add_task(label, total=None)
             try:
-                result = run_replay(spec, progress=_Update(bar, task))
+                result = run_replay(spec, progress=_Update(bar, task), record=record)
             except TraceError as err:
                 bar.stop()
                 fail([str(p) for p in err.problems])

@@ -310,6 +310,7 @@ class _Recorder:
             pods_arrived=self.arrived_pods,
             pods_scheduled=world.scheduled,
             pods_failed=world.failed,
+            time=world.clock.now(),
         )
 
 

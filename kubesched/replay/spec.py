@@ -79,6 +79,7 @@ class LevelPoint:
     pods_arrived: int
     pods_scheduled: int
     pods_failed: int
+    time: float = 0.0  # virtual seconds since the trace's first arrival (the fgd mode's clock stays at 0)
 
 
 @dataclass(slots=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import fmean, pstdev
 from typing import Iterable, Sequence
 
@@ -28,6 +28,7 @@ class EndState:
     """The timeline mode's end of a replay, after the trace's final departures, averaged over seeds."""
 
     arrived: float
+    time: float  # virtual seconds: the trace's last event
     allocation: float
     allocation_std: float
     unallocated_gpus: float
@@ -58,6 +59,7 @@ class PolicyCurve:
     seconds: float  # mean wall-clock time of one replay
     nodes: int = 0  # the cluster's nodes (the paper's figures are for its 1,213, not for a sample)
     end: EndState | None = None  # timeline mode: after the final departures (the curve ends at the last arrival)
+    times: list[float] = field(default_factory=list)  # timeline mode: virtual seconds when each level was reached
 
     def at(self, level: float) -> int | None:
         """The index of ``level`` in ``levels`` (None if not recorded)."""
@@ -117,6 +119,7 @@ def _curve(label: str, key: _Key, results: Sequence[ReplayResult]) -> PolicyCurv
         pods_failed=[fmean(p.pods_failed for p in points) for points in per_level],
         seconds=fmean(r.seconds for r in results),
         nodes=max(r.nodes for r in results),
+        times=[fmean(p.time for p in points) for points in per_level],
         end=_end([r.end for r in results if r.end is not None]) if all(r.end is not None for r in results) else None,
     )
 
@@ -126,6 +129,7 @@ def _end(ends: Sequence[LevelPoint]) -> EndState | None:
         return None
     return EndState(
         arrived=fmean(p.arrived for p in ends),
+        time=fmean(p.time for p in ends),
         allocation=fmean(p.allocation_ratio for p in ends),
         allocation_std=pstdev(p.allocation_ratio for p in ends),
         unallocated_gpus=fmean(p.unallocated_gpus for p in ends),
