@@ -331,11 +331,11 @@ def default_scheduler_config(overrides: Mapping[str, Any] | None = None) -> Sche
 def new_simulation(
     snapshot: ClusterSnapshot,
     config: SchedulerConfig | None = None,
-    tie_break: str = "random",
+    tie_break: str = "heap",
     seed: int | None = 0,
     registry: Any = None,
 ) -> Simulation:
-    """A ``Simulation`` with the default config (upstream's random tie-break, seeded)."""
+    """A ``Simulation`` with the default config (upstream's heap tie-break)."""
     registry = registry or in_tree_registry()
     config = config or default_config(registry, UPSTREAM_ONLY)
     return Simulation(snapshot, config, registry, tie_break=tie_break, seed=seed)
@@ -451,7 +451,7 @@ def run_workload(
     name: str,
     build: Callable[[], ClusterSnapshot],
     config: SchedulerConfig | None = None,
-    tie_break: str = "random",
+    tie_break: str = "heap",
     seed: int | None = 0,
     trace_memory: bool = False,
     on_simulation: Callable[[Simulation, SimulationResult], None] | None = None,
@@ -599,7 +599,8 @@ def benchmark_parser(doc: str | None, workloads: Sequence[str]) -> argparse.Argu
     parser.add_argument("--init-pods", type=int, help="pods already bound (default: the workload's)")
     parser.add_argument("--pods", type=int, help="measured pods (default: the workload's)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random tie-break (default 0)")
-    parser.add_argument("--tie-break", choices=["random", "name"], default="random")
+    parser.add_argument("--tie-break", choices=["heap", "random", "name"], default="heap",
+                        help="upstream's heap order (default), a seeded random pick, or the smallest name")
     parser.add_argument("--repeat", type=int, default=1, help="run each workload N times and report each run")
     parser.add_argument("--profile", metavar="FILE", help="cProfile the measured run into FILE (slows it down)")
     parser.add_argument(

@@ -43,6 +43,11 @@ class FilterRuns:
             for i, p in enumerate(self._filters)
         ]
         self._node_filters = [(i, name, f) for i, name, _, f in self._filter_forms if f is not None]
+        # For one row: the per-node form where a plugin has it (both forms agree), else the batch form.
+        self._row_forms: list[tuple[str, FilterPlugin | None, BatchFilterPlugin | None]] = [
+            (name, f if f is not None else (cast(FilterPlugin, b) if isinstance(b, FilterPlugin) else None), b)
+            for _, name, b, f in self._filter_forms
+        ]
         self._node_filter_names = frozenset(name for _, name, _ in self._node_filters)
 
     def has_filter_plugins(self) -> bool:
@@ -162,6 +167,40 @@ class FilterRuns:
                 status_index[row] = idx
                 rejected_at[row] = position
                 passed[row] = False
+
+    def run_filters_on_row(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, row: int) -> Status | None:
+        """Every filter on one live row, in order, to the first rejection (upstream's
+        ``RunFilterPlugins`` on one node: OpportunisticBatching's checks of a single node).
+
+        A plugin with both forms is asked in its per-node form (the contract suite checks
+        that the forms agree): a batch filter computes every row of the table, wasted here.
+        """
+        info = snapshot.node_infos[row]
+        assert info is not None, row
+        skip = state.skip_filter_plugins
+        mask: np.ndarray | None = None
+        for name, single, batch in self._row_forms:
+            if skip and name in skip:
+                continue
+            try:
+                if single is not None:
+                    status = single.filter(state, pod, info)
+                else:
+                    assert batch is not None
+                    if mask is None:
+                        mask = np.zeros(len(snapshot.table.alive), dtype=bool)
+                        mask[row] = True
+                        mask.flags.writeable = False
+                    verdicts = batch.filter_nodes(state, pod, snapshot, mask)
+                    code = int(verdicts.codes[row])
+                    status = verdicts.statuses[code - 1] if code else None
+            except Exception as err:
+                raise FrameworkError(f'running "{name}" filter plugin: {err}') from err
+            if status is not None and status.code != Code.SUCCESS:
+                if status.code == Code.ERROR:
+                    raise FrameworkError(f'running "{name}" filter plugin: {status.message}')
+                return status.with_plugin(name)
+        return None
 
     def run_filters_on_node(self, state: CycleState, pod: PodInfo, node: NodeInfo, snapshot: SnapshotView) -> Status | None:
         """Every filter on one node, in order (used by preemption's what-if checks)."""

@@ -275,6 +275,9 @@ class Algorithm:
 
     def _passes(self, fwk: Framework, state: CycleState, pod: PodInfo, snapshot: Snapshot, row: int) -> bool:
         """Whether one node passes every filter, nominated pods included (a nominated node or a hint)."""
+        nominator = self.nominator
+        if nominator is None or snapshot.table.names[row] not in nominator.nominated_node_names():
+            return fwk.run_filters_on_row(state, pod, snapshot, row) is None  # no pod nominated there
         candidates = np.zeros(snapshot.table.size, dtype=bool)
         candidates[row] = True
         outcome = fwk.run_filters(state, pod, snapshot, candidates)
@@ -286,9 +289,7 @@ class Algorithm:
         node = snapshot.get(name)
         if node is None:
             return None
-        candidates = np.zeros(snapshot.table.size, dtype=bool)
-        candidates[node.row] = True
-        return not bool(fwk.run_filters(state, pod, snapshot, candidates).passed[node.row])
+        return fwk.run_filters_on_row(state, pod, snapshot, node.row) is not None
 
     def _ranks_nodes(self, fwk: Framework) -> bool:
         """upstream's ``hasScoring || hasExtenderFilters``: whether more feasible nodes than
