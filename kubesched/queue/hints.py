@@ -8,12 +8,14 @@ rejected) sends it straight to activeQ; a rejecting one sends it through its bac
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from time import perf_counter
+from typing import Any, Callable, Iterable
 
 from ..framework.events import ActionType, ClusterEvent, EventResource, QueueingHint, QueueingHintFn
 from ..framework.queued_pod import QueuedPodInfo
 from ..objects.pod import PodInfo
 from .in_flight import EventRecord
+from .labels import event_label
 
 __all__ = ["Hints", "HintRegistration", "SKIP", "AFTER_BACKOFF", "IMMEDIATELY"]
 
@@ -22,15 +24,20 @@ HintRegistration = tuple[ClusterEvent, str, QueueingHintFn | None]
 
 SKIP, AFTER_BACKOFF, IMMEDIATELY = 0, 1, 2  # upstream's queueSkip, queueAfterBackoff, queueImmediately
 
+HintObserver = Callable[[str, str, str, float], None]
+"""(plugin, event label, Queue / QueueSkip / Error, seconds): each hint function run
+(``scheduler_queueing_hint_execution_duration_seconds``)."""
+
 
 class Hints:
     """The profiles' hint registrations, by scheduler name."""
 
-    __slots__ = ("_registrations", "_interest")
+    __slots__ = ("_registrations", "_interest", "observer")
 
     def __init__(self, registrations: dict[str, list[HintRegistration]]) -> None:
         self._registrations = registrations
         self._interest: dict[tuple[str, ActionType], list[tuple[str, str]]] = {}  # event -> (profile, plugin)
+        self.observer: HintObserver | None = None
 
     def profiles(self) -> list[str]:
         return list(self._registrations)
@@ -56,10 +63,16 @@ class Hints:
             if plugin not in rejectors or not interest.matches(event):
                 continue
             if hint is not None:
+                observer = self.observer
+                started = perf_counter() if observer is not None else 0.0
+                failed = False
                 try:
                     answer = hint(info.pod, old, new)
                 except Exception:  # a failing hint must not strand the pod
-                    answer = QueueingHint.QUEUE
+                    answer, failed = QueueingHint.QUEUE, True
+                if observer is not None:
+                    outcome = "Error" if failed else "QueueSkip" if answer == QueueingHint.SKIP else "Queue"
+                    observer(plugin, event_label(event), outcome, perf_counter() - started)
                 if answer == QueueingHint.SKIP:
                     continue
             if plugin in info.pending_plugins or info.gated:

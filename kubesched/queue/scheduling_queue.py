@@ -41,7 +41,7 @@ from ..objects.pod import PodInfo
 from .cluster_events import ClusterEventMoves
 from .flushes import PeriodicFlushes
 from .heaps import BackoffQueue, PodHeap
-from .hints import HintRegistration, Hints
+from .hints import HintObserver, HintRegistration, Hints
 from .in_flight import InFlight
 from .labels import ACTIVE_Q, POP_FROM_BACKOFF_Q, SCHEDULE_ATTEMPT_FAILURE, UNSCHEDULED_POD_ADD
 from .moves import ACTIVE, BACKOFF, UNSCHEDULABLE, IncomingObserver
@@ -89,6 +89,10 @@ class SchedulingQueue(ClusterEventMoves, PeriodicFlushes, QueueReading):
         self._start = float(math.floor(clock.now()))  # flush ticks fall on whole seconds, as the windows do
         self.on_incoming: IncomingObserver | None = None
         """Called as each pod enters a sub-queue (the incoming-pods metric); None costs nothing."""
+
+    def observe_hints(self, observer: HintObserver | None) -> None:
+        """Report each queueing hint run (plugin, event label, outcome, seconds); None: nothing."""
+        self._hints.observer = observer
 
     # -- adding ---------------------------------------------------------------
     def add(self, pod: PodInfo) -> str:

@@ -104,6 +104,7 @@ def new_scheduler(
                           batching=registry.features.enable_opportunistic_batching)
     if metrics is not None:
         queue.on_incoming = metrics.incoming
+        queue.observe_hints(metrics.queueing_hint)
 
         def pending() -> dict[str, int]:  # upstream's pending_pods labels
             counts = queue.counts()
