@@ -21,6 +21,10 @@ The checks, each usable on its own:
   equal statuses on every node; with both forms of Score, equal raw scores.
 * ``assert_scores_in_range``: scores are within 0..100 after NormalizeScore.
 * ``assert_unreserve_idempotent``: Unreserve never fails, called twice or without Reserve.
+* ``assert_permit_answers``: Permit answers Success, Wait (with a positive, finite
+  timeout) or a rejection with a reason.
+* ``assert_pre_filter_extensions_agree``: after ``add_pod`` / ``remove_pod``, Filter says on
+  every node what it says after the same change made for real and a fresh PreFilter.
 * ``assert_signature_covers_reads``: a plugin with ``sign_pod`` answers alike for two pods
   it signs alike (one field of a pod swapped for another pod's), so OpportunisticBatching
   never reuses a result that does not hold.
@@ -33,6 +37,7 @@ handle (``random_clusters``, ``RandomCluster``); see ``docs/plugins.md``.
 """
 
 from .clusters import (
+    DEFAULT_NAMESPACES,
     DEFAULT_NODE_LABELS,
     DEFAULT_POD_LABELS,
     EXTENDED_RESOURCE,
@@ -43,12 +48,15 @@ from .clusters import (
 from ._support import ContractError, ContractReport
 from .contract import assert_plugin_contract
 from .declarations import assert_declarations
+from .extensions import assert_pre_filter_extensions_agree
 from .forms import assert_forms_agree
+from .permit import assert_permit_answers
 from .scores import assert_scores_in_range
 from .signatures import assert_signature_covers_reads
 from .unreserve import assert_unreserve_idempotent
 
 __all__ = [
+    "DEFAULT_NAMESPACES",
     "DEFAULT_NODE_LABELS",
     "DEFAULT_POD_LABELS",
     "EXTENDED_RESOURCE",
@@ -57,7 +65,9 @@ __all__ = [
     "RandomCluster",
     "assert_declarations",
     "assert_forms_agree",
+    "assert_permit_answers",
     "assert_plugin_contract",
+    "assert_pre_filter_extensions_agree",
     "assert_scores_in_range",
     "assert_signature_covers_reads",
     "assert_unreserve_idempotent",

@@ -53,6 +53,10 @@ class ContractReport:
     score_values: set[int] = field(default_factory=set)
     hints_called: int = 0
     unreserve_calls: int = 0
+    permit_calls: int = 0
+    permit_waits: int = 0
+    permit_rejections: int = 0
+    extension_checks: int = 0
     notes: list[str] = field(default_factory=list)
 
     def merge(self, other: "ContractReport") -> "ContractReport":
@@ -66,6 +70,10 @@ class ContractReport:
         self.score_values |= other.score_values
         self.hints_called += other.hints_called
         self.unreserve_calls += other.unreserve_calls
+        self.permit_calls += other.permit_calls
+        self.permit_waits += other.permit_waits
+        self.permit_rejections += other.permit_rejections
+        self.extension_checks += other.extension_checks
         self.notes += [n for n in other.notes if n not in self.notes]
         return self
 
@@ -78,6 +86,10 @@ class ContractReport:
             ("distinct scores", len(self.score_values)),
             ("hint calls", self.hints_called),
             ("unreserve calls", self.unreserve_calls),
+            ("permit calls", self.permit_calls),
+            ("of them waits", self.permit_waits),
+            ("of them rejections", self.permit_rejections),
+            ("PreFilterExtensions changes compared", self.extension_checks),
         ]
         shown = ", ".join(f"{label} {n}" for label, n in counts if n)
         head = f"{self.plugin}: {', '.join(self.checks) or 'no checks'} ({self.clusters} clusters, {self.pods} pods"

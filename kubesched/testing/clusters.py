@@ -35,6 +35,7 @@ from ..objects.pod import PodInfo, parse_pod
 from ..scheduler.handle import HandleHub
 
 __all__ = [
+    "DEFAULT_NAMESPACES",
     "DEFAULT_NODE_LABELS",
     "DEFAULT_POD_LABELS",
     "EXTENDED_RESOURCE",
@@ -76,7 +77,8 @@ _TOLERATIONS: tuple[dict[str, str], ...] = (
     {"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"},
 )
 _IMAGES = ("registry.k8s.io/pause:3.10", "nginx:1.27", "postgres:16")
-_NAMESPACES = ("default", "team-a")
+DEFAULT_NAMESPACES: tuple[str, ...] = ("default", "team-a")
+"""The namespaces random pods are put in unless ``random_clusters(namespaces=...)`` says otherwise."""
 
 JSON = dict[str, object]
 
@@ -133,17 +135,28 @@ def random_clusters(
     node_labels: Mapping[str, Sequence[str]] | None = None,
     pod_labels: Mapping[str, Sequence[str]] | None = None,
     setup: Callable[[RandomCluster, random.Random], None] | None = None,
+    namespaces: Sequence[str] | None = None,
+    node_shapes: Sequence[Mapping[str, str]] | None = None,
+    node_annotations: Mapping[str, Sequence[str]] | None = None,
+    pod_annotations: Mapping[str, Sequence[str]] | None = None,
 ) -> list[RandomCluster]:
     """``count`` random clusters (see the module docstring for what varies).
 
     ``node_labels`` / ``pod_labels`` add label keys and the values to draw from (a key
-    also in the defaults replaces them). ``setup(cluster, rng)`` runs last, before any
-    plugin is built on the cluster: add objects to ``cluster.hub.object_stores``, more
-    pods, anything your plugin reads.
+    also in the defaults replaces them). ``namespaces``: the namespaces pods are put in
+    (``DEFAULT_NAMESPACES`` otherwise), each labelled ``kubernetes.io/metadata.name`` and
+    ``team`` (the name without a ``team-`` prefix). ``node_shapes``: the ``allocatable``
+    maps nodes draw from (``{"cpu": "8", "memory": "32Gi", "pods": "110",
+    "nvidia.com/gpu": "4"}``; random cpu, memory, pods and ``EXTENDED_RESOURCE``
+    otherwise). ``node_annotations`` / ``pod_annotations``: annotation keys and values
+    to draw from (each with the labels' probability; none otherwise).
+    ``setup(cluster, rng)`` runs last, before any plugin is built on the cluster: add
+    objects to ``cluster.hub.object_stores``, more pods, anything your plugin reads.
     """
     return [
         random_cluster(seed, i, max_nodes=max_nodes, pending_pods=pending_pods, node_labels=node_labels,
-                       pod_labels=pod_labels, setup=setup)
+                       pod_labels=pod_labels, setup=setup, namespaces=namespaces, node_shapes=node_shapes,
+                       node_annotations=node_annotations, pod_annotations=pod_annotations)
         for i in range(count)
     ]
 
@@ -157,28 +170,36 @@ def random_cluster(
     node_labels: Mapping[str, Sequence[str]] | None = None,
     pod_labels: Mapping[str, Sequence[str]] | None = None,
     setup: Callable[[RandomCluster, random.Random], None] | None = None,
+    namespaces: Sequence[str] | None = None,
+    node_shapes: Sequence[Mapping[str, str]] | None = None,
+    node_annotations: Mapping[str, Sequence[str]] | None = None,
+    pod_annotations: Mapping[str, Sequence[str]] | None = None,
 ) -> RandomCluster:
-    """Cluster ``index`` of ``random_clusters(..., seed=seed)``."""
+    """Cluster ``index`` of ``random_clusters(..., seed=seed)`` (the same options)."""
     rng = random.Random(f"{seed}/{index}")
     n_labels = {**DEFAULT_NODE_LABELS, **(node_labels or {})}
     p_labels = {**DEFAULT_POD_LABELS, **(pod_labels or {})}
+    shape = _Shape(tuple(namespaces or DEFAULT_NAMESPACES), tuple(node_shapes or ()), node_annotations or {},
+                   pod_annotations or {})
+    if not shape.namespaces:
+        raise ValueError("namespaces: give at least one")
     clock = VirtualClock()
     cache = Cache()
     hub = HandleHub(cache, clock, None)
     handle: Handle = hub.handle("default-scheduler")
-    for ns in _NAMESPACES:
+    for ns in shape.namespaces:
         cache.set_namespace(ns, {"kubernetes.io/metadata.name": ns, "team": ns.removeprefix("team-")})
-    raw_nodes = [_node(rng, f"node-{i}", n_labels) for i in range(rng.randint(1, max_nodes))]
+    raw_nodes = [_node(rng, f"node-{i}", n_labels, shape) for i in range(rng.randint(1, max_nodes))]
     nodes = [parse_node(raw) for raw in raw_nodes]
     for node in nodes:
         cache.add_node(node)
     for j in range(rng.randint(0, 2 * len(nodes))):
         target = rng.choice(nodes).name
-        cache.add_pod(parse_pod(_pod(rng, f"placed-{j}", p_labels, n_labels, bound_to=target), keep_raw=False))
+        cache.add_pod(parse_pod(_pod(rng, f"placed-{j}", p_labels, n_labels, shape, bound_to=target), keep_raw=False))
     _churn(rng, cache, nodes)
     cluster = RandomCluster(seed, index, cache, hub, handle, clock)
     names = [node.name for node in nodes]
-    cluster.pods = [parse_pod(_pod(rng, f"pending-{k}", p_labels, n_labels, node_names=names))
+    cluster.pods = [parse_pod(_pod(rng, f"pending-{k}", p_labels, n_labels, shape, node_names=names))
                     for k in range(pending_pods)]
     if setup is not None:
         setup(cluster, rng)
@@ -202,14 +223,28 @@ def _pick(rng: random.Random, labels: Mapping[str, Sequence[str]], p: float) -> 
     return {key: rng.choice(list(values)) for key, values in labels.items() if values and rng.random() < p}
 
 
-def _node(rng: random.Random, name: str, labels: Mapping[str, Sequence[str]]) -> JSON:
-    allocatable: dict[str, str] = {
-        "cpu": rng.choice(["1", "2", "4", "8"]),
-        "memory": rng.choice(["1Gi", "4Gi", "16Gi"]),
-        "pods": str(rng.choice([0, 1, 3, 110])),
-    }
-    if rng.random() < 0.3:
-        allocatable[EXTENDED_RESOURCE] = str(rng.choice([1, 2, 4]))
+@dataclass(frozen=True)
+class _Shape:
+    """The author's choices of ``random_clusters`` beyond labels."""
+
+    namespaces: tuple[str, ...]
+    node_shapes: tuple[Mapping[str, str], ...]
+    node_annotations: Mapping[str, Sequence[str]]
+    pod_annotations: Mapping[str, Sequence[str]]
+
+
+def _node(rng: random.Random, name: str, labels: Mapping[str, Sequence[str]], shape: _Shape) -> JSON:
+    allocatable: dict[str, str]
+    if shape.node_shapes:
+        allocatable = dict(rng.choice(shape.node_shapes))
+    else:
+        allocatable = {
+            "cpu": rng.choice(["1", "2", "4", "8"]),
+            "memory": rng.choice(["1Gi", "4Gi", "16Gi"]),
+            "pods": str(rng.choice([0, 1, 3, 110])),
+        }
+        if rng.random() < 0.3:
+            allocatable[EXTENDED_RESOURCE] = str(rng.choice([1, 2, 4]))
     spec: JSON = {}
     taints = [dict(t) for t in _TAINTS if rng.random() < 0.2]
     if taints and len({t["key"] for t in taints}) == len(taints):
@@ -221,12 +256,15 @@ def _node(rng: random.Random, name: str, labels: Mapping[str, Sequence[str]]) ->
         status["images"] = [{"names": [image], "sizeBytes": rng.choice([10, 300, 900]) * 2**20}
                             for image in _IMAGES if rng.random() < 0.5]
     meta_labels = {**_pick(rng, labels, 0.6), HOSTNAME: name}
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": meta_labels},
-            "spec": spec, "status": status}
+    meta: JSON = {"name": name, "labels": meta_labels}
+    annotations = _pick(rng, shape.node_annotations, 0.6)
+    if annotations:
+        meta["annotations"] = annotations
+    return {"apiVersion": "v1", "kind": "Node", "metadata": meta, "spec": spec, "status": status}
 
 
 def _pod(rng: random.Random, name: str, labels: Mapping[str, Sequence[str]], node_labels: Mapping[str, Sequence[str]],
-         bound_to: str | None = None, node_names: Sequence[str] = ()) -> JSON:
+         shape: _Shape, bound_to: str | None = None, node_names: Sequence[str] = ()) -> JSON:
     requests: dict[str, str] = {}
     for resource, choices in (("cpu", ["0", "100m", "500m", "1", "3"]), ("memory", ["128Mi", "1Gi", "8Gi"])):
         if rng.random() < 0.7:
@@ -239,11 +277,14 @@ def _pod(rng: random.Random, name: str, labels: Mapping[str, Sequence[str]], nod
     if rng.random() < 0.25:
         container["ports"] = [{"containerPort": port, "hostPort": port, "protocol": rng.choice(["TCP", "UDP"]),
                                "hostIP": rng.choice(["", "10.0.0.1"])} for port in rng.sample([80, 443, 8080], 1)]
-    namespace = rng.choice(_NAMESPACES)
+    namespace = rng.choice(shape.namespaces)
     meta: JSON = {"name": name, "namespace": namespace, "uid": f"uid-{namespace}-{name}"}
     pod_labels = _pick(rng, labels, 0.5)
     if pod_labels:
         meta["labels"] = pod_labels
+    annotations = _pick(rng, shape.pod_annotations, 0.5)
+    if annotations:
+        meta["annotations"] = annotations
     spec: JSON = {"containers": [container]}
     if bound_to is not None:
         spec["nodeName"] = bound_to

@@ -12,13 +12,24 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence, TypeVar
 
-from ..framework.interfaces import BatchFilterPlugin, BatchScorePlugin, FilterPlugin, ReservePlugin, ScorePlugin
+from ..framework.interfaces import (
+    BatchFilterPlugin,
+    BatchScorePlugin,
+    FilterPlugin,
+    PermitPlugin,
+    PreFilterExtensions,
+    PreFilterPlugin,
+    ReservePlugin,
+    ScorePlugin,
+)
 from ..framework.registry import PluginSpec
 from ..framework.signing import SignPlugin
 from ._support import ContractReport, build, clusters_or_default, decode
 from .clusters import RandomCluster
 from .declarations import assert_declarations
+from .extensions import assert_pre_filter_extensions_agree
 from .forms import assert_forms_agree
+from .permit import assert_permit_answers
 from .scores import assert_scores_in_range
 from .signatures import assert_signature_covers_reads
 from .unreserve import assert_unreserve_idempotent
@@ -39,8 +50,9 @@ def assert_plugin_contract(
 ) -> ContractReport:
     """Every check that applies to the plugin: declarations (always), both forms agreeing
     (when it has both forms of Filter or Score), scores in range (when it scores),
-    Unreserve idempotent (when it reserves), its signature covering what it reads (when it
-    signs pods). Returns what was compared."""
+    Unreserve idempotent (when it reserves), Permit's answers (when it permits),
+    PreFilterExtensions agreeing with a fresh PreFilter (when it has them), its signature
+    covering what it reads (when it signs pods). Returns what was compared."""
     found = clusters_or_default(clusters)
     report = assert_declarations(spec, args, points, found)
     probe = build(spec, decode(spec, args), found[0])
@@ -53,6 +65,10 @@ def assert_plugin_contract(
         report.merge(assert_scores_in_range(spec, args, found))
     if isinstance(probe, ReservePlugin):
         report.merge(assert_unreserve_idempotent(spec, args, found))
+    if isinstance(probe, PermitPlugin):
+        report.merge(assert_permit_answers(spec, args, found))
+    if isinstance(probe, PreFilterPlugin) and isinstance(probe, PreFilterExtensions):
+        report.merge(assert_pre_filter_extensions_agree(spec, args, found, require_changes=False))
     if isinstance(probe, SignPlugin) and _signs_some_pod(probe, found):
         report.merge(assert_signature_covers_reads(spec, args, found))
     return report
