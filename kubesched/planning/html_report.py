@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import re
 from pathlib import Path
 
 import matplotlib
@@ -34,7 +35,24 @@ th:first-child, td:first-child { text-align: left; }
 tr.section td { background: #f0f0f0; font-weight: bold; text-align: left; }
 td.none { color: #b00; }
 img { max-width: 100%; }
-pre { background: #f7f7f7; padding: 1em; white-space: pre-wrap; }
+.scroll { max-height: 28em; overflow: auto; border: 1px solid #ddd; display: inline-block; }
+.scroll table { margin: 0; }
+.scroll th { position: sticky; top: 0; background: #fff; }
+.definitions { max-width: 52em; line-height: 1.5; }
+.formula { font-family: ui-monospace, monospace; background: #f7f7f7; padding: 0.5em 1em; }
+"""
+# The moved-pods table filters itself as one types (no network, no library).
+_FILTER_SCRIPT = """
+document.getElementById("pods-filter").addEventListener("input", (e) => {
+  const words = e.target.value.toLowerCase().split(/\\s+/).filter(Boolean);
+  let shown = 0;
+  for (const row of document.querySelectorAll("#pods-table tr[data-pod]")) {
+    const text = row.textContent.toLowerCase();
+    row.hidden = !words.every((w) => text.includes(w));
+    if (!row.hidden) shown++;
+  }
+  document.getElementById("pods-shown").textContent = shown;
+});
 """
 
 
@@ -48,7 +66,15 @@ def _grid(count: int) -> tuple[Figure, int, int]:
     """A figure for ``count`` panels, three to a row."""
     columns = min(count, 3)
     rows = (count + 2) // 3
-    return Figure(figsize=(5 * columns, 3.6 * rows)), rows, columns
+    return Figure(figsize=(5 * columns, 3.6 * rows + 0.4), layout="constrained"), rows, columns
+
+
+def _legend_below(figure: Figure) -> None:
+    """One legend for every panel, under them: it never hides a curve or a bar."""
+    handles, labels = figure.axes[0].get_legend_handles_labels() if figure.axes else ([], [])
+    if handles:
+        figure.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 4), fontsize="small",
+                      frameon=False)
 
 
 def _sorted_utilisation(result: CompareResult) -> Figure:
@@ -67,8 +93,7 @@ def _sorted_utilisation(result: CompareResult) -> Figure:
         axes.set_xlabel("nodes, most used first")
         axes.set_ylabel("requested / allocatable (%)")
         axes.set_ylim(0, 105)
-        axes.legend(fontsize="small")
-    figure.tight_layout()
+    _legend_below(figure)
     return figure
 
 
@@ -85,13 +110,13 @@ def _distribution(result: CompareResult) -> Figure:
         axes.set_xticks(range(1, len(data) + 1), result.labels)
         axes.tick_params(axis="x", labelrotation=20)
         axes.set_title(f"{name}: per-node utilisation (%)")
-    figure.tight_layout()
+        axes.set_ylim(0, 105)  # a share: the full scale, even when every node is equally used
     return figure
 
 
 def _outcomes(result: CompareResult) -> Figure:
     """Grouped bars: pods placed and not, nodes used, and the stranded share of free capacity."""
-    figure = Figure(figsize=(11, 3.8))
+    figure = Figure(figsize=(11, 4.2), layout="constrained")
     counts = figure.add_subplot(1, 2, 1)
     metrics: list[tuple[str, list[float]]] = [
         ("scheduled", [r.scheduled for r in result.configs]),
@@ -109,7 +134,7 @@ def _outcomes(result: CompareResult) -> Figure:
     stranded.set_title(f"free capacity stranded (%), shape: {shape_text(shape.shape)}" if shape.shape_pods
                        else "fragmentation: no pending pods")
     stranded.set_ylim(0, min(105.0, max([5.0, *(1.2 * s for row in shares for s in row)])))
-    figure.tight_layout()
+    _legend_below(figure)
     return figure
 
 
@@ -119,7 +144,6 @@ def _bars(axes: Axes, groups: list[str], values: list[list[float]], labels: list
     for i, (label, row) in enumerate(zip(labels, values)):
         axes.bar([g + i * width for g in range(len(groups))], row, width, label=label)
     axes.set_xticks([g + width * (len(labels) - 1) / 2 for g in range(len(groups))], groups)
-    axes.legend(fontsize="small")
 
 
 def _cell(text: str) -> str:
@@ -143,14 +167,34 @@ def _pods_table(result: CompareResult) -> str:
     if not result.pods:
         return "<p>Every pending pod is placed on the same node (or on none) under every configuration.</p>"
     head = "".join(f"<th>{html.escape(label)}</th>" for label in result.labels)
-    rows = [f"<table><tr><th>pod</th>{head}</tr>"]
-    for change in result.pods[:PODS_LISTED]:
+    listed = result.pods[:PODS_LISTED]
+    unplaced = sum(1 for change in result.pods if not all(change.nodes))
+    rows = [f"<p>{len(result.pods) - unplaced} pod(s) placed on another node, {unplaced} placed under some "
+            "configurations and not others.</p>",
+            f'<p><input id="pods-filter" type="search" placeholder="filter by pod or node" size="40"> '
+            f'<span id="pods-shown">{len(listed)}</span> of {len(listed)} listed</p>',
+            f'<div class="scroll"><table id="pods-table"><tr><th>pod</th>{head}</tr>']
+    for change in listed:
         cells = "".join(_cell(node) if node else '<td class="none">not placed</td>' for node in change.nodes)
-        rows.append(f"<tr>{_cell(change.pod)}{cells}</tr>")
-    rows.append("</table>")
+        rows.append(f'<tr data-pod="">{_cell(change.pod)}{cells}</tr>')
+    rows.append("</table></div>")
     if len(result.pods) > PODS_LISTED:
         rows.append(f"<p>{PODS_LISTED} of {len(result.pods)} pods listed; the JSON output (--json) has them all.</p>")
     return "\n".join(rows)
+
+
+def _prose(text: str) -> str:
+    """A docstring as HTML prose: paragraphs, an indented block as a formula, ``code`` and
+    *emphasis* marked up (not shown as literal asterisks in monospace)."""
+    parts = []
+    for block in re.split(r"\n\s*\n", text.strip()):
+        lines = block.splitlines()
+        formula = all(line.startswith("    ") for line in lines)
+        escaped = html.escape(" ".join(line.strip() for line in lines))
+        escaped = re.sub(r"``(.+?)``", r"<code>\1</code>", escaped)
+        escaped = re.sub(r"\*(\S[^*]*?)\*", r"<em>\1</em>", escaped)
+        parts.append(f'<p class="formula">{escaped}</p>' if formula else f"<p>{escaped}</p>")
+    return "\n".join(parts)
 
 
 def _reasons(result: CompareResult) -> str:
@@ -187,8 +231,11 @@ Configurations, each scheduling the same pods from the same snapshot:</p>
 <h2>Why pods did not fit</h2>
 {_reasons(result)}
 <h2>Definitions</h2>
+<div class="definitions">
 <p>Utilisation of a resource on a node: requested / allocatable; {percent(1.0)} is full.</p>
-<pre>{html.escape(usage_module.__doc__ or "")}</pre>
+{_prose(usage_module.__doc__ or "")}
+</div>
+<script>{_FILTER_SCRIPT if result.pods else ""}</script>
 </body></html>
 """
 

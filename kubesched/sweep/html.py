@@ -116,7 +116,10 @@ def _bars(axes_title: str, groups: list[str], series: dict[str, list[Stat | None
     axes.set_ylabel(ylabel)
     axes.set_title(axes_title)
     axes.grid(axis="y", alpha=0.3)
-    axes.legend(fontsize="small")
+    if position == 1:  # one legend for the figure, above the panels: it never covers a bar
+        handles, labels = axes.get_legend_handles_labels()
+        figure.legend(handles, labels, loc="outside upper center", ncols=min(len(labels), 6), fontsize="small",
+                      frameon=False)
 
 
 def _replay_bars(rows: Sequence[ReplayRow]) -> Figure:

@@ -37,8 +37,11 @@
       const a = e.target.closest("a[data-reason]");
       if (!a) return;
       e.preventDefault();
-      $("search").value = D.reasons[+a.dataset.reason][0];
+      reason = D.messages.indexOf(D.reasons[+a.dataset.reason][0]);
+      $("search").value = "";
       $("status").value = "";
+      $("reason-chip").hidden = false;
+      $("reason-text").textContent = D.reasons[+a.dataset.reason][0];
       filter();
       $("search").scrollIntoView();
     });
@@ -72,6 +75,7 @@
   const haystack = D.pods.map((p) => (p[0] + "/" + p[1] + "\n" + D.messages[p[5]] + "\n" + p[3]).toLowerCase());
   let shown = D.pods.map((_, i) => i);
   let page = 0;
+  let reason = -1;  // a reason clicked in the table above: only its pods
   let open = -1;  // the pod whose details are drawn under its row
   let openHtml = "";
 
@@ -81,6 +85,7 @@
     shown = [];
     for (let i = 0; i < D.pods.length; i++) {
       if (st !== "" && D.pods[i][2] !== +st) continue;
+      if (reason >= 0 && D.pods[i][5] !== reason) continue;
       const h = haystack[i];
       if (words.every((w) => h.includes(w))) shown.push(i);
     }
@@ -154,6 +159,7 @@
   let timer = 0;
   $("search").addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(filter, 120); });
   statusSel.addEventListener("change", filter);
+  $("reason-clear").addEventListener("click", () => { reason = -1; $("reason-chip").hidden = true; filter(); });
   $("prev").addEventListener("click", () => { page--; draw(); });
   $("next").addEventListener("click", () => { page++; draw(); });
   draw();
