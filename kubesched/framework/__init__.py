@@ -67,7 +67,7 @@ from .interfaces import (
     ScorePlugin,
 )
 from .queued_pod import QueuedPodInfo
-from .registry import DefaultPlugin, PluginFactory, PluginSpec, Registry
+from .registry import AnyPluginSpec, DefaultPlugin, PluginFactory, PluginSpec, Registry
 from .scoring import default_normalize_score
 from .signing import PodSignature, SignFragment, SignPlugin, SignValue
 from .status import SKIP, SUCCESS, Code, Status
@@ -75,6 +75,7 @@ from .views import BoolArray, CodeArray, FloatArray, IntArray, NodeTableView, Po
 
 __all__ = [
     "ActionType",
+    "AnyPluginSpec",
     "ArgsError",
     "BatchFilterPlugin",
     "BatchScorePlugin",

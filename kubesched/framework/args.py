@@ -222,7 +222,7 @@ def _decode(tp: object, raw: object, path: str) -> object:
             raw = {}
         if not isinstance(raw, Mapping):
             raise ArgsError(path, f"must be an object, got {_type_name(raw)}")
-        return {str(k): _decode(item, v, _join(path, str(k))) for k, v in raw.items()}
+        return {str(k): _decode(item, v, f"{path}[{k}]") for k, v in raw.items()}
     if dataclasses.is_dataclass(tp) and isinstance(tp, type):
         return _decode_dataclass(tp, raw, path)
     if tp is bool:

@@ -10,16 +10,16 @@ same way as in-tree ones; ``kubesched.framework.loader`` finds them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Generic, Iterable
+from typing import Callable, Generic, Iterable, Protocol
 
-from typing_extensions import TypeVar
+from typing_extensions import Never, TypeVar
 
 from .args import decode_args
 from .features import DEFAULT_FEATURES, Features
 from .handle import Handle
 from .interfaces import Plugin
 
-__all__ = ["PluginSpec", "Registry", "PluginFactory", "DefaultPlugin"]
+__all__ = ["AnyPluginSpec", "PluginSpec", "Registry", "PluginFactory", "DefaultPlugin"]
 
 A = TypeVar("A", default=None)  # a plugin's args type; None for a plugin without args
 
@@ -67,6 +67,43 @@ class PluginSpec(Generic[A]):
         """Call the factory with args this spec decoded."""
         factory: Callable[[object, Handle], Plugin] = self.factory  # type: ignore[assignment]
         return factory(args, handle)
+
+
+class AnyPluginSpec(Protocol):
+    """Any ``PluginSpec``, whatever its args type, for lists of specs with different args.
+
+    ``PluginSpec[A]`` is invariant in ``A`` (its factory takes an ``A``, its decoder makes
+    one), so ``list[PluginSpec[object]]`` rejects a ``PluginSpec[MyArgs]``; a list of
+    these accepts every spec and needs no ``Any``::
+
+        specs: list[AnyPluginSpec] = [fewest_pods.spec, prefer_label.spec]
+
+    What it offers is what the loader and the registry read; a spec read through it is
+    still a ``PluginSpec`` (what entry points and ``--plugin`` must name).
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def factory(self) -> Callable[[Never, Handle], Plugin]: ...
+
+    @property
+    def args_type(self) -> type[object] | None: ...
+
+    @property
+    def parse_args(self) -> Callable[[object], object] | None: ...
+
+    @property
+    def object_kinds(self) -> tuple[tuple[str, str], ...]: ...
+
+    @property
+    def needs_raw(self) -> bool: ...
+
+    @property
+    def takes_args(self) -> bool: ...
+
+    def build(self, args: object, handle: Handle) -> Plugin: ...
 
 
 @dataclass(slots=True, frozen=True)

@@ -69,7 +69,7 @@ def test_fields_are_read_by_their_camel_case_names():
         ({"mode": "Fill"}, "mode", 'Unsupported value: "Fill": supported values: "Pack", "Spread"'),
         ({"resources": "cpu"}, "resources", "must be a list, got string"),
         ({"resources": ["cpu", 3]}, "resources[1]", "must be a string, got 3"),
-        ({"weights": {"cpu": "x"}}, "weights.cpu", 'must be an integer, got "x"'),
+        ({"weights": {"cpu": "x"}}, "weights[cpu]", 'must be an integer, got "x"'),
         ({"shape": [{"score": 1}]}, "shape[0].utilization", "Required value"),
         ({"shape": [{"utilization": 1, "extra": 0}]}, "shape[0].extra", 'unknown field "extra"'),
         ({"timeoutSeconds": -1}, "timeoutSeconds", "Invalid value: -1: must be non-negative"),
