@@ -113,8 +113,11 @@ class Allocator:
         self.available_counters: dict[str, CounterSets] = {}
         self.num_allocate_one_invocations = 0
         self._shared_devices: set[DeviceID] | None = None
-        self._signatures: dict[int, tuple[ResourceClaim, tuple[object, ...]]] = {}
-        self._pool_stamps: dict[int, tuple[Pool, tuple[object, ...]]] = {}
+        self._signatures: dict[int, tuple[ResourceClaim, int]] = {}
+        self._features_id = self.index.intern(
+            ("features", features.admin_access, features.prioritized_list, features.partitionable_devices, features.device_taints,
+             features.device_binding_and_status, features.consumable_capacity, features.list_type_attributes)
+        )
 
     def allocate(self, node: Node, claims: Sequence[ResourceClaim], deadline: float | None = None) -> AllocationResults | None:
         """Allocation results, one per claim (built when first read), or None when the claims do
@@ -122,15 +125,16 @@ class Allocator:
         where upstream returns an error.
 
         The outcome on a node is remembered (in the ``SliceIndex``, so across pods) by the claims'
-        specs, their classes and the node; it is reused while no device of the node's pools has
-        been allocated or freed since.
+        specs, their classes and the node; it is reused while the allocated state shows the same
+        version for every pool the node sees (no device of them allocated or freed since).
 
         ``deadline`` (``time.monotonic()`` seconds) bounds the search: past it, ``AllocationTimeout``."""
         pools = self.index.pools_for(node, self.features)
         key = self._memo_key(node, claims)
         stamp: tuple[object, ...] = ()
         if key is not None:
-            stamp = tuple(self._pool_stamp(pool) for pool in pools)
+            version = self.allocated_state.pool_version
+            stamp = tuple([version(pool.driver, pool.pool) for pool in pools])
             found = self.index.memo.get(key)
             if found is not None and found[0] is pools and found[1] == stamp:
                 remembered: list[ClaimPicks] | None = found[2]
@@ -140,27 +144,6 @@ class Allocator:
             self.index.remember(key, (pools, stamp, picks))
         return None if picks is None else AllocationResults(self.features, node, claims, picks)
 
-    def _pool_stamp(self, pool: Pool) -> tuple[object, ...]:
-        """What of the allocated state an allocation from ``pool`` can see: its allocated
-        devices, the capacity consumed on shared ones, and for counters every allocated device
-        of the pool. Computed once per pool for this allocator (its state does not change)."""
-        found = self._pool_stamps.get(id(pool))
-        if found is not None and found[0] is pool:
-            return found[1]
-        local, counted = self.index.pool_device_ids(pool)
-        state = self.allocated_state
-        allocated = state.allocated_devices
-        capacity = state.aggregated_capacity
-        parts: list[object] = [d for d in local if d in allocated]
-        if capacity:
-            parts.extend((d, tuple(sorted(capacity[d].items()))) for d in local if d in capacity)
-        if counted:
-            shared = self._shared()
-            parts.append(tuple(d for d in counted if d in allocated or d in capacity or d in shared))
-        stamp = tuple(parts)
-        self._pool_stamps[id(pool)] = (pool, stamp)
-        return stamp
-
     def _shared(self) -> set[DeviceID]:
         if self._shared_devices is None:
             self._shared_devices = {d for d, _ in self.allocated_state.allocated_shared_device_ids}
@@ -169,18 +152,19 @@ class Allocator:
     def _memo_key(self, node: Node, claims: Sequence[ResourceClaim]) -> tuple[object, ...] | None:
         """What an allocation on ``node`` depends on besides the allocated devices; None when a
         class is missing (that is an error, not remembered)."""
-        parts: list[object] = [node.name, self.features]
+        parts: list[object] = [node.name, self._features_id]
         for claim in claims:
             found = self._signatures.get(id(claim))
             if found is None or found[0] is not claim:
-                classes: list[DeviceClass] = []
+                classes: list[object] = []
                 for request in claim.spec.requests:
                     for spec in (request.exactly,) if request.exactly is not None else request.first_available:
                         device_class = self.class_lister.get(spec.device_class_name)
                         if device_class is None:
                             return None
                         classes.append(device_class)
-                found = (claim, (spec_signature(claim), tuple(classes)))
+                # Classes by identity: an updated class is a new object (kept alive by the key).
+                found = (claim, self.index.intern((spec_signature(claim), *classes)))
                 self._signatures[id(claim)] = found
             parts.append(found[1])
         return tuple(parts)

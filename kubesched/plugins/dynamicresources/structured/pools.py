@@ -19,13 +19,13 @@ from kubesched.objects import Node
 from kubesched.objects.dra import CounterSet, DraNodeSelector, RequestSpec, ResourceClaim, ResourceSlice
 
 from .picks import ClaimPicks
-from .types import DeviceID, Features
+from .types import Features
 
 __all__ = ["Pool", "SliceIndex", "node_matches", "gather_pools", "spec_signature"]
 
 _MEMO_LIMIT = 1 << 18
 
-# (the node's pools when computed, allocation stamp, the outcome: per-claim picks or None)
+# (the node's pools when computed, their versions in the allocated state, the outcome: per-claim picks or None)
 MemoEntry = tuple[list["Pool"], tuple[object, ...], "list[ClaimPicks] | None"]
 
 
@@ -173,16 +173,20 @@ def gather_pools(
 
 def _request_signature(spec: RequestSpec) -> tuple[object, ...]:
     capacity = tuple(sorted((k, q.value) for k, q in spec.capacity_requests.items())) if spec.capacity_requests is not None else None
-    return (spec.name, spec.device_class_name, spec.allocation_mode, spec.count, spec.admin_access, spec.selectors, spec.tolerations, capacity)
+    selectors = tuple(s.expression for s in spec.selectors)
+    tolerations = tuple((t.key, t.operator, t.value, t.effect, t.toleration_seconds) for t in spec.tolerations)
+    return (spec.name, spec.device_class_name, spec.allocation_mode, spec.count, spec.admin_access, selectors, tolerations, capacity)
 
 
 def spec_signature(claim: ResourceClaim) -> tuple[object, ...]:
-    """What of a claim's spec the allocator's choices depend on (configs only shape results)."""
+    """What of a claim's spec the allocator's choices depend on (configs only shape results),
+    as plain values."""
     requests = tuple(
         (r.name, _request_signature(r.exactly) if r.exactly is not None else None, tuple(_request_signature(s) for s in r.first_available))
         for r in claim.spec.requests
     )
-    return (requests, claim.spec.constraints)
+    constraints = tuple((c.requests, c.match_attribute, c.distinct_attribute) for c in claim.spec.constraints)
+    return (requests, constraints)
 
 
 class SliceIndex:
@@ -201,12 +205,20 @@ class SliceIndex:
             else:
                 self.on_node.setdefault(slice_.node_name, []).append(slice_)
             self.by_pool.setdefault((slice_.driver, slice_.pool.name), []).append(slice_)
-        self._pools: dict[tuple[str, Features], tuple[Node, list[Pool]]] = {}
-        self._device_ids: dict[int, tuple[Pool, tuple[tuple[DeviceID, ...], tuple[DeviceID, ...]]]] = {}
+        self._pools: dict[str, tuple[Node, Features, list[Pool]]] = {}
         self._lock = threading.Lock()
         # Allocation outcomes per (node, claim specs, classes), with the allocation stamp they
         # were computed under (``Allocator.allocate``).
         self.memo: dict[tuple[object, ...], MemoEntry] = {}
+        self._interned: dict[tuple[object, ...], int] = {}
+
+    def intern(self, value: tuple[object, ...]) -> int:
+        """A small number standing for ``value`` (claim signatures), so memo keys hash cheaply."""
+        found = self._interned.get(value)
+        if found is None:
+            with self._lock:
+                found = self._interned.setdefault(value, len(self._interned))
+        return found
 
     def remember(self, key: tuple[object, ...], value: "MemoEntry") -> None:
         with self._lock:
@@ -214,26 +226,11 @@ class SliceIndex:
                 self.memo.clear()
             self.memo[key] = value
 
-    def pool_device_ids(self, pool: Pool) -> tuple[tuple[DeviceID, ...], tuple[DeviceID, ...]]:
-        """The pool's candidate devices, and the devices whose allocation its counters see."""
-        found = self._device_ids.get(id(pool))
-        if found is not None and found[0] is pool:
-            return found[1]
-        local = tuple(DeviceID(s.driver, s.pool.name, d.name) for s in pool.slices_targeting_node for d in s.devices)
-        counted = tuple(DeviceID(s.driver, s.pool.name, d.name) for s in pool.slices_not_targeting_node for d in s.devices)
-        if pool.counter_sets:
-            counted = local + counted
-        ids = (local, counted)
-        with self._lock:
-            self._device_ids[id(pool)] = (pool, ids)
-        return ids
-
     def pools_for(self, node: Node, features: Features) -> list[Pool]:
-        key = (node.name, features)
-        cached = self._pools.get(key)
-        if cached is not None and (cached[0] is node or cached[0].labels == node.labels):
-            return cached[1]
+        cached = self._pools.get(node.name)
+        if cached is not None and (cached[0] is node or cached[0].labels == node.labels) and (cached[1] is features or cached[1] == features):
+            return cached[2]
         pools = gather_pools(self.on_node.get(node.name, []) + self.shared, node, features, self.by_pool)
         with self._lock:
-            self._pools[key] = (node, pools)
+            self._pools[node.name] = (node, features, pools)
         return pools

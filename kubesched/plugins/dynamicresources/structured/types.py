@@ -3,6 +3,7 @@ allocated (``AllocatedState``), the class lister, and its errors."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -70,15 +71,35 @@ def add_capacity(into: ConsumedCapacity, added: Mapping[str, Fraction]) -> None:
         into[name] = into.get(name, Fraction(0)) + value
 
 
+# Numbers for AllocatedState versions: unique across all states, so that two states that show
+# the same number for a pool saw the same last change of it.
+_VERSIONS = itertools.count(1)
+
+
 @dataclass(slots=True)
 class AllocatedState:
     """Devices held by allocated claims (``schedulerapi.AllocatedState``): dedicated devices,
     shares of devices with ``allowMultipleAllocations`` and the capacity those consumed.
-    Admin-access allocations hold nothing."""
+    Admin-access allocations hold nothing.
+
+    Change it through ``add_allocation`` / ``remove_allocation`` (or build a new one): they
+    give each (driver, pool) they touch a new version, which the allocator's memo compares.
+    A state built with its sets filled in directly is fine; changing the sets afterwards
+    without those methods is not."""
 
     allocated_devices: set[DeviceID] = field(default_factory=set)
     allocated_shared_device_ids: set[tuple[DeviceID, str]] = field(default_factory=set)
     aggregated_capacity: dict[DeviceID, ConsumedCapacity] = field(default_factory=dict)
+    # Last change per (driver, pool); ``origin`` for pools this state (and what it was copied
+    # from) never changed.
+    versions: dict[tuple[str, str], int] = field(default_factory=dict)
+    origin: int = field(default_factory=lambda: next(_VERSIONS))
+
+    def pool_version(self, driver: str, pool: str) -> int:
+        return self.versions.get((driver, pool), self.origin)
+
+    def _touch(self, driver: str, pool: str, version: int) -> None:
+        self.versions[(driver, pool)] = version
 
     @staticmethod
     def from_claims(claims: Iterable[ResourceClaim], features: Features = Features()) -> "AllocatedState":
@@ -90,10 +111,12 @@ class AllocatedState:
 
     def add_allocation(self, allocation: AllocationResult, features: Features = Features()) -> None:
         """``foreachAllocatedDevice`` with the callbacks that add."""
+        version = next(_VERSIONS)
         for result in allocation.devices:
             if result.admin_access:
                 continue
             device_id = DeviceID(result.driver, result.pool, result.device)
+            self._touch(result.driver, result.pool, version)
             if features.consumable_capacity and result.share_id is not None:
                 self.allocated_shared_device_ids.add((device_id, result.share_id))
                 if result.consumed_capacity is not None:
@@ -104,10 +127,12 @@ class AllocatedState:
     def remove_allocation(self, allocation: AllocationResult, features: Features = Features()) -> None:
         """The inverse of ``add_allocation`` (a device another claim also holds is the caller's
         to re-add: rebuild with ``from_claims`` when claims overlap)."""
+        version = next(_VERSIONS)
         for result in allocation.devices:
             if result.admin_access:
                 continue
             device_id = DeviceID(result.driver, result.pool, result.device)
+            self._touch(result.driver, result.pool, version)
             if features.consumable_capacity and result.share_id is not None:
                 self.allocated_shared_device_ids.discard((device_id, result.share_id))
                 consumed = self.aggregated_capacity.get(device_id)
@@ -125,6 +150,8 @@ class AllocatedState:
             set(self.allocated_devices),
             set(self.allocated_shared_device_ids),
             {k: dict(v) for k, v in self.aggregated_capacity.items()},
+            dict(self.versions),
+            self.origin,
         )
 
     def is_allocated(self, device_id: DeviceID) -> bool:
