@@ -606,3 +606,20 @@ def test_search_past_its_deadline_is_a_timeout() -> None:
     never = f'device.attributes["{DRIVER_A}"].numa > 100'
     with pytest.raises(AllocationTimeout):
         allocator.allocate(node(), [claim("c", request("r", CLASS_A, 6), request("s", CLASS_A, 1, never))], deadline=0.0)
+
+
+def test_allocated_state_versions_tell_diverging_copies_apart() -> None:
+    def allocation(device_name: str) -> ResourceClaim:
+        return claim(device_name, request("r", CLASS_A), status={"allocation": {"devices": {"results": [{"request": "r", "driver": DRIVER_A, "pool": POOL_1, "device": device_name}]}}})
+
+    state = AllocatedState()
+    before = state.pool_version(DRIVER_A, POOL_1)
+    copy = state.copy()
+    assert copy.pool_version(DRIVER_A, POOL_1) == before
+    first, second = allocation("d1").allocation, allocation("d2").allocation
+    assert first is not None and second is not None
+    state.add_allocation(first)
+    copy.add_allocation(second)
+    assert len({before, state.pool_version(DRIVER_A, POOL_1), copy.pool_version(DRIVER_A, POOL_1)}) == 3
+    assert state.pool_version(DRIVER_B, POOL_1) == before  # untouched pools keep the origin
+    assert AllocatedState().pool_version(DRIVER_A, POOL_1) != before  # independent states never match

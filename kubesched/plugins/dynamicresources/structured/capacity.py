@@ -18,7 +18,7 @@ from kubesched.objects.quantity import value as int_value
 
 from .types import ConsumedCapacity
 
-__all__ = ["request_fits_capacity", "consumed_capacity_from_request", "MissingCapacity"]
+__all__ = ["request_fits_capacity", "consumed_capacity_from_request", "calculate_consumed_capacity", "violates_policy", "MissingCapacity"]
 
 
 class MissingCapacity(Exception):
@@ -72,7 +72,7 @@ def _round_up_values(requested: Quantity, values: tuple[Quantity, ...]) -> Quant
     return requested
 
 
-def _consumed(requested: Quantity | None, capacity: DeviceCapacity) -> Quantity:
+def calculate_consumed_capacity(requested: Quantity | None, capacity: DeviceCapacity) -> Quantity:
     """``calculateConsumedCapacity``."""
     policy = capacity.request_policy
     if requested is None:
@@ -88,7 +88,7 @@ def _consumed(requested: Quantity | None, capacity: DeviceCapacity) -> Quantity:
     return requested
 
 
-def _violates(consumed: Quantity, policy: CapacityRequestPolicy | None) -> bool:
+def violates_policy(consumed: Quantity, policy: CapacityRequestPolicy | None) -> bool:
     if policy is None:
         return False
     if policy.default is not None and _same(consumed, policy.default):
@@ -119,8 +119,8 @@ def request_fits_capacity(
             if name not in capacity:
                 raise MissingCapacity()
     for name, cap in capacity.items():
-        consumed = _consumed(requests.get(name) if requests else None, cap)
-        if _violates(consumed, cap.request_policy):
+        consumed = calculate_consumed_capacity(requests.get(name) if requests else None, cap)
+        if violates_policy(consumed, cap.request_policy):
             return False
         total = consumed.value
         if current is not None:
@@ -134,7 +134,7 @@ def request_fits_capacity(
 
 def consumed_capacity_from_request(requests: Mapping[str, Quantity] | None, capacity: Mapping[str, DeviceCapacity]) -> dict[str, Quantity]:
     """``GetConsumedCapacityFromRequest``: what an allocation records, per capacity."""
-    return {name: _consumed(requests.get(name) if requests else None, cap) for name, cap in capacity.items()}
+    return {name: calculate_consumed_capacity(requests.get(name) if requests else None, cap) for name, cap in capacity.items()}
 
 
 def as_consumed(consumed: Mapping[str, Quantity]) -> ConsumedCapacity:
