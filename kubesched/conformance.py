@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .cluster.simulated import Simulation
+from .objects.quantity import value as quantity_value
 from .cluster.snapshot import snapshot_from_objects
 from .framework.config import API_VERSION, KIND, parse_config
 from .plugins.registry import UPSTREAM_ONLY, in_tree_registry
@@ -40,6 +41,15 @@ STORAGE_FIELDS = (
 )
 
 
+# DRA objects of the DRA scenarios: scenario key -> kind.
+DRA_FIELDS = (
+    ("deviceClasses", "DeviceClass"),
+    ("resourceSlices", "ResourceSlice"),
+    ("resourceClaimTemplates", "ResourceClaimTemplate"),
+    ("resourceClaims", "ResourceClaim"),
+)
+
+
 def load_case(path: str | Path) -> dict[str, Any]:
     with gzip.open(path) as fh:
         return json.load(fh)
@@ -50,13 +60,14 @@ def run_scenario(scenario: dict[str, Any]) -> list[dict[str, Any]]:
     objects = [("scenario", {**n, "kind": "Node"}) for n in scenario.get("nodes", [])]
     objects += [("scenario", {**ns, "kind": "Namespace"}) for ns in scenario.get("namespaces", []) or []]
     objects += [("scenario", {**p, "kind": "Pod"}) for p in scenario.get("pods", [])]
-    for key, kind in STORAGE_FIELDS:
+    for key, kind in STORAGE_FIELDS + DRA_FIELDS:
         objects += [("scenario", {**o, "kind": kind}) for o in scenario.get(key, []) or []]
     registry = in_tree_registry()
-    snapshot = snapshot_from_objects(objects, plugin_kinds=frozenset(k for _, k in registry.object_kinds()))
+    kinds = frozenset(k for _, k in registry.object_kinds())
+    snapshot = snapshot_from_objects(objects, plugin_kinds=kinds)
     queue = []
     for p in scenario.get("queue", []):
-        queue.extend(snapshot_from_objects([("scenario", {**p, "kind": "Pod"})]).pending_pods)
+        queue.extend(snapshot_from_objects([("scenario", {**p, "kind": "Pod"})], plugin_kinds=kinds).pending_pods)
     snapshot.pending_pods = queue
     config = parse_config(CONFORMANCE_CONFIG, registry, UPSTREAM_ONLY)
     records: dict[str, dict[str, Any]] = {}
@@ -70,7 +81,49 @@ def run_scenario(scenario: dict[str, Any]) -> list[dict[str, Any]]:
     sim = Simulation(snapshot, config, registry, tie_break="name", on_attempt=on_attempt)
     sim_box.append(sim)
     sim.run()
-    return [records.get(f"{p.namespace}/{p.name}", {"pod": p.key, "missing": True}) for p in queue]
+    out = [records.get(f"{p.namespace}/{p.name}", {"pod": p.key, "missing": True}) for p in queue]
+    if any(key in scenario for key, _ in DRA_FIELDS):
+        for record in out:
+            outcome = sim.outcomes.get(record["pod"])
+            placed = record.get("chosen") is not None and outcome is not None and outcome.node == record["chosen"]
+            record["allocations"] = pod_allocations(sim, record["pod"]) if placed else None
+    return out
+
+
+def pod_allocations(sim: Simulation, pod_key: str) -> dict[str, Any]:
+    """The pod's claims as its binding cycle left them: ``{"<ns>/<claim>": {devices, nodeSelector}}``."""
+    pod = next((p for p in sim.snapshot.pending_pods if p.key == pod_key), None)
+    store = sim.scheduler.hub.object_stores.find("resource.k8s.io/v1", "ResourceClaim")
+    if pod is None or store is None:
+        return {}
+    names = []
+    statuses = dict(pod.resource_claim_statuses)
+    for entry in pod.resource_claims:
+        name = entry.resource_claim_name or statuses.get(entry.name)
+        if name:
+            names.append(name)
+    extended = sim.cluster.extended_claim_statuses.get(pod.key)
+    if extended is not None:
+        names.append(str(extended.get("resourceClaimName")))
+    out: dict[str, Any] = {}
+    for name in names:
+        claim = store.get(pod.namespace, name)
+        allocation = ((claim or {}).get("status") or {}).get("allocation")
+        if not isinstance(allocation, dict):
+            continue
+        devices = []
+        for result in (allocation.get("devices") or {}).get("results") or []:
+            device = {k: result[k] for k in ("request", "driver", "pool", "device") if k in result}
+            if result.get("adminAccess"):
+                device["adminAccess"] = True
+            if result.get("consumedCapacity"):
+                device["consumedCapacity"] = dict(result["consumedCapacity"])
+            devices.append(device)
+        entry_out: dict[str, Any] = {"devices": devices}
+        if allocation.get("nodeSelector"):
+            entry_out["nodeSelector"] = allocation["nodeSelector"]
+        out[f"{pod.namespace}/{name}"] = entry_out
+    return out
 
 
 def compare(expected: dict[str, Any], actual: dict[str, Any], ignorable_plugins: frozenset[str] = UPSTREAM_ONLY) -> list[str]:
@@ -90,6 +143,8 @@ def compare(expected: dict[str, Any], actual: dict[str, Any], ignorable_plugins:
             continue
         if e["plugin"] != a["plugin"] or e["code"] != a["code"] or sorted(e["reasons"]) != sorted(a["reasons"]):
             diffs.append(f"{pod}: filtered[{node}]: expected {e!r}, got {a!r}")
+    if "allocations" in expected and _allocations_key(expected.get("allocations")) != _allocations_key(actual.get("allocations")):
+        diffs.append(f"{pod}: allocations: expected {expected.get('allocations')!r}, got {actual.get('allocations')!r}")
     exp_s, act_s = expected.get("scores", {}), actual.get("scores", {})
     for node in sorted(set(exp_s) | set(act_s)):
         e, a = dict(exp_s.get(node, {})), dict(act_s.get(node, {}))
@@ -99,3 +154,19 @@ def compare(expected: dict[str, Any], actual: dict[str, Any], ignorable_plugins:
         if e != a:
             diffs.append(f"{pod}: scores[{node}]: expected {e!r}, got {a!r}")
     return diffs
+
+
+def _allocations_key(allocations: dict[str, Any] | None) -> object:
+    """Allocations compared as upstream's README says: devices as a multiset, consumed capacity by value."""
+    if allocations is None:
+        return None
+    out = {}
+    for claim, entry in allocations.items():
+        devices = []
+        for d in entry.get("devices", []):
+            capacity = tuple(sorted((k, quantity_value(v) if isinstance(v, str) else v)
+                                    for k, v in (d.get("consumedCapacity") or {}).items()))
+            devices.append((d.get("request"), d.get("driver"), d.get("pool"), d.get("device"),
+                            bool(d.get("adminAccess")), capacity))
+        out[claim] = (tuple(sorted(devices, key=repr)), repr(entry.get("nodeSelector")))
+    return out

@@ -24,6 +24,7 @@ from ..objects.pod import PodInfo
 from ..scheduler.factory import new_scheduler
 from ..scheduler.fit_error import FitError
 from ..scheduler.scheduler import Attempt, Scheduler
+from .simulated_claims import SimulatedClaims, create_template_claims
 from .snapshot import ClusterSnapshot, gc_paused
 
 __all__ = ["SimulatedCluster", "Simulation", "SimulationResult", "PodOutcome", "LIVELOCK_ATTEMPTS_PER_POD"]
@@ -67,8 +68,9 @@ class SimulationResult:
         return [o for o in self.outcomes.values() if o.gated]
 
 
-class SimulatedCluster:
-    """The API server's side of the calls the scheduler makes, in memory."""
+class SimulatedCluster(SimulatedClaims):
+    """The API server's side of the calls the scheduler makes, in memory (ResourceClaims: see
+    ``SimulatedClaims``)."""
 
     def __init__(self, clock: VirtualClock) -> None:
         self.clock = clock
@@ -83,6 +85,7 @@ class SimulatedCluster:
         self.bind_hook: Callable[[PodInfo, str], None] | None = None
         self.on_failure: Callable[[PodInfo, str], None] | None = None
         self.object_stores: ObjectStores | None = None  # set by Simulation: the PV controller writes there
+        self.extended_claim_statuses: dict[str, JSONObject] = {}  # pod key -> extendedResourceClaimStatus
 
     def bind(self, pod: PodInfo, node_name: str) -> None:
         if self.bind_hook is not None:
@@ -179,6 +182,7 @@ class Simulation:
 
     def _load(self) -> None:
         s = self.scheduler
+        create_template_claims(self.snapshot)  # the resourceclaim controller's part, before any cycle
         for name, labels in self.snapshot.namespaces.items():
             s.cache.set_namespace(name, labels)
         for node in self.snapshot.nodes:

@@ -22,6 +22,7 @@ from .podtopologyspread.workloads import WORKLOAD_RESOURCES
 from . import interpodaffinity
 from . import defaultpreemption
 from . import nodedeclaredfeatures
+from . import dynamicresources
 from ..framework.preemption import PDB_API_VERSION, PDB_KIND
 
 __all__ = ["in_tree_registry", "default_plugins", "UPSTREAM_ONLY", "DEFAULT_PLUGINS"]
@@ -30,7 +31,6 @@ __all__ = ["in_tree_registry", "default_plugins", "UPSTREAM_ONLY", "DEFAULT_PLUG
 # them; enabling one is an error, since its decisions could not be upstream's.
 UPSTREAM_ONLY = frozenset(
     {
-        "DynamicResources",
         "GangScheduling",
         "TopologyAwareWorkloadScheduling",
     }
@@ -68,9 +68,9 @@ def default_plugins(features: Features = DEFAULT_FEATURES) -> tuple[DefaultPlugi
     plugins = list(_BASE_PLUGINS)
     if features.enable_node_declared_features:
         plugins.append(DefaultPlugin(nodedeclaredfeatures.NAME))
-    if features.enable_dynamic_resource_allocation and "DynamicResources" not in UPSTREAM_ONLY:
+    if features.enable_dynamic_resource_allocation:
         at = next(i for i, p in enumerate(plugins) if p.name == "DefaultPreemption")
-        plugins.insert(at, DefaultPlugin("DynamicResources", 2))
+        plugins.insert(at, DefaultPlugin(dynamicresources.NAME, 2))
     return tuple(plugins)
 
 
@@ -105,4 +105,5 @@ def in_tree_registry(features: Features = DEFAULT_FEATURES) -> Registry:
                                  object_kinds=((PDB_API_VERSION, PDB_KIND),)))
     registry.register(PluginSpec(defaultbinder.NAME, defaultbinder.new))
     registry.register(PluginSpec(nodedeclaredfeatures.NAME, nodedeclaredfeatures.new))
+    registry.register(PluginSpec(dynamicresources.NAME, dynamicresources.new, object_kinds=dynamicresources.OBJECT_KINDS))
     return registry

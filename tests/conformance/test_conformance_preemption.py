@@ -5,12 +5,8 @@ with the default profile (DefaultPreemption included), percentageOfNodesToScore 
 the name tie-break. Each queued pod's first attempt must match upstream's: filter
 results, scores, the chosen node, the whole FitError message with its preemption part,
 and what PostFilter did: its code and message, the nominated node, the exact victims
-and the candidates still tied after upstream's five criteria.
-
-kubesched has no DynamicResources plugin (upstream-only); upstream's default profile
-runs its PostFilter first, which for a pod without claims says only "no new claims to
-deallocate", joined before the preemption message. That clause is the one part of an
-expected message not compared.
+and the candidates still tied after upstream's five criteria. DynamicResources' PostFilter
+runs first, as upstream's, and its "no new claims to deallocate" joins the message.
 """
 
 from __future__ import annotations
@@ -31,7 +27,6 @@ from kubesched.scheduler.scheduler import Attempt
 CASES = sorted((Path(__file__).parent / "cases-preemption").glob("scn-*.json.gz"))
 CONFIG = {"apiVersion": API_VERSION, "kind": KIND, "percentageOfNodesToScore": 100,
           "profiles": [{"schedulerName": "default-scheduler"}]}
-DRA_CLAUSE = "no new claims to deallocate, "
 PLUGIN_KINDS = frozenset({"PodDisruptionBudget"})
 
 
@@ -62,10 +57,6 @@ def run_scenario(scenario: dict[str, Any]) -> list[dict[str, Any]]:
     return [records.get(p.key, {"pod": p.key, "missing": True}) for p in queue]
 
 
-def _without_dra(text: str | None) -> str | None:
-    return text.replace(DRA_CLAUSE, "") if text else text
-
-
 def compare_post_filter(expected: dict[str, Any], actual: dict[str, Any]) -> list[str]:
     pod = expected["pod"]
     e, a = expected.get("postFilter"), actual.get("postFilter")
@@ -73,7 +64,7 @@ def compare_post_filter(expected: dict[str, Any], actual: dict[str, Any]) -> lis
         return [] if e is a else [f"{pod}: postFilter: expected {e!r}, got {a!r}"]
     diffs = []
     for key in ("code", "message", "nominatedNode", "victims", "tiedCandidates"):
-        want = _without_dra(e.get(key)) if key == "message" else e.get(key)
+        want = e.get(key)
         if want != a.get(key):
             diffs.append(f"{pod}: postFilter.{key}: expected {want!r}, got {a.get(key)!r}")
     return diffs
@@ -95,6 +86,6 @@ def test_first_attempts_match_upstream_with_preemption(path: Path):
     assert len(actual) == len(expected)
     differences = []
     for e, a in zip(expected, actual):
-        differences += compare({**e, "message": _without_dra(e.get("message"))}, a)
+        differences += compare(e, a)
         differences += compare_post_filter(e, a)
     assert not differences, "\n".join(differences[:20])

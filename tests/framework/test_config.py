@@ -53,8 +53,9 @@ def test_the_default_profile_runs_upstreams_plugins_in_upstreams_order():
     weights = {k: v for k, v in expected["scoreWeights"].items() if k not in UPSTREAM_ONLY}
     assert {p: fwk.weights[p] for p in fwk.plugin_names("score")} == weights
     assert fwk.plugin_names("queueSort") == ["PrioritySort"]
-    assert fwk.plugin_names("preEnqueue") == ["SchedulingGates", "DefaultPreemption"]  # async preemption's gate
-    assert fwk.plugin_names("postFilter") == ["DefaultPreemption"]
+    # DynamicResources: claims must exist; DefaultPreemption: async preemption's gate
+    assert fwk.plugin_names("preEnqueue") == ["SchedulingGates", "DynamicResources", "DefaultPreemption"]
+    assert fwk.plugin_names("postFilter") == ["DynamicResources", "DefaultPreemption"]
     assert fwk.plugin_names("bind") == ["DefaultBinder"]
 
 
@@ -109,7 +110,7 @@ def test_several_profiles_are_selected_by_scheduler_name():
             "profiles[0].plugins.multiPoint.enabled[1]",
             id="unknown plugin in multiPoint, at its own index",
         ),
-        pytest.param(config({"plugins": {"filter": {"enabled": [{"name": "DynamicResources"}]}}}), "profiles[0].plugins.filter.enabled[0]", id="an upstream plugin kubesched lacks"),
+        pytest.param(config({"plugins": {"filter": {"enabled": [{"name": "GangScheduling"}]}}}), "profiles[0].plugins.filter.enabled[0]", id="an upstream plugin kubesched lacks"),
         pytest.param(
             config({"pluginConfig": [{"name": "NodeAffinity"}, {"name": "NodeAffinity"}]}),
             "profiles[0].pluginConfig[1]",

@@ -94,7 +94,7 @@ def test_nodes_without_lower_priority_pods_are_not_dry_run():
     assert plugin.filter_calls == 20  # the scheduling cycle's own filtering, nothing more
     assert plugin.removed == 0
     assert result.outcomes["default/p"].message == (
-        "0/20 nodes are available: 20 blocked by test. preemption: 0/20 nodes are available: "
+        "0/20 nodes are available: 20 blocked by test. no new claims to deallocate, preemption: 0/20 nodes are available: "
         "20 No preemption victims found for incoming pod.")
 
 
@@ -107,7 +107,7 @@ def test_only_nodes_with_lower_priority_pods_are_dry_run():
     assert Count.clones == 3  # the state copied for each of those nodes only
     assert plugin.removed == 3  # one victim removed on each of the three nodes that have one
     assert result.outcomes["default/p"].message == (
-        "0/10 nodes are available: 10 blocked by test. preemption: 0/10 nodes are available: "
+        "0/10 nodes are available: 10 blocked by test. no new claims to deallocate, preemption: 0/10 nodes are available: "
         "3 blocked by test, 7 No preemption victims found for incoming pod.")
 
 

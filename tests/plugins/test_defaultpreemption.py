@@ -82,8 +82,8 @@ def post_filter(records: dict[str, dict], key: str = "default/p") -> dict:
 # -- who may preempt ---------------------------------------------------------------
 def test_a_pod_with_preemption_policy_never_does_not_preempt():
     result, records = simulate([node("n1"), pod("low", "4", 0, "n1"), pod("p", "2", 100, policy="Never")])
-    assert post_filter(records)["message"] == "preemption: not eligible due to preemptionPolicy=Never."
-    assert records["default/p"]["message"].endswith(" preemption: not eligible due to preemptionPolicy=Never.")
+    assert post_filter(records)["message"] == "no new claims to deallocate, preemption: not eligible due to preemptionPolicy=Never."
+    assert records["default/p"]["message"].endswith(" no new claims to deallocate, preemption: not eligible due to preemptionPolicy=Never.")
     assert result.preemptions == [] and result.outcomes["default/p"].node is None
 
 
@@ -99,7 +99,7 @@ def test_a_higher_priority_pod_evicts_a_lower_priority_one_and_is_placed_there()
 def test_pods_of_equal_priority_are_never_victims():
     _, records = simulate([node("n1"), pod("same", "3", 100, "n1"), pod("p", "2", 100)])
     assert post_filter(records)["message"] == (
-        "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.")
+        "no new claims to deallocate, preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.")
 
 
 # -- which nodes are tried -----------------------------------------------------------
@@ -107,13 +107,13 @@ def test_nodes_preemption_cannot_fix_are_not_tried():
     objects = [node("n1", disk="hdd"), pod("low", "3", 0, "n1"), pod("p", "2", 100, nodeSelector={"disk": "ssd"})]
     _, records = simulate(objects)
     assert post_filter(records)["message"] == (
-        "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.")
+        "no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.")
 
 
 def test_a_node_still_too_small_without_its_lower_priority_pods_is_reported_with_its_filter_reason():
     objects = [node("n1", cpu="2"), pod("high", "1", 1000, "n1"), pod("low", "1", 0, "n1"), pod("p", "2", 100)]
     _, records = simulate(objects)
-    assert post_filter(records)["message"] == "preemption: 0/1 nodes are available: 1 Insufficient cpu."
+    assert post_filter(records)["message"] == "no new claims to deallocate, preemption: 0/1 nodes are available: 1 Insufficient cpu."
 
 
 def test_requests_above_a_nodes_allocatable_make_it_unresolvable():
@@ -259,10 +259,11 @@ def test_invalid_args_are_rejected_as_upstream_words_it(args: dict, message: str
 
 
 def test_the_default_profile_runs_default_preemption_at_post_filter():
+    """After DynamicResources, whose PostFilter deallocates an idle claim before any pod is evicted."""
     registry = in_tree_registry()
     cfg = parse_config({"apiVersion": API_VERSION, "kind": KIND}, registry, UPSTREAM_ONLY)
     sim = Simulation(snapshot_from_objects([]), cfg, registry)
-    assert sim.scheduler.profiles["default-scheduler"].plugin_names("postFilter") == ["DefaultPreemption"]
+    assert sim.scheduler.profiles["default-scheduler"].plugin_names("postFilter") == ["DynamicResources", "DefaultPreemption"]
 
 
 # -- PriorityClasses ----------------------------------------------------------------------------------
@@ -273,7 +274,7 @@ def test_a_pod_of_a_non_preempting_class_gets_its_value_and_policy_at_admission(
     del raw["spec"]["priority"]
     raw["spec"]["priorityClassName"] = "quiet"
     result, records = simulate([klass, node("n1"), pod("low", "4", 0, "n1"), raw])
-    assert post_filter(records)["message"] == "preemption: not eligible due to preemptionPolicy=Never."
+    assert post_filter(records)["message"] == "no new claims to deallocate, preemption: not eligible due to preemptionPolicy=Never."
 
 
 def test_the_global_default_class_gives_its_value_to_pods_without_a_class():

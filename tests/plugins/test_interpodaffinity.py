@@ -561,7 +561,7 @@ def test_simulation_spreads_anti_affine_replicas_and_packs_affine_ones():
     # DefaultPreemption (on by default) finds no lower-priority pod to evict
     assert messages["default/web-4"] == (
         "0/4 nodes are available: 4 node(s) didn't match pod anti-affinity rules. "
-        "preemption: 0/4 nodes are available: 4 No preemption victims found for incoming pod."
+        "no new claims to deallocate, preemption: 0/4 nodes are available: 4 No preemption victims found for incoming pod."
     )
     assert {placed["default/cache-0"], placed["default/cache-1"]} <= {"n1", "n3"}  # zone z1, with the db
 

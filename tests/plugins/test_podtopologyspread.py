@@ -426,7 +426,7 @@ def test_hard_spreading_end_to_end():
     assert len(failed) == 1
     assert failed[0].message == (
         "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't match pod topology spread constraints. "
-        "preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."
+        "no new claims to deallocate, preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."
     )
 
 

@@ -72,7 +72,7 @@ def test_filter_runs_after_the_plugins_and_its_failed_nodes_enter_the_fit_error(
     # preemption skips the unresolvable nodes ("small" cannot hold 2 cpu even empty) and finds no victim on n0, n1
     assert outcome.message == (
         "0/4 nodes are available: 1 Insufficient cpu, 1 rack full, 2 no gpu here. "
-        "preemption: 0/4 nodes are available: 2 No preemption victims found for incoming pod, "
+        "no new claims to deallocate, preemption: 0/4 nodes are available: 2 No preemption victims found for incoming pod, "
         "2 Preemption is not helpful for scheduling."
     )
     assert sim.cluster.conditions["default/p"][0] == "Unschedulable"
@@ -97,7 +97,7 @@ def test_a_pod_extenders_rejected_is_retried_on_any_cluster_event():
         sched.schedule_one()
     # no failure messages; nodes without a status are unresolvable, so preemption does not try them
     assert client.conditions[p.key] == (
-        "Unschedulable", "0/2 nodes are available: preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.")
+        "Unschedulable", "0/2 nodes are available: no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.")
     assert sched.queue.where(p.uid) == UNSCHEDULABLE
     sched.on_node_update(None, parse_node(node("n0", labels={"any": "change"})))
     assert sched.queue.where(p.uid) in (ACTIVE, BACKOFF)
@@ -320,7 +320,7 @@ def test_resources_ignored_by_the_scheduler_are_not_checked_by_node_resources_fi
     assert result.placements == [("default/p", "n0")]
     _, result, _ = simulate(nodes, [pod("p", requests={GPU: "1"})], [])
     assert result.outcomes["default/p"].message == (
-        f"0/1 nodes are available: 1 Insufficient {GPU}. preemption: 0/1 nodes are available: "
+        f"0/1 nodes are available: 1 Insufficient {GPU}. no new claims to deallocate, preemption: 0/1 nodes are available: "
         "1 Preemption is not helpful for scheduling.")  # it asks for more than the node has
 
 

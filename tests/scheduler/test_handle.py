@@ -92,7 +92,7 @@ def test_snapshot_objects_of_a_plugin_kind_reach_its_store():
     result = sim.run()
     assert [pod for pod, _ in result.placements] == ["default/a"]
     assert result.outcomes["default/b"].message == (
-        "0/1 nodes are available: no ticket. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.")
+        "0/1 nodes are available: no ticket. no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.")
 
 
 def test_a_new_object_wakes_only_the_pods_its_hint_queues():

@@ -62,4 +62,4 @@ def test_post_filter_gets_each_nodes_rejecting_status():
         "unresolvable": ["tainted"],
         "unschedulable": ["small"],
     }
-    assert result.outcomes["default/p"].message.endswith(". nothing to preempt")
+    assert result.outcomes["default/p"].message.endswith(". no new claims to deallocate, nothing to preempt")

@@ -118,7 +118,7 @@ def test_a_pod_fitting_no_node_waits_among_the_unschedulable_pods():
     sched.schedule_one()
     assert_returned(sched, client, p, UNSCHEDULABLE, "Unschedulable")
     assert client.conditions[p.key][1] == (  # 3 cpu on nodes of 2: preemption would not help either
-        "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: "
+        "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: 0/2 nodes are available: "
         "2 Preemption is not helpful for scheduling.")
 
 

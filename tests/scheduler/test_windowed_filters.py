@@ -57,8 +57,8 @@ def _simulate(plugin: object, nodes: int, pods: int, cpu: str = "1", filters: li
     registry = in_tree_registry()
     registry.register(PluginSpec("Thirds", lambda args, handle: plugin))
     enabled = [{"name": n} for n in (filters or ["Thirds"])]
-    # DefaultPreemption off: the messages compared are the filters' alone
-    plugins = {"filter": {"enabled": enabled}, "postFilter": {"disabled": [{"name": "DefaultPreemption"}]}}
+    # PostFilter off (DynamicResources and DefaultPreemption): the messages compared are the filters' alone
+    plugins = {"filter": {"enabled": enabled}, "postFilter": {"disabled": [{"name": "*"}]}}
     if filters:
         plugins["filter"]["disabled"] = [{"name": "*"}]
     config = parse_config({"apiVersion": API_VERSION, "kind": KIND,

@@ -1,0 +1,13 @@
+"""DynamicResources (upstream's ``dynamicresources``): Dynamic Resource Allocation in the scheduler.
+
+The plugin (``plugin.py``, ``binding.py``, ``hints.py``), the DRA manager that keeps the
+claims, classes and slices as records (``manager.py``), DRA-backed extended resources
+(``extended.py``, ``extended_claim.py``), the names of claims made for pods (``claims.py``)
+and simulate's resourceclaim controller (``controller.py``). The allocator is upstream's
+structured allocator (``structured/``) with its CEL environment (``cel/``).
+"""
+
+from .names import NAME, OBJECT_KINDS
+from .plugin import DynamicResources, new
+
+__all__ = ["NAME", "OBJECT_KINDS", "DynamicResources", "new"]

@@ -18,6 +18,7 @@ from ...framework import (
     BoolArray,
     ClusterEvent,
     ClusterEventWithHint,
+    Code,
     CycleState,
     EventResource,
     Handle,
@@ -50,6 +51,8 @@ from .fit_args import (
     UtilizationShapePoint,
     parse_args,
 )
+from ..dynamicresources.extended import is_dra_extended_resource
+from ..dynamicresources.extended_index import ExtendedResourceIndex, extended_resource_index
 from .fit_filter import checked_scalars, fit_key, fit_keys, fit_status, fit_verdicts
 from .fit_scoring import score_row, scores
 from .resource_allocation import DEFAULT_RESOURCES, pod_request_vector, resource_columns
@@ -81,11 +84,16 @@ class NodeResourcesFit:
     name = NAME
 
     def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
-        """OpportunisticBatching: Filter and Score read the pod's requests only."""
+        """OpportunisticBatching: Filter and Score read the pod's requests only; a pod asking for a
+        DRA-backed extended resource is not signed (upstream's answer depends on the node's devices)."""
+        if self._delegated(pod.requests.requests):
+            return [], Status(Code.UNSCHEDULABLE, "signature disabled when dra extended resources are used in the cluster")
         return [SignFragment(RESOURCES_SIGNER, resources_signer(pod))], None
 
-    def __init__(self, args: FitArgs) -> None:
+    def __init__(self, args: FitArgs, extended: ExtendedResourceIndex | None = None) -> None:
         self.args = args
+        # DRAExtendedResource: which extended resources a DeviceClass backs (None: gate off).
+        self.extended = extended
         self.shape = tuple((u, s * (MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE)) for u, s in args.shape)
 
     # -- PreFilter / Filter ------------------------------------------------
@@ -96,11 +104,20 @@ class NodeResourcesFit:
     def _checked_scalars(self, requests: Resource) -> list[tuple[str, int]]:
         return checked_scalars(self.args, requests)
 
+    def _delegated(self, requests: Resource) -> frozenset[str]:
+        """The pod's extended resources a DeviceClass backs: on nodes without them, DynamicResources'."""
+        extended = self.extended
+        if extended is None or not requests.scalar or extended.empty():
+            return frozenset()
+        return frozenset(n for n, q in requests.scalar.items() if q and is_dra_extended_resource(n) and extended.backs(n))
+
     def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
-        return fit_status(self.args, state.get(_STATE_KEY) or pod.requests.requests, node)
+        requests = state.get(_STATE_KEY) or pod.requests.requests
+        return fit_status(self.args, requests, node, self._delegated(requests))
 
     def filter_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, candidates: BoolArray) -> NodeVerdicts:
-        return fit_verdicts(self.args, state.get(_STATE_KEY) or pod.requests.requests, snapshot.table)
+        requests = state.get(_STATE_KEY) or pod.requests.requests
+        return fit_verdicts(self.args, requests, snapshot.table, self._delegated(requests))
 
     # -- Score --------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> Status | None:
@@ -146,7 +163,8 @@ class NodeResourcesFit:
             ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE | ActionType.UPDATE_POD_SCALE_DOWN), self._hint_pod_change),
             ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE), self._hint_node_change),
             ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_SCALE_DOWN), None),
-        ]
+        ] + ([] if self.extended is None else [  # a class may start backing a resource the pod asks for
+            ClusterEventWithHint(ClusterEvent(self.extended.resource, ActionType.ADD | ActionType.UPDATE), None)])
 
     def _hint_pod_change(self, pod: PodInfo, old: object | None, new: object | None) -> QueueingHint:
         """Queue when an assigned pod freed some of a resource this pod asks for."""
@@ -178,4 +196,6 @@ class NodeResourcesFit:
 
 
 def new(args: FitArgs, handle: Handle) -> NodeResourcesFit:
-    return NodeResourcesFit(args)
+    features = handle.features if handle is not None else None
+    extended = extended_resource_index(handle) if features is not None and features.enable_dra_extended_resource else None
+    return NodeResourcesFit(args, extended)

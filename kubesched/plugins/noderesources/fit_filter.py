@@ -61,8 +61,10 @@ def fit_key(table: NodeTableView, row: int, checks: list[Check]) -> int:
     return key
 
 
-def fit_status(args: FitArgs, requests: Resource, node: NodeInfo) -> Status | None:
-    """Filter on one node."""
+def fit_status(args: FitArgs, requests: Resource, node: NodeInfo,
+               delegated: frozenset[str] = frozenset()) -> Status | None:
+    """Filter on one node. ``delegated``: resources a DeviceClass backs (DRAExtendedResource),
+    left to DynamicResources on a node whose allocatable does not list them."""
     alloc, used = node.allocatable, node.requested
     reasons: list[str] = []
     unresolvable = False
@@ -74,7 +76,8 @@ def fit_status(args: FitArgs, requests: Resource, node: NodeInfo) -> Status | No
             ("memory", requests.memory, alloc.memory, used.memory),
             ("ephemeral-storage", requests.ephemeral_storage, alloc.ephemeral_storage, used.ephemeral_storage),
         ]
-        checks += [(n, a, alloc.scalar.get(n, 0), used.scalar.get(n, 0)) for n, a in checked_scalars(args, requests)]
+        checks += [(n, a, alloc.scalar.get(n, 0), used.scalar.get(n, 0)) for n, a in checked_scalars(args, requests)
+                   if not (n in delegated and alloc.scalar.get(n, 0) <= 0)]
         for resource, want, capacity, taken in checks:
             if want > 0 and want > capacity - taken:
                 reasons.append(f"Insufficient {resource}")
@@ -84,8 +87,9 @@ def fit_status(args: FitArgs, requests: Resource, node: NodeInfo) -> Status | No
     return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE if unresolvable else Code.UNSCHEDULABLE, *reasons)
 
 
-def fit_verdicts(args: FitArgs, requests: Resource, table: NodeTableView) -> NodeVerdicts:
-    """Filter over every table row at once."""
+def fit_verdicts(args: FitArgs, requests: Resource, table: NodeTableView,
+                 delegated: frozenset[str] = frozenset()) -> NodeVerdicts:
+    """Filter over every table row at once (``delegated``: as ``fit_status``)."""
     n = table.size
     checks: list[Check] = []
     if not requests.is_zero():
@@ -96,13 +100,23 @@ def fit_verdicts(args: FitArgs, requests: Resource, table: NodeTableView) -> Nod
         ]
         for name, amount in checked_scalars(args, requests):
             alloc, req = table.scalar_columns(name)
+            if name in delegated:  # rows without the resource pass: DynamicResources decides there
+                listed = alloc[:n] > 0
+                alloc = np.where(listed, alloc[:n], amount)
+                req = np.where(listed, req[:n], 0)
             checks.append((name, amount, alloc, req))
         checks = [c for c in checks if c[1] > 0]
+    if delegated:  # derived columns: not kept across cycles
+        return _verdicts(fit_keys(table, slice(0, n), checks), checks, n)
     # Per row, a failure key: bit 0 unresolvable, bit 1 too many pods, bit 2 + i the
     # i-th check lacking. Kept current as pods come and go (pods of one shape share it).
     cache_key = (NAME, "filter", tuple((c[0], c[1]) for c in checks))
     keys = table.row_cached(cache_key, lambda rows: fit_keys(table, rows, checks), lambda row: fit_key(table, row, checks))
     keys = fit_keys(table, slice(0, n), checks) if keys is None else keys[:n]
+    return _verdicts(keys, checks, n)
+
+
+def _verdicts(keys: IntArray, checks: list[Check], n: int) -> NodeVerdicts:
     if not keys.any():  # the usual case: room for the pod everywhere
         return NodeVerdicts.all_pass(n)
     names = ["Too many pods"] + [f"Insufficient {c[0]}" for c in checks]

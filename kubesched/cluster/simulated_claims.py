@@ -1,0 +1,151 @@
+"""The API server's and the resourceclaim controller's side of DRA, in memory (``simulate``).
+
+``SimulatedClaims`` is the simulated cluster's ``ResourceClaimWriter``: what
+DynamicResources' PreBind, Unreserve and PostFilter write lands in the ResourceClaim
+store at once, each write a cluster event, so the next pod sees the devices taken (or
+freed). Names for ``generateName`` follow the deterministic rule of
+``plugins.dynamicresources.claims``. ``create_template_claims`` plays the resourceclaim
+controller before the first cycle (``plugins.dynamicresources.controller``).
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime
+from collections.abc import Mapping
+from typing import Any
+
+from ..cache.object_store import ObjectStore, ObjectStores
+from ..clock import VirtualClock
+from ..framework.handle import JSONObject
+from ..objects.dra import DELETE_PROTECTION_FINALIZER
+from ..objects.pod import PodInfo
+from ..plugins.dynamicresources.claims import deterministic_name
+from ..plugins.dynamicresources.controller import claim_uid, instantiate_template_claims
+from ..plugins.dynamicresources.names import API_VERSION, RESOURCE_CLAIM, RESOURCE_CLAIM_TEMPLATE
+from .snapshot import ClusterSnapshot
+
+__all__ = ["SimulatedClaims", "ClaimWriteError", "create_template_claims"]
+
+
+class ClaimWriteError(Exception):
+    """A claim write the API server would refuse; ``str`` is upstream's error text."""
+
+
+def _meta(doc: Mapping[str, Any]) -> dict[str, Any]:
+    meta = doc.get("metadata")
+    return dict(meta) if isinstance(meta, Mapping) else {}
+
+
+def _status(doc: Mapping[str, Any]) -> dict[str, Any]:
+    status = doc.get("status")
+    return dict(status) if isinstance(status, Mapping) else {}
+
+
+class SimulatedClaims:
+    clock: VirtualClock
+    object_stores: ObjectStores | None
+
+    extended_claim_statuses: dict[str, JSONObject]
+
+    def _claim_store(self) -> ObjectStore:
+        store = self.object_stores.find(API_VERSION, RESOURCE_CLAIM) if self.object_stores is not None else None
+        if store is None:
+            raise ClaimWriteError("no ResourceClaim store: the DynamicResources plugin is not enabled")
+        return store
+
+    def _current(self, claim: JSONObject) -> dict[str, Any]:
+        meta = _meta(claim)
+        namespace, name = str(meta.get("namespace") or "default"), str(meta.get("name") or "")
+        found = self._claim_store().get(namespace, name)
+        if found is None:
+            raise ClaimWriteError(f'resourceclaims.resource.k8s.io "{name}" not found')
+        return copy.deepcopy(dict(found))
+
+    def create_resource_claim(self, claim: JSONObject) -> JSONObject:
+        store = self._claim_store()
+        doc = copy.deepcopy(dict(claim))
+        meta = _meta(doc)
+        namespace = str(meta.get("namespace") or "default")
+        taken = {str(_meta(c).get("name")) for c in store.list(namespace)}
+        name = deterministic_name(namespace, str(meta.get("generateName") or ""), taken)
+        meta.update(name=name, namespace=namespace, uid=claim_uid(namespace, name))
+        doc["metadata"] = meta
+        doc.pop("status", None)
+        store.upsert(doc)
+        return doc
+
+    def bind_resource_claim(self, claim: JSONObject, allocation: JSONObject | None, consumer: JSONObject, *,
+                            set_allocation_timestamp: bool = True) -> JSONObject:
+        doc = self._current(claim)
+        meta = _meta(doc)
+        key = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+        if meta.get("deletionTimestamp"):
+            raise ClaimWriteError(f"claim {key} got deleted in the meantime")
+        status = _status(doc)
+        if allocation is not None:
+            if status.get("allocation") is not None:
+                raise ClaimWriteError(f"claim {key} got allocated elsewhere in the meantime")
+            finalizers = list(meta.get("finalizers") or [])
+            if DELETE_PROTECTION_FINALIZER not in finalizers:
+                meta["finalizers"] = [*finalizers, DELETE_PROTECTION_FINALIZER]
+                doc["metadata"] = meta
+            status["allocation"] = copy.deepcopy(dict(allocation))
+        status["reservedFor"] = [*(status.get("reservedFor") or []), dict(consumer)]
+        if set_allocation_timestamp:
+            current = status.get("allocation")
+            if not isinstance(current, dict):
+                raise ClaimWriteError(f"claim {key} got deallocated elsewhere in the meantime")
+            if not current.get("allocationTimestamp"):
+                stamp = datetime.datetime.fromtimestamp(self.clock.now(), datetime.timezone.utc)
+                current["allocationTimestamp"] = stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
+        doc["status"] = status
+        self._claim_store().upsert(doc)
+        return doc
+
+    def patch_pod_extended_resource_claim_status(self, pod: PodInfo, status: JSONObject) -> None:
+        self.extended_claim_statuses[pod.key] = dict(status)
+
+    def delete_resource_claim(self, claim: JSONObject) -> None:
+        self._claim_store().delete(self._current(claim))
+
+    def delete_resource_claim_in_background(self, claim: JSONObject) -> None:
+        try:
+            self.delete_resource_claim(claim)
+        except ClaimWriteError:
+            pass
+
+    def unreserve_resource_claim(self, claim: JSONObject, pod_uid: str) -> None:
+        try:
+            doc = self._current(claim)
+        except ClaimWriteError:
+            return
+        status = _status(doc)
+        status["reservedFor"] = [r for r in status.get("reservedFor") or [] if not (isinstance(r, Mapping) and r.get("uid") == pod_uid)]
+        doc["status"] = status
+        self._claim_store().upsert(doc)
+
+    def deallocate_resource_claim(self, claim: JSONObject) -> None:
+        try:
+            doc = self._current(claim)
+        except ClaimWriteError:
+            return
+        status = _status(doc)
+        for key in ("reservedFor", "allocation", "devices"):
+            status.pop(key, None)
+        doc["status"] = status
+        self._claim_store().upsert(doc)
+
+
+def create_template_claims(snapshot: ClusterSnapshot) -> None:
+    """The resourceclaim controller's work on a snapshot: claims for templates, recorded in the pods."""
+    pods = [*snapshot.bound_pods, *snapshot.pending_pods]
+    if not any(p.resource_claims for p in pods):
+        return
+    created, updated = instantiate_template_claims(pods, snapshot.objects.get(RESOURCE_CLAIM_TEMPLATE, []),
+                                                   snapshot.objects.get(RESOURCE_CLAIM, []))
+    if not created:
+        return
+    snapshot.objects.setdefault(RESOURCE_CLAIM, []).extend(created)
+    snapshot.bound_pods = [updated.get(p.uid, p) for p in snapshot.bound_pods]
+    snapshot.pending_pods = [updated.get(p.uid, p) for p in snapshot.pending_pods]

@@ -1,0 +1,112 @@
+"""DynamicResources' PreBind (upstream's ``PreBind`` and ``bindClaim``): what Reserve only
+assumed is written through the cluster client (``ResourceClaimWriter``).
+
+For each claim not yet reserved for the pod: the extended-resource claim is created first
+(when the node needed one), then the claim gets the delete-protection finalizer, its
+allocation (if this cycle made one) and the pod in ``status.reservedFor``. The stored claim
+is assumed at once (the devices stay taken until the informer catches up) and the in-flight
+allocation dropped. The pod's ``extendedResourceClaimStatus`` records which request serves
+which container. Any refusal is an error: the pod is unreserved and retried.
+"""
+
+from __future__ import annotations
+
+from ...framework import Code, CycleState, Handle, Status
+from ...framework.features import Features
+from ...framework.handle import JSONObject, ResourceClaimWriter
+from ...objects.dra import ResourceClaim, allocation_to_json, parse_resource_claim
+from ...objects.errors import ObjectError
+from ...objects.pod import PodInfo
+from .extended_claim import claim_document
+from .manager import DraManager
+from .names import SPECIAL_CLAIM_NAME
+from .state import STATE, DraState
+
+__all__ = ["BindingMixin", "BindError"]
+
+
+class BindError(Exception):
+    """A claim could not be written; ``str`` is upstream's error text."""
+
+
+class BindingMixin:
+    handle: Handle
+    manager: DraManager
+    features: Features
+    enabled: bool
+
+    def writer(self) -> ResourceClaimWriter | None:
+        client = self.handle.client
+        return client if isinstance(client, ResourceClaimWriter) else None
+
+    def pre_bind_pre_flight(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
+        s = state.get(STATE)
+        if not self.enabled or s is None or s.empty():
+            return Status(Code.SKIP)
+        return None
+
+    def pre_bind(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
+        if not self.enabled:
+            return None
+        s = state.get(STATE)
+        if s is None:
+            return Status(Code.ERROR, "error reading 'DynamicResources' from cycle-state: not found")
+        if s.empty():
+            return None
+        client = self.writer()
+        for index, claim in enumerate(s.claims):
+            if any(ref.uid == pod.uid for ref in claim.status.reserved_for):
+                continue
+            try:
+                s.claims[index] = self._bind_claim(s, index, pod, node_name, client)
+            except Exception as err:  # the API server's refusal, or one of upstream's checks
+                return Status.as_error(err)
+        return None
+
+    def _bind_claim(self, s: DraState, index: int, pod: PodInfo, node_name: str,
+                    client: ResourceClaimWriter | None) -> ResourceClaim:
+        claim = s.claims[index]
+        allocation = s.allocations[index]
+        is_extended = index == s.extended_index()
+        if is_extended and allocation is None and not claim.spec.requests:
+            return claim  # served by a device plugin on this node
+        if client is None:
+            raise BindError("writing ResourceClaims needs a cluster client that supports them")
+        pending_uid = claim.meta.uid
+        try:
+            raw: JSONObject | None
+            found = s.node_allocations.get(node_name)
+            if is_extended and claim.name == SPECIAL_CLAIM_NAME:
+                if found is None or found.extended_claim is None:
+                    raise BindError(f"extended resource claim not found for node {node_name}")
+                created = client.create_resource_claim(claim_document(found.extended_claim, found.extended_requests))
+                raw = created
+                claim = _parse(created)
+                s.claims[index] = claim
+            else:
+                raw = self.manager.raw_claim(claim)
+            if raw is None:
+                raise BindError(f"claim {claim.namespace}/{claim.name} got deleted in the meantime")
+            consumer = {"resource": "pods", "name": pod.name, "uid": pod.uid}
+            stored = client.bind_resource_claim(
+                raw, allocation_to_json(allocation) if allocation is not None else None, consumer,
+                set_allocation_timestamp=(self.features.enable_dra_device_binding_conditions
+                                          and self.features.enable_dra_resource_claim_device_status))
+            bound = _parse(stored)
+            self.manager.assume_claim(stored, bound)
+            if is_extended and found is not None:
+                client.patch_pod_extended_resource_claim_status(pod, {
+                    "requestMappings": [m.to_json() for m in found.mappings],
+                    "resourceClaimName": bound.name,
+                })
+            return bound
+        finally:
+            if allocation is not None:
+                self.manager.remove_pending_allocation(pending_uid)
+
+
+def _parse(doc: JSONObject) -> ResourceClaim:
+    try:
+        return parse_resource_claim(doc)
+    except ObjectError as err:
+        raise BindError(f"the API server returned a claim kubesched cannot read: {err}") from None

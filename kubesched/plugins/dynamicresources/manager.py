@@ -1,0 +1,179 @@
+"""The DRA manager (upstream's ``SharedDRAManager``): the four kinds as parsed records, kept
+current from their object stores, plus the claims whose allocation is in flight.
+
+* Claims, classes and slices are parsed once per change (``kubesched.objects.dra``); an
+  object the parser refuses is treated as absent (the API server would not have stored it).
+* ``allocated_state()``: the devices in use, maintained on every claim change (upstream
+  gathers them from every claim for every pod; at thousands of claims that is the cost of
+  a cycle), plus the in-flight allocations (made by Reserve, not yet written by PreBind),
+  as upstream's ``inFlightAllocations``: two cycles never hand out one device.
+* ``assume_claim``: a claim PreBind wrote, used before the informer reports it (upstream's
+  assume cache).
+* ``slice_index``: the allocator's per-node pool index, rebuilt after a slice changes.
+* ``device_class_for(resource)``: the DeviceClass backing an extended resource
+  (``extended_index``, shared with NodeResourcesFit).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable
+
+from ...framework import Handle
+from ...framework.handle import JSONObject
+from ...objects.dra import DeviceClass, ResourceClaim, ResourceSlice, parse_device_class, parse_resource_claim, parse_resource_slice
+from ...objects.errors import ObjectError
+from .extended_index import extended_resource_index
+from .names import API_VERSION, DEVICE_CLASS, PLURALS, RESOURCE_CLAIM, RESOURCE_SLICE
+from .structured import AllocatedState, Features as AllocatorFeatures, SliceIndex
+
+__all__ = ["DraManager"]
+
+
+def _key(obj: JSONObject) -> str:
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict):
+        return ""
+    namespace = meta.get("namespace") or ""
+    return f"{namespace}/{meta.get('name') or ''}" if namespace else str(meta.get("name") or "")
+
+
+class _Handler:
+    """Routes one store's changes to the manager."""
+
+    def __init__(self, add: Callable[[JSONObject], None], remove: Callable[[JSONObject], None]) -> None:
+        self._add = add
+        self._remove = remove
+
+    def on_object_add(self, obj: JSONObject) -> None:
+        self._add(obj)
+
+    def on_object_update(self, old: JSONObject, new: JSONObject) -> None:
+        self._remove(old)
+        self._add(new)
+
+    def on_object_delete(self, obj: JSONObject) -> None:
+        self._remove(obj)
+
+
+class DraManager:
+    def __init__(self, handle: Handle, features: AllocatorFeatures) -> None:
+        self.features = features
+        self.claims: dict[str, ResourceClaim] = {}  # "<namespace>/<name>" -> claim
+        self.classes: dict[str, DeviceClass] = {}
+        self.slices: dict[str, ResourceSlice] = {}
+        self.allocated = AllocatedState()
+        self.in_flight: dict[str, ResourceClaim] = {}  # claim uid -> the claim with its pending allocation
+        self._slice_index: SliceIndex | None = None
+        # Claims change on the event loop (informers) and on binding workers (PreBind's assume).
+        self._lock = threading.Lock()
+        self.claim_store = handle.object_store(API_VERSION, RESOURCE_CLAIM, PLURALS[RESOURCE_CLAIM])
+        self.class_store = handle.object_store(API_VERSION, DEVICE_CLASS, PLURALS[DEVICE_CLASS])
+        self.slice_store = handle.object_store(API_VERSION, RESOURCE_SLICE, PLURALS[RESOURCE_SLICE])
+        self.claim_store.add_handler(_Handler(self._claim_added, self._claim_removed))
+        self.class_store.add_handler(_Handler(self._class_added, self._class_removed))
+        self.slice_store.add_handler(_Handler(self._slice_added, self._slice_removed))
+        self.extended = extended_resource_index(handle)
+
+    # -- claims --------------------------------------------------------------------------------
+    def _claim_added(self, obj: JSONObject) -> None:
+        try:
+            claim = parse_resource_claim(obj)
+        except ObjectError:
+            return
+        with self._lock:
+            self.claims[claim.key] = claim
+            if claim.allocation is not None:
+                self.in_flight.pop(claim.meta.uid, None)  # PreBind's write arrived: it replaces the in-flight one
+                self.allocated.add_allocation(claim.allocation, self.features)
+
+    def _claim_removed(self, obj: JSONObject) -> None:
+        with self._lock:
+            claim = self.claims.pop(_key(obj), None)
+            if claim is not None and claim.allocation is not None:
+                self.allocated.remove_allocation(claim.allocation, self.features)
+
+    def get_claim(self, namespace: str, name: str) -> ResourceClaim | None:
+        return self.claims.get(f"{namespace}/{name}")
+
+    def assume_claim(self, raw: JSONObject, claim: ResourceClaim) -> None:
+        """A claim as the API server stored it, before the informer reports it."""
+        with self._lock:
+            existing = self.claims.get(claim.key)
+            if existing is not None and existing.allocation is not None:
+                self.allocated.remove_allocation(existing.allocation, self.features)
+            self.claims[claim.key] = claim
+            self.in_flight.pop(claim.meta.uid, None)
+            if claim.allocation is not None:
+                self.allocated.add_allocation(claim.allocation, self.features)
+
+    def raw_claim(self, claim: ResourceClaim) -> JSONObject | None:
+        return self.claim_store.get(claim.namespace, claim.name)
+
+    def list_claims(self) -> Iterable[ResourceClaim]:
+        return self.claims.values()
+
+    # -- in-flight allocations (Reserve .. PreBind) --------------------------------------------
+    def pending_allocation(self, uid: str) -> ResourceClaim | None:
+        return self.in_flight.get(uid)
+
+    def signal_pending_allocation(self, uid: str, claim: ResourceClaim) -> None:
+        """Reserve: the claim's devices are taken from now on."""
+        with self._lock:
+            self.in_flight[uid] = claim
+
+    def remove_pending_allocation(self, uid: str) -> bool:
+        """Unreserve, or PreBind done: the in-flight allocation is gone; False when none was pending."""
+        with self._lock:
+            return self.in_flight.pop(uid, None) is not None
+
+    def allocated_state(self) -> AllocatedState:
+        """The devices in use for a new cycle's allocator: the stored claims', and the in-flight
+        ones (in a copy, so the stored state stays exact)."""
+        with self._lock:
+            if not self.in_flight:
+                return self.allocated
+            state = self.allocated.copy()
+            for claim in self.in_flight.values():
+                if claim.allocation is not None:
+                    state.add_allocation(claim.allocation, self.features)
+            return state
+
+    # -- classes --------------------------------------------------------------------------------
+    def _class_added(self, obj: JSONObject) -> None:
+        try:
+            cls = parse_device_class(obj)
+        except ObjectError:
+            return
+        self.classes[cls.name] = cls
+
+    def _class_removed(self, obj: JSONObject) -> None:
+        self.classes.pop(_key(obj), None)
+
+    def get(self, name: str) -> DeviceClass | None:
+        """``DeviceClassLister.get`` for the allocator."""
+        return self.classes.get(name)
+
+    def device_class_for(self, resource: str) -> DeviceClass | None:
+        """The class backing extended resource ``resource`` (None: a device plugin's, or nobody's)."""
+        name = self.extended.class_name_for(resource)
+        return self.classes.get(name) if name is not None else None
+
+    # -- slices -----------------------------------------------------------------------------------
+    def _slice_added(self, obj: JSONObject) -> None:
+        try:
+            s = parse_resource_slice(obj)
+        except ObjectError:
+            return
+        self.slices[s.name] = s
+        self._slice_index = None
+
+    def _slice_removed(self, obj: JSONObject) -> None:
+        if self.slices.pop(_key(obj), None) is not None:
+            self._slice_index = None
+
+    def slice_index(self) -> SliceIndex:
+        if self._slice_index is None:
+            self._slice_index = SliceIndex(list(self.slices.values()))
+        return self._slice_index
+

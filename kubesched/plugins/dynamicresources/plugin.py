@@ -1,0 +1,414 @@
+"""DynamicResources (upstream's ``dynamicresources``): pods get the devices their ResourceClaims ask for.
+
+* PreEnqueue: every claim the pod names must exist (a template's claim must have been
+  created by the resourceclaim controller), not be going away, and be the pod's own when
+  made from a template.
+* PreFilter: pods without claims and without DRA-backed extended resources are skipped.
+  A claim allocated and reserved for others stays usable (claims are shareable); an
+  unallocated one must not be in flight for another pod, and each request's DeviceClass
+  must exist (``request <r>: device class <c> does not exist``). With claims to allocate,
+  an allocator is built once for the cycle over the devices in use (in-flight ones too).
+* Filter (per node): an allocated claim's ``nodeSelector`` must match (``resourceclaim not
+  available on the node``); the claims still to allocate are allocated together (``cannot
+  allocate all claims``), the result kept for Score and Reserve.
+* Score (weight 2 in the default profile): for ``firstAvailable`` requests, ``8 - i`` per
+  chosen subrequest ``i``; normalized to 0..100 by the highest.
+* Reserve marks the node's allocations in flight; Unreserve gives them back and takes the
+  pod out of ``reservedFor``. PreBind writes allocation and reservation through the
+  cluster client (``binding.py``). PostFilter deallocates an unavailable claim nobody else
+  uses, or says ``no new claims to deallocate``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...framework import (
+    Code,
+    CycleState,
+    Handle,
+    NodeToStatusReader,
+    PostFilterResult,
+    PreFilterResult,
+    RowArray,
+    SnapshotView,
+    Status,
+)
+from ...framework.features import Features
+from ...framework.scoring import default_normalize_score
+from ...framework.signing import SignFragment
+from ...framework.views import IntArray
+from ...objects.dra import ResourceClaim
+from ...objects.nodeinfo import NodeInfo
+from ...objects.pod import PodInfo
+from .binding import BindingMixin
+from .claims import ClaimNotCreated, claim_names
+from .extended import NodeCannotFit, backed_resources, is_extended_claim_of, node_requests
+from .extended_claim import node_extended_claim, special_claim
+from .hints import HintsMixin
+from .manager import DraManager
+from .names import (
+    ERR_CANNOT_ALLOCATE,
+    ERR_NOT_AVAILABLE,
+    ERR_NOTHING_TO_DEALLOCATE,
+    FIRST_AVAILABLE_MAX_SIZE,
+    NAME,
+    SPECIAL_CLAIM_NAME,
+)
+from .state import STATE, DraState, NodeAllocation
+from .cel import CelCache
+from .structured import AllocationError, Allocator, Features as AllocatorFeatures, NodeAllocationError
+
+__all__ = ["DynamicResources", "allocator_features", "new"]
+
+_SKIP = Status(Code.SKIP)
+_CANNOT_ALLOCATE = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_CANNOT_ALLOCATE)
+_NOT_AVAILABLE = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_NOT_AVAILABLE)
+
+
+def _unresolvable(message: str) -> Status:
+    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, message)
+
+
+def allocator_features(features: Features) -> AllocatorFeatures:
+    """upstream's ``AllocatorFeatures``: the structured allocator's switches from the gates."""
+    return AllocatorFeatures(
+        admin_access=features.enable_dra_admin_access,
+        prioritized_list=features.enable_dra_prioritized_list,
+        partitionable_devices=features.enable_dra_partitionable_devices,
+        device_taints=features.enable_dra_device_taints,
+        device_binding_and_status=(features.enable_dra_device_binding_conditions
+                                   and features.enable_dra_resource_claim_device_status),
+        consumable_capacity=features.enable_dra_consumable_capacity,
+        list_type_attributes=features.enable_dra_list_type_attributes,
+    )
+
+
+def reserved_for(claim: ResourceClaim, pod: PodInfo) -> bool:
+    return any(ref.uid == pod.uid for ref in claim.status.reserved_for)
+
+
+class DynamicResources(HintsMixin, BindingMixin):
+    name = NAME
+
+    def __init__(self, handle: Handle, features: Features) -> None:
+        self.handle = handle
+        self.features = features
+        self.enabled = features.enable_dynamic_resource_allocation
+        self.allocator_features = allocator_features(features)
+        self.manager = DraManager(handle, self.allocator_features)
+        self.cel_cache = CelCache()
+
+    # -- signing, PreEnqueue --------------------------------------------------------------------
+    def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
+        """Pods with claims are never batched (upstream cannot tell yet which claims are node-local)."""
+        if pod.resource_claims:
+            return [], Status(Code.UNSCHEDULABLE, "pods with dra resource claims are not signable")
+        return [], None
+
+    def pre_enqueue(self, pod: PodInfo) -> Status | None:
+        if not self.enabled or not pod.resource_claims:
+            return None
+        try:
+            self.pod_claims(pod)
+        except ClaimNotCreated as err:
+            return _unresolvable(str(err))
+        return None
+
+    def pod_claims(self, pod: PodInfo) -> list[ResourceClaim]:
+        """upstream's ``foreachPodResourceClaim``: the pod's claims, each existing, not being
+        deleted and, when made from a template, the pod's own; raises ``ClaimNotCreated``."""
+        out = []
+        for ref in claim_names(pod):
+            claim = self.manager.get_claim(pod.namespace, ref.claim_name)
+            if claim is None:
+                raise ClaimNotCreated(f'could not find ResourceClaim "{pod.namespace}/{ref.claim_name}"')
+            if claim.meta.deletion_timestamp is not None:
+                raise ClaimNotCreated(f'resourceclaim "{claim.name}" is being deleted')
+            if ref.must_check_owner and not any(o.controller and o.uid == pod.uid for o in claim.meta.owner_references):
+                raise ClaimNotCreated(f"ResourceClaim {claim.namespace}/{claim.name} was not created for Pod "
+                                      f"{pod.namespace}/{pod.name} (Pod is not owner)")
+            out.append(claim)
+        return out
+
+    # -- PreFilter ------------------------------------------------------------------------------
+    def pre_filter(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView) -> tuple[PreFilterResult | None, Status | None]:
+        if not self.enabled:
+            return None, _SKIP
+        s = DraState()
+        state.write(STATE, s)
+        if not pod.resource_claims and not (self.features.enable_dra_extended_resource and pod.requests.requests.scalar):
+            return None, _SKIP
+        try:
+            claims = self.pod_claims(pod) if pod.resource_claims else []
+        except ClaimNotCreated as err:
+            return None, _unresolvable(str(err))
+        s.user_claims = len(claims)
+        if self.features.enable_dra_extended_resource:
+            backed = backed_resources(pod, self.manager.device_class_for)
+            if backed is not None:
+                s.backed = backed
+                extended = self._find_extended_claim(pod) or special_claim(pod)
+                claims.append(extended)
+                s.initial_extended_uid = extended.meta.uid
+        if not claims:
+            return None, _SKIP
+        s.claims = claims
+        s.available_on = [None] * len(claims)
+        s.allocations = [None] * len(claims)
+        to_allocate = 0
+        ext = s.extended_index()
+        for index, claim in enumerate(claims):
+            allocation = claim.allocation
+            if allocation is not None:
+                if allocation.node_selector is not None:
+                    s.available_on[index] = allocation.node_selector.compiled
+                continue
+            to_allocate += 1
+            if self.manager.pending_allocation(claim.meta.uid) is not None:
+                return None, _unresolvable(f"resource claim {claim.namespace}/{claim.name} is in the process of being allocated")
+            if index == ext:
+                continue
+            status = self._check_requests(claim)
+            if status is not None:
+                return None, status
+        if to_allocate:
+            s.allocator = Allocator(self.allocator_features, self.manager.allocated_state(), self.manager,
+                                    self.manager.slice_index(), self.cel_cache)
+        return None, None
+
+    def _check_requests(self, claim: ResourceClaim) -> Status | None:
+        for request in claim.spec.requests:
+            if request.exactly is not None:
+                status = self._check_class(request.exactly.device_class_name, request.name)
+                if status is not None:
+                    return status
+            elif request.first_available:
+                if not self.features.enable_dra_prioritized_list:
+                    return _unresolvable(f"resource claim {claim.namespace}/{claim.name}, request {request.name}: "
+                                         "has subrequests, but the DRAPrioritizedList feature is disabled")
+                for sub in request.first_available:
+                    status = self._check_class(sub.device_class_name, f"{request.name}/{sub.name}")
+                    if status is not None:
+                        return status
+            else:
+                return _unresolvable(f"resource claim {claim.namespace}/{claim.name}, request {request.name}: "
+                                     "unknown request type")
+        return None
+
+    def _check_class(self, class_name: str, request: str) -> Status | None:
+        if not class_name:
+            return Status(Code.ERROR, f"request {request}: unsupported request type")
+        if self.manager.get(class_name) is None:
+            return _unresolvable(f"request {request}: device class {class_name} does not exist")
+        return None
+
+    def _find_extended_claim(self, pod: PodInfo) -> ResourceClaim | None:
+        """The extended-resource claim an earlier cycle created for the pod, if any."""
+        for claim in self.manager.list_claims():
+            owners = tuple((o.name, o.uid, o.controller) for o in claim.meta.owner_references)
+            if claim.namespace == pod.namespace and is_extended_claim_of(pod, claim.meta.annotations, owners):
+                return claim
+        return None
+
+    # -- Filter -----------------------------------------------------------------------------------
+    def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status | None:
+        if not self.enabled:
+            return None
+        s = state.get(STATE)
+        if s is None:
+            return Status(Code.ERROR, f"error reading {NAME!r} from cycle-state: not found")
+        if s.empty():
+            return None
+        node = node_info.node
+        node_claim: ResourceClaim | None = None
+        node_allocation = NodeAllocation([])
+        ext = s.extended_claim()
+        if ext is not None and s.backed is not None:
+            if ext.spec.requests:  # made by an earlier cycle: PostFilter deletes it, then try anew
+                return _unresolvable("cannot schedule extended resource claim")
+            try:
+                needed = node_requests(s.backed, node.allocatable.scalar, self.manager.device_class_for)
+            except NodeCannotFit:
+                return _unresolvable("cannot fit resource")
+            if (needed or not s.no_user_claim()) and ext.allocation is None:
+                node_claim, requests, mappings = node_extended_claim(ext, pod, needed, self.manager.device_class_for)
+                node_allocation.extended_claim = node_claim
+                node_allocation.extended_requests = requests
+                node_allocation.mappings = mappings
+        if node_claim is None and s.no_user_claim():
+            return None
+        unavailable = []
+        for index, claim in enumerate(s.claims):
+            selector = s.available_on[index]
+            if selector is not None and not selector.matches(node.labels, node.name):
+                unavailable.append(index)
+        if s.allocator is not None:
+            ext_index = s.extended_index()
+            to_allocate = []
+            pending = []
+            for index in s.to_allocate():
+                claim = s.claims[index]
+                if index == ext_index and node_claim is not None:
+                    claim = node_claim
+                allocation = s.allocations[index]
+                if allocation is not None:
+                    pending.append(allocation)
+                    continue
+                to_allocate.append(claim)
+            try:
+                results = s.allocator.allocate(node, to_allocate)
+            except NodeAllocationError as err:
+                return _unresolvable(str(err))
+            except AllocationError as err:
+                return Status.as_error(err)
+            if results is None or len(results) != len(to_allocate):
+                return _CANNOT_ALLOCATE
+            node_allocation.results = list(results) + pending
+        if unavailable:
+            s.unavailable.update(unavailable)
+            return _NOT_AVAILABLE
+        if s.allocator is not None:
+            s.node_allocations[node.name] = node_allocation
+        return None
+
+    # -- Score ----------------------------------------------------------------------------------------
+    def score(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> int:
+        s = state.get(STATE)
+        if not self.enabled or not self.features.enable_dra_prioritized_list or s is None or s.empty():
+            return 0
+        found = s.node_allocations.get(node_info.node.name)
+        return 0 if found is None else compute_score(s, found)
+
+    def score_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> IntArray:
+        out = np.zeros(len(rows), dtype=np.int64)
+        s = state.get(STATE)
+        if not self.enabled or not self.features.enable_dra_prioritized_list or s is None or s.empty():
+            return out
+        infos = snapshot.node_infos
+        for k, row in enumerate(rows.tolist()):
+            info = infos[row]
+            found = s.node_allocations.get(info.node.name) if info is not None else None
+            if found is not None:
+                out[k] = compute_score(s, found)
+        return out
+
+    def normalize_score(self, state: CycleState, pod: PodInfo, scores: IntArray) -> IntArray:
+        return default_normalize_score(scores, False) if self.enabled else scores
+
+    # -- Reserve / Unreserve -------------------------------------------------------------------------
+    def reserve(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
+        if not self.enabled:
+            return None
+        s = state.get(STATE)
+        if s is None:
+            return Status(Code.ERROR, f"error reading {NAME!r} from cycle-state: not found")
+        to_allocate = s.to_allocate()
+        if s.empty() or not to_allocate or s.allocator is None:
+            return None
+        ext_index = s.extended_index()
+        needs_user_claims = any(i != ext_index for i in to_allocate)
+        found = s.node_allocations.get(node_name)
+        if found is None or not found.results:
+            if not needs_user_claims:
+                return None  # the extended resources come from a device plugin on this node
+            return Status(Code.ERROR, "claim allocation not found for node")
+        if len(found.results) != len(to_allocate):
+            return Status(Code.ERROR, f"internal error, have {len(found.results)} allocations, "
+                                      f"{len(to_allocate)} claims to allocate, want {len(to_allocate)} claims")
+        for k, index in enumerate(to_allocate):
+            allocation = found.results[k]
+            s.allocations[index] = allocation
+            claim: ResourceClaim | None = s.claims[index]
+            if index == ext_index:
+                claim = found.extended_claim
+            if claim is None:
+                continue
+            self.manager.signal_pending_allocation(claim.meta.uid, claim.with_status(
+                type(claim.status)(allocation, claim.status.reserved_for)))
+        return None
+
+    def unreserve(self, state: CycleState, pod: PodInfo, node_name: str) -> None:
+        if not self.enabled:
+            return
+        s = state.get(STATE)
+        if s is None or s.empty():
+            return
+        client = self.writer()
+        for claim in s.claims[: s.user_claims]:
+            self.manager.remove_pending_allocation(claim.meta.uid)
+            if claim.allocation is not None and reserved_for(claim, pod) and client is not None:
+                raw = self.manager.raw_claim(claim)
+                if raw is not None:
+                    client.unreserve_resource_claim(raw, pod.uid)
+        ext = s.extended_claim()
+        if ext is None:
+            return
+        self.manager.remove_pending_allocation(s.initial_extended_uid)
+        if ext.name != SPECIAL_CLAIM_NAME and client is not None:
+            raw = self.manager.raw_claim(ext)
+            if raw is not None:
+                client.delete_resource_claim_in_background(raw)
+
+    # -- PostFilter ------------------------------------------------------------------------------------
+    def post_filter(self, state: CycleState, pod: PodInfo, filtered: NodeToStatusReader) -> tuple[PostFilterResult | None, Status | None]:
+        if not self.enabled:
+            return None, Status(Code.UNSCHEDULABLE, "plugin disabled")
+        s = state.get(STATE)
+        if s is None:
+            return None, Status(Code.ERROR, f"error reading {NAME!r} from cycle-state: not found")
+        if s.empty():
+            return None, Status(Code.UNSCHEDULABLE, ERR_NOTHING_TO_DEALLOCATE)
+        ext = s.extended_claim()
+        ext_index = s.extended_index()
+        client = self.writer()
+        for index in sorted(s.unavailable):  # upstream picks one at random; the first, here
+            claim = s.claims[index]
+            if index == ext_index:
+                if ext is not None and ext.name != SPECIAL_CLAIM_NAME:
+                    break
+                continue
+            refs = claim.status.reserved_for
+            if not refs or (len(refs) == 1 and refs[0].uid == pod.uid):
+                raw = self.manager.raw_claim(claim)
+                if client is None or raw is None:
+                    return None, Status(Code.ERROR, "deallocating a claim needs a cluster client that writes claims")
+                client.deallocate_resource_claim(raw)
+                return None, Status(Code.UNSCHEDULABLE, "deallocation of ResourceClaim completed")
+        if ext is not None and ext.name != SPECIAL_CLAIM_NAME:
+            raw = self.manager.raw_claim(ext)
+            if client is None or raw is None:
+                return None, Status(Code.ERROR, "deleting a claim needs a cluster client that writes claims")
+            try:
+                client.delete_resource_claim(raw)
+            except Exception as err:  # the API server's refusal
+                return None, Status.as_error(err)
+            return None, Status(Code.UNSCHEDULABLE, "deletion of ResourceClaim completed")
+        return None, Status(Code.UNSCHEDULABLE, "still not schedulable")
+
+
+def compute_score(s: DraState, found: NodeAllocation) -> int:
+    """upstream's ``computeScore``: ``8 - i`` for each claim request served by its ``i``-th subrequest."""
+    score = 0
+    unallocated = 0
+    for claim in s.claims:
+        allocation = claim.allocation
+        if allocation is None:
+            if unallocated >= len(found.results):
+                return score
+            allocation = found.results[unallocated]
+            unallocated += 1
+        chosen = {r.request for r in allocation.devices if "/" in r.request}
+        if not chosen:
+            continue
+        for request in claim.spec.requests:
+            if request.exactly is not None:
+                continue
+            for i, sub in enumerate(request.first_available):
+                if f"{request.name}/{sub.name}" in chosen:
+                    score += FIRST_AVAILABLE_MAX_SIZE - i
+    return score
+
+
+def new(args: None, handle: Handle) -> DynamicResources:
+    return DynamicResources(handle, handle.features)

@@ -1,0 +1,66 @@
+"""DynamicResources' cycle state (upstream's ``stateData`` and ``claimStore``).
+
+The pod's claims in ``spec.resourceClaims`` order, then the extended-resource claim (if
+any) last. Written by PreFilter; Filter adds each node's allocations, Reserve the chosen
+node's, PreBind replaces claims by what the API server stored. Shared by clones, as
+upstream's pointer is: preemption's dry runs see the same allocations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ...framework import StateKey
+from ...objects.dra import AllocationResult, ResourceClaim
+from ...objects.selectors import NodeSelector
+from .extended import ExtendedRequest, RequestMapping
+from .names import NAME
+from .structured import Allocator
+
+__all__ = ["NodeAllocation", "DraState", "STATE"]
+
+
+@dataclass(slots=True)
+class NodeAllocation:
+    """Filter's result on one node: allocations for the claims that needed one (in claim
+    order), the node's variant of the extended-resource claim and its container mappings."""
+
+    results: list[AllocationResult]
+    extended_claim: ResourceClaim | None = None
+    extended_requests: list[ExtendedRequest] = field(default_factory=list)
+    mappings: list[RequestMapping] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class DraState:
+    claims: list[ResourceClaim] = field(default_factory=list)
+    user_claims: int = 0  # claims[:user_claims] are the pod's; one more is the extended-resource claim
+    initial_extended_uid: str = ""
+    backed: dict[str, int] | None = None  # the pod's scalar requests when some are DRA-backed
+    allocator: Allocator | None = None
+    available_on: list[NodeSelector | None] = field(default_factory=list)  # allocated claims' node selectors
+    allocations: list[AllocationResult | None] = field(default_factory=list)  # Reserve's (or pending) per claim
+    unavailable: set[int] = field(default_factory=set)
+    node_allocations: dict[str, NodeAllocation] = field(default_factory=dict)
+
+    def clone(self) -> "DraState":
+        return self
+
+    def empty(self) -> bool:
+        return not self.claims
+
+    def extended_claim(self) -> ResourceClaim | None:
+        return self.claims[self.user_claims] if len(self.claims) > self.user_claims else None
+
+    def extended_index(self) -> int | None:
+        return self.user_claims if len(self.claims) > self.user_claims else None
+
+    def no_user_claim(self) -> bool:
+        return self.user_claims == 0
+
+    def to_allocate(self) -> list[int]:
+        """Indexes of the claims without an allocation in their status."""
+        return [i for i, c in enumerate(self.claims) if c.allocation is None]
+
+
+STATE: StateKey[DraState] = StateKey(NAME)
