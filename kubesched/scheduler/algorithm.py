@@ -148,8 +148,9 @@ class Algorithm:
             prioritize_with_extenders(self.extenders, pod, snapshot, feasible, scores)
         total = scores.total
         assert total is not None
-        best = feasible[total == total.max()]
-        host_row = self._select(feasible, total, best, names)
+        is_top = total == total.max()
+        best = feasible[is_top]
+        host_row = self._select(feasible, total, is_top, best, names)
         host = names[host_row]
         if batch is not None and signature is not None:
             others = SortedScoredNodes(total, feasible, snapshot.table.frozen_names())
@@ -158,13 +159,14 @@ class Algorithm:
                 walk.hint = HINT_NOT_USED
         return ScheduleResult(host, evaluated, len(feasible), feasible, scores, best, diagnosis)
 
-    def _select(self, feasible: np.ndarray, total: np.ndarray, best: np.ndarray, names: list[str]) -> int:
+    def _select(self, feasible: np.ndarray, total: np.ndarray, is_top: np.ndarray, best: np.ndarray,
+                names: list[str]) -> int:
         if len(best) == 1:
             return int(best[0])
         if self.tie_break == "name":
             return int(min(best.tolist(), key=names.__getitem__))
         if self.tie_break == "heap" and not self.extenders:
-            return int(feasible[heap_top(total)])
+            return int(feasible[heap_top(total, is_top)])
         return int(best[self.rng.randrange(len(best))])
 
     def _batch(self, fwk: Framework) -> OpportunisticBatch | None:

@@ -8,7 +8,7 @@ the first nor the smallest-named in general: ``heap.Init`` leaves at the root th
 first top-scored node in *pre-order* of the implicit binary tree (node ``i`` has
 children ``2i+1`` and ``2i+2``), since a subtree's root moves up only past strictly
 smaller parents, and a left child wins over an equal right one. ``heap_top`` finds it
-with array operations; ``SortedScoredNodes`` keeps the rest of the heap for
+with array operations over the pre-order rank of each position; ``SortedScoredNodes`` keeps the rest of the heap for
 OpportunisticBatching, which pops further nodes as hints.
 """
 
@@ -19,18 +19,40 @@ import numpy as np
 __all__ = ["heap_top", "SortedScoredNodes"]
 
 
-def heap_top(totals: np.ndarray) -> int:
-    """The index (into ``totals``) ``heap.Init`` then ``heap.Pop`` would return."""
-    best = np.flatnonzero(totals == totals.max())
-    if len(best) == 1:
-        return int(best[0])
-    # Pre-order of heap positions: position p is tree node k = p + 1, whose path from the
-    # root is the bits of k after the leading one. Padding every path to the same depth
-    # orders nodes by where their paths branch; an ancestor comes before its descendants.
-    k = best + 1
-    depth = np.frexp(k.astype(np.float64))[1].astype(np.int64) - 1
-    padded = k << (int(depth.max()) - depth)
-    return int(best[np.lexsort((depth, padded))[0]])
+def heap_top(totals: np.ndarray, is_top: np.ndarray | None = None) -> int:
+    """The index (into ``totals``) ``heap.Init`` then ``heap.Pop`` would return;
+    ``is_top``, if given, is ``totals == totals.max()``."""
+    if is_top is None:
+        is_top = totals == totals.max()
+    n = len(totals)
+    return int(np.where(is_top, _preorder_rank(n), n).argmin())
+
+
+_RANKS: dict[int, np.ndarray] = {}
+
+
+def _preorder_rank(n: int) -> np.ndarray:
+    """Each heap position's place in the pre-order walk of a heap of ``n`` (node ``i`` has
+    children ``2i+1`` and ``2i+2``); cached per size, as a cycle's count of scored nodes
+    repeats from pod to pod."""
+    found = _RANKS.get(n)
+    if found is None:
+        found = np.empty(n, dtype=np.int64)
+        stack, k = [0] if n else [], 0
+        while stack:
+            i = stack.pop()
+            found[i] = k
+            k += 1
+            right = 2 * i + 2
+            if right < n:
+                stack.append(right)
+            if right - 1 < n:
+                stack.append(right - 1)
+        if len(_RANKS) >= 256:
+            _RANKS.clear()
+        found.flags.writeable = False
+        _RANKS[n] = found
+    return found
 
 
 class SortedScoredNodes:
