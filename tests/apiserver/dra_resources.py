@@ -15,7 +15,9 @@ driver write:
 * ResourceSlice: a driver, a pool with a name and a positive ``resourceSliceCount``, exactly
   one of ``nodeName``/``nodeSelector``/``allNodes``/``perDeviceNodeSelection``, device names
   unique; driver, pool name and node name immutable.
-* DeviceClass: stored as given (its CEL selectors are not compiled here).
+* DeviceClass: every selector a CEL expression that compiles in the DRA environment, an
+  ``extendedResourceName`` that is one; claim request selectors compile too (the CEL
+  compiler is kubesched's, which follows upstream's environment).
 
 Errors are 422 ``Invalid`` with upstream's field paths and wording.
 """
@@ -24,8 +26,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import re
+
 import orjson
 
+from kubesched.plugins.dynamicresources.cel import validate_selector
 from tests.apiserver import errors
 from tests.apiserver.resources import BY_PATH, Resource
 from tests.apiserver.storage import JSONDict, Store, meta
@@ -34,6 +39,7 @@ GROUP = "resource.k8s.io"
 CLAIMS = BY_PATH[(GROUP, "v1", "resourceclaims")]
 TEMPLATES = BY_PATH[(GROUP, "v1", "resourceclaimtemplates")]
 SLICES = BY_PATH[(GROUP, "v1", "resourceslices")]
+CLASSES = BY_PATH[(GROUP, "v1", "deviceclasses")]
 NAMESPACES = BY_PATH[("", "v1", "namespaces")]
 RESERVED_FOR_MAX = 256  # resource.ResourceClaimReservedForMaxSize
 ADMIN_LABEL = "resource.kubernetes.io/admin-access"  # resource.DRAAdminNamespaceLabelKey
@@ -109,10 +115,44 @@ def _check_exactly(exactly: Mapping[str, object], path: str) -> list[Cause]:
     else:
         causes.append(("FieldValueNotSupported", f"{path}.allocationMode",
                        f'Unsupported value: {_quote(mode)}: supported values: "All", "ExactCount"'))
-    for index, selector in enumerate(_list(exactly.get("selectors"))):
-        cel = _dict(_dict(selector).get("cel"))
-        if not cel.get("expression"):
-            causes.append(_required(f"{path}.selectors[{index}].cel"))
+    causes.extend(_selectors(exactly.get("selectors"), f"{path}.selectors"))
+    return causes
+
+
+def _selectors(selectors: object, path: str) -> list[Cause]:
+    """validateSelector: a ``cel`` selector whose expression compiles."""
+    causes: list[Cause] = []
+    for index, selector in enumerate(_list(selectors)):
+        cel = _dict(selector).get("cel")
+        if not isinstance(cel, Mapping):
+            causes.append(_required(f"{path}[{index}].cel"))
+            continue
+        expression = str(cel.get("expression") or "")
+        error = validate_selector(expression)
+        if error is not None:
+            causes.append(_invalid(f"{path}[{index}].cel.expression", expression, error))
+    return causes
+
+
+_QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+def is_extended_resource_name(name: str) -> bool:
+    """v1helper.IsExtendedResourceName: a domain-prefixed name outside kubernetes.io, valid as a
+    quota name (``requests.<name>``)."""
+    if "/" not in name or "kubernetes.io/" in name or name.startswith("requests."):
+        return False
+    prefix, _, short = f"requests.{name}".rpartition("/")
+    return (0 < len(prefix) <= 253 and _DNS_SUBDOMAIN.match(prefix) is not None
+            and 0 < len(short) <= 63 and _QUALIFIED_NAME.match(short) is not None)
+
+
+def _device_class(spec: Mapping[str, object]) -> list[Cause]:
+    causes = _selectors(spec.get("selectors"), "spec.selectors")
+    extended = spec.get("extendedResourceName")
+    if extended is not None and not is_extended_resource_name(str(extended)):
+        causes.append(_invalid("spec.extendedResourceName", extended, "must be a valid extended resource name"))
     return causes
 
 
@@ -273,6 +313,8 @@ def admit_create(store: Store, resource: Resource, obj: JSONDict, keep_status: b
             causes = (_admin_namespace(store, namespace, admin) if admin else []) + claim_spec(inner, "spec.spec")
     elif resource is SLICES:
         causes = _slice_spec(_dict(spec), None)
+    elif resource is CLASSES:
+        causes = _device_class(_dict(spec))
     _raise(resource, obj, causes)
 
 
@@ -295,6 +337,8 @@ def admit_update(store: Store, resource: Resource, new: JSONDict, old: JSONDict,
             causes.append(_invalid("spec", new.get("spec"), "field is immutable"))
     elif resource is SLICES:
         causes = _slice_spec(_dict(new.get("spec")), _dict(old.get("spec")))
+    elif resource is CLASSES and new.get("spec") != old.get("spec"):
+        causes = _device_class(_dict(new.get("spec")))
     _raise(resource, new, causes)
     return new
 

@@ -275,3 +275,34 @@ def test_an_allocation_granting_admin_access_needs_the_namespace_label(client: h
     response = client.put(f"{V1}/namespaces/plain/resourceclaims/c/status", json=stored)
     assert response.status_code == 422
     assert response.json()["details"]["causes"][0]["field"] == "status.allocation.devices.results[0].adminAccess"
+
+
+def device_class(expression: str = "device.driver == 'gpu.example.com'", **spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu.example.com"},
+            "spec": {"selectors": [{"cel": {"expression": expression}}], **spec}}
+
+
+def test_a_class_whose_selector_does_not_compile_is_refused(client: httpx.Client) -> None:
+    response = client.post(f"{V1}/deviceclasses", json=device_class("device.driver == "))
+    assert response.status_code == 422
+    cause = response.json()["details"]["causes"][0]
+    assert cause["field"] == "spec.selectors[0].cel.expression"
+    assert cause["message"].startswith('Invalid value: "device.driver == ": compilation failed: ERROR: <input>:1:18:')
+
+
+def test_a_claim_request_selector_must_compile_too(client: httpx.Client) -> None:
+    body = claim(selectors=[{"cel": {"expression": "device.nope("}}])
+    response = client.post(CLAIMS, json=body)
+    assert response.status_code == 422
+    assert response.json()["details"]["causes"][0]["field"] == \
+        "spec.devices.requests[0].exactly.selectors[0].cel.expression"
+
+
+@pytest.mark.parametrize(("name", "valid"), [
+    ("example.com/gpu", True), ("gpu", False), ("kubernetes.io/gpu", False), ("requests.example.com/gpu", False),
+    ("example.com/-gpu", False),
+])
+def test_a_class_extended_resource_name_must_be_an_extended_resource_name(client: httpx.Client, name: str,
+                                                                         valid: bool) -> None:
+    response = client.post(f"{V1}/deviceclasses", json=device_class(extendedResourceName=name))
+    assert response.status_code == (201 if valid else 422), response.text
