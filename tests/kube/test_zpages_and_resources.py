@@ -5,7 +5,7 @@ from __future__ import annotations
 from prometheus_client.parser import text_string_to_metric_families
 import pytest
 
-from kubesched.cluster.kube.pod_resources import limits_of, resources_exposition
+from kubesched.cluster.kube.pod_resources import limit_parts, limits_of, resources_exposition
 from kubesched.cluster.kube.zpages import flagz_text, statusz_text
 from tests.helpers import make_pod
 
@@ -55,3 +55,12 @@ def test_resource_metrics_have_upstreams_labels_units_and_leave_zero_out() -> No
     (limit,) = families["kube_pod_resource_limit"].samples
     assert (limit.labels["pod"], limit.labels["resource"], limit.value) == ("p", "memory", 2.0 ** 31)
     assert "# HELP kube_pod_resource_limit [STABLE]" in text
+
+
+def test_the_parts_kept_for_later_give_the_same_limits_and_nothing_when_there_are_none() -> None:
+    raw = {"spec": {"containers": [{"name": "a", "image": "x", "resources": {"limits": {"cpu": "1"}}},
+                                   {"name": "b", "image": "y"}],
+                    "initContainers": [{"resources": {"limits": {"memory": "1Gi"}}}], "overhead": {"cpu": "10m"}}}
+    parts = limit_parts(raw)
+    assert parts is not None and limits_of(parts) == limits_of(raw) == {"cpu": 1.01, "memory": 2.0 ** 30}
+    assert limit_parts({"spec": {"containers": [{"resources": {"requests": {"cpu": "1"}}}]}}) is None

@@ -35,7 +35,7 @@ from .client import ApiClient
 from .cluster_client import KubeClusterClient, PodEventSink
 from .handlers import NamespaceInfo, NamespaceEvents, NodeEvents, ObjectEvents, PodEvents, parse_namespace
 from .informer import Informer, Resource
-from .pod_resources import limits_of
+from .pod_resources import limit_parts, limits_of
 
 __all__ = ["EventRoom", "LiveScheduler", "LiveOptions", "collection_path", "POD_FIELD_SELECTOR"]
 
@@ -117,7 +117,7 @@ class LiveScheduler:
         self._leading = False
         self.cycles = 0
         self.event_room: EventRoom | None = None  # set by the run app: the event writer's back-pressure
-        self.pod_limits: dict[str, dict[str, float]] = {}  # pod uid -> its limits, for pods that set some
+        self.pod_limits: dict[str, dict[str, object]] = {}  # pod uid -> limit_parts, for pods that set limits
 
     # -- assembling ---------------------------------------------------------------
     def _node_parser(self) -> Callable[[dict[str, object]], Node]:
@@ -163,9 +163,9 @@ class LiveScheduler:
         """The pod as the scheduler keeps it; its limits noted aside (bound pods lose their
         document in the cache, ``/metrics/resources`` reports them)."""
         pod = _parse_pod(raw)
-        limits = limits_of(raw)
-        if limits:
-            self.pod_limits[pod.uid] = limits
+        parts = limit_parts(raw)  # parsed at scrape time only: parsing quantities costs
+        if parts is not None:
+            self.pod_limits[pod.uid] = parts
         return pod
 
     def pods_with_limits(self) -> list[tuple[PodInfo, Mapping[str, float]]]:
@@ -177,7 +177,8 @@ class LiveScheduler:
         live = {pod.uid for pod in pods}
         for uid in [uid for uid in self.pod_limits if uid not in live]:  # pods gone since the last scrape
             del self.pod_limits[uid]
-        return [(pod, self.pod_limits.get(pod.uid, _NO_LIMITS)) for pod in pods]
+        return [(pod, limits_of(self.pod_limits[pod.uid]) if pod.uid in self.pod_limits else _NO_LIMITS)
+                for pod in pods]
 
     def wake(self) -> None:
         if self._wake is not None:

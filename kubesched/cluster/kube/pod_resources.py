@@ -23,7 +23,7 @@ from ...objects.pod import PodInfo
 from ...objects.quantity import milli_value, value
 from ...objects.resources import Resource
 
-__all__ = ["PodResourcesCollector", "limits_of", "resources_exposition"]
+__all__ = ["PodResourcesCollector", "limit_parts", "limits_of", "resources_exposition"]
 
 _LABELS = ["namespace", "pod", "node", "scheduler", "priority", "resource", "unit"]
 _REQUEST_HELP = ("[STABLE] Resources requested by workloads on the cluster, broken down by pod. This shows the "
@@ -50,6 +50,31 @@ def _unit(resource: str) -> str:
 def _amount(resource: str, quantity: object) -> float:
     text = quantity if isinstance(quantity, (str, int, float)) else str(quantity)
     return milli_value(text) / 1000 if resource == "cpu" else float(value(text))
+
+
+def limit_parts(raw: Mapping[str, object]) -> dict[str, object] | None:
+    """The parts of a pod document ``limits_of`` reads, as a small spec holding only the
+    containers' limits and the overhead; None when no container sets a limit. A few dict
+    reads, no parsing: the amounts are parsed when /metrics/resources is scraped."""
+    spec = raw.get("spec")
+    if not isinstance(spec, dict):
+        return None
+    parts: dict[str, object] = {}
+    found = False
+    for key in ("containers", "initContainers"):
+        kept = []
+        for container in spec.get(key) or ():
+            resources = container.get("resources") if isinstance(container, dict) else None
+            limits = resources.get("limits") if isinstance(resources, dict) else None
+            if limits:
+                kept.append({"resources": {"limits": limits}})
+                found = True
+        parts[key] = kept
+    if not found:
+        return None
+    if spec.get("overhead"):
+        parts["overhead"] = spec["overhead"]
+    return {"spec": parts}
 
 
 def limits_of(raw: Mapping[str, object]) -> dict[str, float]:
