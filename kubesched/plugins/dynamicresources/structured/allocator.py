@@ -19,7 +19,8 @@ from kubesched.objects.dra import ResourceClaim, ResourceSlice
 from ..cel import CelCache
 from .pools import SliceIndex, spec_signature
 from .results import AllocationResults, ClaimPicks
-from .search import Attempt, CounterSets
+from .counters import CounterSets
+from .search import Attempt
 from .types import AllocatedState, DeviceClassLister, DeviceID, Features
 
 __all__ = ["Allocator"]

@@ -7,7 +7,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from kubesched.objects import Node
@@ -26,6 +25,7 @@ from kubesched.objects.dra import (
 from ..cel import CelError
 from .capacity import MissingCapacity, as_consumed, consumed_capacity_from_request, request_fits_capacity
 from .constraints import Constraint, DistinctAttributeConstraint, MatchAttributeConstraint
+from .counters import CounterTracker
 from .picks import ClaimPicks, PickedDevice
 from .pools import Pool, node_matches
 from .types import (
@@ -41,9 +41,7 @@ from .types import (
 if TYPE_CHECKING:
     from .allocator import Allocator
 
-__all__ = ["Attempt", "CounterSets"]
-
-CounterSets = dict[str, dict[str, Fraction]]
+__all__ = ["Attempt"]
 
 
 class _MaxSizeExceeded(Exception):
@@ -99,7 +97,7 @@ class Attempt:
         self.pools: list[Pool] = []
         self.device_matches_request: dict[tuple[DeviceID, int, int, int], bool] = {}
         self.constraints: list[list[Constraint]] = [[] for _ in claims]
-        self.consumed_counters: dict[str, CounterSets] = {}
+        self.counters = CounterTracker(parent.available_counters, parent.is_allocated)
         self.request_data: dict[tuple[int, int, int], _RequestData] = {}
         self.allocating_devices: dict[DeviceID, set[int]] = {}
         self.allocating_capacity: dict[DeviceID, ConsumedCapacity] = {}
@@ -334,7 +332,7 @@ class Attempt:
         if not self.features.partitionable_devices and device.consumes_counters:
             return False, _NOOP
         skip_counters = multi and (device_id in self.a.allocated_state.aggregated_capacity or device_id in self.allocating_capacity)
-        if not skip_counters and device.consumes_counters and not self._check_available_counters(candidate):
+        if not skip_counters and device.consumes_counters and not self.counters.take(candidate.pool, device):
             return False, _NOOP
         if data.parent_name is None:
             base, sub = request.name, ""
@@ -383,7 +381,7 @@ class Attempt:
                 if result.consumed_capacity is not None:
                     self._remove_allocating_capacity(device_id, as_consumed(result.consumed_capacity))
             elif self.features.partitionable_devices and device.consumes_counters:
-                self._deallocate_counters(candidate)
+                self.counters.release(candidate.pool, device)
             del results[previous:]
 
         return True, undo
@@ -397,49 +395,6 @@ class Attempt:
                 current[name] -= value
         if all(v == 0 for v in current.values()):
             del self.allocating_capacity[device_id]
-
-    # --- partitionable devices ---------------------------------------------------------------
-
-    def _available_counters(self, pool: Pool) -> CounterSets:
-        found = self.a.available_counters.get(pool.pool)
-        if found is not None:
-            return found
-        available: CounterSets = {name: {c: q.value for c, q in cs.counters.items()} for name, cs in pool.counter_sets.items()}
-        for slices in (pool.slices_targeting_node, pool.slices_not_targeting_node):
-            for slice_ in slices:
-                for device in slice_.devices:
-                    if not device.consumes_counters or not self.a.is_allocated(DeviceID(slice_.driver, slice_.pool.name, device.name)):
-                        continue
-                    for consumption in device.consumes_counters:
-                        counters = available.get(consumption.counter_set, {})
-                        for name, quantity in consumption.counters.items():
-                            if name in counters:
-                                counters[name] -= quantity.value
-        self.a.available_counters[pool.pool] = available
-        return available
-
-    def _check_available_counters(self, candidate: _Candidate) -> bool:
-        pool = candidate.pool
-        available = self._available_counters(pool)
-        consumed = self.consumed_counters.setdefault(pool.pool, {})
-        for consumption in candidate.device.consumes_counters:
-            counters = consumed.setdefault(consumption.counter_set, {})
-            for name, quantity in consumption.counters.items():
-                counters[name] = counters.get(name, Fraction(0)) + quantity.value
-        for set_name, counters_available in available.items():
-            used = consumed.get(set_name, {})
-            for name, value in counters_available.items():
-                if value < used.get(name, 0):
-                    self._deallocate_counters(candidate)
-                    return False
-        return True
-
-    def _deallocate_counters(self, candidate: _Candidate) -> None:
-        consumed = self.consumed_counters.get(candidate.pool.pool, {})
-        for consumption in candidate.device.consumes_counters:
-            counters = consumed.setdefault(consumption.counter_set, {})
-            for name, quantity in consumption.counters.items():
-                counters[name] = counters.get(name, Fraction(0)) - quantity.value
 
     # --- results -----------------------------------------------------------------------------
 

@@ -1,0 +1,73 @@
+"""Shared counters of partitionable devices (DRAPartitionableDevices), as upstream's allocator
+tracks them: per pool, the counters left after the allocated devices (computed once per
+allocator, keyed by pool *name* as upstream keys it), and the counters the devices chosen in
+this allocation consume. A device fits while no counter of its pool goes below zero."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+
+from kubesched.objects.dra import Device
+
+from .pools import Pool
+from .types import DeviceID
+
+__all__ = ["CounterSets", "CounterTracker"]
+
+# counter set name -> counter name -> value
+CounterSets = dict[str, dict[str, Fraction]]
+
+
+class CounterTracker:
+    """The counters of one ``Allocate`` call."""
+
+    __slots__ = ("_available", "_is_allocated", "_consumed")
+
+    def __init__(self, available: dict[str, CounterSets], is_allocated: Callable[[DeviceID], bool]) -> None:
+        self._available = available  # the allocator's cache, shared by its calls
+        self._is_allocated = is_allocated
+        self._consumed: dict[str, CounterSets] = {}
+
+    def _available_for(self, pool: Pool) -> CounterSets:
+        found = self._available.get(pool.pool)
+        if found is not None:
+            return found
+        available: CounterSets = {name: {c: q.value for c, q in cs.counters.items()} for name, cs in pool.counter_sets.items()}
+        for slices in (pool.slices_targeting_node, pool.slices_not_targeting_node):
+            for slice_ in slices:
+                for device in slice_.devices:
+                    if not device.consumes_counters or not self._is_allocated(DeviceID(slice_.driver, slice_.pool.name, device.name)):
+                        continue
+                    for consumption in device.consumes_counters:
+                        counters = available.get(consumption.counter_set, {})
+                        for name, quantity in consumption.counters.items():
+                            if name in counters:
+                                counters[name] -= quantity.value
+        self._available[pool.pool] = available
+        return available
+
+    def take(self, pool: Pool, device: Device) -> bool:
+        """``checkAvailableCounters``: add the device's consumption; False (and nothing taken)
+        when some counter of the pool would go below zero."""
+        available = self._available_for(pool)
+        consumed = self._consumed.setdefault(pool.pool, {})
+        for consumption in device.consumes_counters:
+            counters = consumed.setdefault(consumption.counter_set, {})
+            for name, quantity in consumption.counters.items():
+                counters[name] = counters.get(name, Fraction(0)) + quantity.value
+        for set_name, counters_available in available.items():
+            used = consumed.get(set_name, {})
+            for name, value in counters_available.items():
+                if value < used.get(name, 0):
+                    self.release(pool, device)
+                    return False
+        return True
+
+    def release(self, pool: Pool, device: Device) -> None:
+        """``deallocateCountersForDevice``."""
+        consumed = self._consumed.get(pool.pool, {})
+        for consumption in device.consumes_counters:
+            counters = consumed.setdefault(consumption.counter_set, {})
+            for name, quantity in consumption.counters.items():
+                counters[name] = counters.get(name, Fraction(0)) - quantity.value
