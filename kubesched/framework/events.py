@@ -83,6 +83,9 @@ class EventResource(str, Enum):
     WILDCARD = "*"
 
 
+_POD_KINDS = frozenset({EventResource.ASSIGNED_POD, EventResource.UNSCHEDULED_POD})
+
+
 @dataclass(slots=True, frozen=True)
 class ClusterEvent:
     """Something that happened to (or, registered by a plugin, may happen to) a resource."""
@@ -95,7 +98,9 @@ class ClusterEvent:
         """Whether a registered interest (``self``) covers an event that happened (``other``)."""
         if self.resource == EventResource.WILDCARD and self.action == ActionType.ALL:
             return True
-        if self.resource != EventResource.WILDCARD and self.resource != other.resource:
+        if self.resource != EventResource.WILDCARD and self.resource != other.resource and not (
+                # upstream's matchEventResources: an interest in Pod covers assigned and unscheduled pods' events
+                self.resource == EventResource.POD and other.resource in _POD_KINDS):
             return False
         if other.action & ActionType.UPDATE == ActionType.UPDATE and self.action & ActionType.UPDATE != ActionType.UPDATE:
             # The generic Update means "no specific kind of update": only an interest in the
