@@ -1,7 +1,13 @@
 """The live benchmark: `kubesched run` against the test API server, each in its own process.
 
+The API server is served over TLS (kubesched verifies it against the test CA through
+its kubeconfig, as against a real cluster) and the objects are real-shaped: nodes carry
+the status a kubelet writes (conditions, addresses, images, nodeInfo), pods the
+defaults the API server adds, and both ``managedFields`` (the test server writes them).
+
 Workloads (nodes from upstream scheduler_perf's ``node-default.yaml``, pods from
-``pod-default.yaml``, as ``common.py`` builds them):
+``pod-default.yaml``, as ``common.py`` builds them, plus ``--unschedulable`` pods that
+fit no node):
 
 * ``backlog``: nodes and all measured pods are in the API server before the scheduler
   starts; measured from the scheduler's informers synced (``/readyz``) to the last pod
@@ -13,8 +19,11 @@ Workloads (nodes from upstream scheduler_perf's ``node-default.yaml``, pods from
 
 For each it prints pods/s, create->bound latency p50/p99, the scheduler process's CPU
 seconds per scheduled pod (its own rusage, whole process and after sync), its peak RSS,
-and (with ``--profile-share``, a second run under cProfile, main thread only) the share
-of its CPU spent in the API client and JSON.
+the events written per pod (``Scheduled`` and ``FailedScheduling``, read back from the
+API server once the writer is idle: upstream writes one per pod, 1.00), the scheduling
+attempts per unschedulable pod (``scheduler_schedule_attempts_total``; upstream makes
+one when nothing changes), and (with ``--profile-share``, a second run under cProfile,
+main thread only) the share of its CPU spent in the API client and JSON.
 
 Differences from upstream's scheduler_perf: the API server is kubesched's test server
 (Python, in memory, no etcd, no admission), so absolute rates are bounded by it; the
@@ -28,6 +37,7 @@ Usage::
     python benchmarks/bench_live.py --mode backlog --nodes 500 --pods 2000
     python benchmarks/bench_live.py --mode sync --nodes 5000 --bound 150000
     python benchmarks/bench_live.py --profile-share          # adds the client/JSON CPU share
+    python benchmarks/bench_live.py --plain-http             # as before TLS and real-shaped objects
 """
 
 from __future__ import annotations
@@ -51,10 +61,12 @@ import orjson
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent))  # tests.apiserver (the test CA)
 from common import bind_round_robin, make_nodes, make_pods  # noqa: E402
 
 from kubesched.cluster.kube.client import ApiClient  # noqa: E402
 from kubesched.cluster.kube.connection import load_connection  # noqa: E402
+from tests.apiserver.tls import ca_data  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 UPSTREAM_CPU_MS = {500: 1.7, 5000: 3.3}  # kube-scheduler v1.36.2, per scheduled pod, with a real API server
@@ -76,6 +88,9 @@ class Result:
     cpu_to_sync: float = 0.0
     bound_in_cluster: int = 0
     shares: dict[str, float] = field(default_factory=dict)
+    unschedulable: int = 0
+    events_written: int = 0
+    unschedulable_attempts: float = 0.0
 
     def line(self) -> str:
         if self.mode == "sync":
@@ -91,10 +106,14 @@ class Result:
         upstream = UPSTREAM_CPU_MS.get(self.nodes)
         context = f" (upstream kube-scheduler ~{upstream} ms/pod with a real API server: context, not a ratio)" if upstream else ""
         share = f", API client+JSON {self.client_share:.0%} of CPU" if self.client_share is not None else ""
+        all_pods = self.pods + self.unschedulable
+        events = self.events_written / all_pods if all_pods else float("nan")
+        attempts = self.unschedulable_attempts / self.unschedulable if self.unschedulable else float("nan")
         return (f"{self.mode:8s} {self.nodes:6d} nodes {self.bound:7d}/{self.pods} pods: {rate:8.0f} pods/s, "
                 f"latency p50 {p50:.0f} ms p99 {p99:.0f} ms, CPU {per_pod:.2f} ms/pod after sync "
                 f"({per_pod_all:.2f} ms/pod whole process), sync {self.sync_seconds:.1f} s, "
-                f"peak RSS {self.peak_rss_mib:.0f} MiB{share}{context}")
+                f"peak RSS {self.peak_rss_mib:.0f} MiB, events/pod {events:.2f}, "
+                f"attempts/unschedulable pod {attempts:.2f}{share}{context}")
 
 
 def _free_port() -> int:
@@ -113,12 +132,71 @@ def _peak_rss_mib(pid: int) -> float:
     return 0.0
 
 
+# Bytecode as an installed package has it (pip compiles on install; the image's wheels too):
+# compiled once into a cache of the benchmark's own, so no process pays for compiling the
+# sources at start (a machine with PYTHONDONTWRITEBYTECODE set would, on every start).
+PYC_ENV = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+           "PYTHONPYCACHEPREFIX": str(Path(tempfile.gettempdir()) / "kubesched-bench-pycache")}
+
+
+def warm_bytecode() -> None:
+    """Compile what `kubesched run` and the test server import, once."""
+    subprocess.run([sys.executable, "-c", "import kubesched.cli.run, tests.apiserver.server"], cwd=ROOT, env=PYC_ENV,
+                   check=True)
+
+
+def real_shaped_node(node: dict[str, Any], index: int) -> dict[str, Any]:
+    """A node as a kubelet reports it: the well-known labels, allocatable, five conditions
+    with heartbeats, addresses, daemon endpoints, nodeInfo and a dozen images."""
+    name = node["metadata"]["name"]
+    status = node.setdefault("status", {})
+    capacity = {**status.get("capacity", {}), "ephemeral-storage": "102Gi", "hugepages-1Gi": "0", "hugepages-2Mi": "0"}
+    status["capacity"] = capacity
+    status["allocatable"] = {**capacity, "ephemeral-storage": "94Gi"}
+    beat = "2026-11-26T06:00:00Z"
+    status["conditions"] = [
+        {"type": kind, "status": "False", "lastHeartbeatTime": beat, "lastTransitionTime": beat, "reason": reason,
+         "message": message}
+        for kind, reason, message in (("MemoryPressure", "KubeletHasSufficientMemory", "kubelet has sufficient memory "
+                                        "available"), ("DiskPressure", "KubeletHasNoDiskPressure", "kubelet has no disk "
+                                        "pressure"), ("PIDPressure", "KubeletHasSufficientPID", "kubelet has sufficient "
+                                        "PID available"))
+    ] + [{"type": "Ready", "status": "True", "lastHeartbeatTime": beat, "lastTransitionTime": beat,
+          "reason": "KubeletReady", "message": "kubelet is posting ready status"}]
+    status["addresses"] = [{"type": "InternalIP", "address": f"10.{index // 65536 % 256}.{index // 256 % 256}."
+                            f"{index % 256}"}, {"type": "Hostname", "address": name}]
+    status["daemonEndpoints"] = {"kubeletEndpoint": {"Port": 10250}}
+    status["nodeInfo"] = {"machineID": f"{index:032x}", "systemUUID": f"{index:08x}-0000-0000-0000-000000000000",
+                          "bootID": f"{index:08x}-1111-2222-3333-444444444444", "kernelVersion": "6.8.0-49-generic",
+                          "osImage": "Ubuntu 24.04.1 LTS", "containerRuntimeVersion": "containerd://2.0.1",
+                          "kubeletVersion": "v1.36.2", "operatingSystem": "linux", "architecture": "amd64"}
+    status["images"] = [{"names": [f"registry.k8s.io/image-{i}@sha256:{i:064x}", f"registry.k8s.io/image-{i}:v1.{i}"],
+                         "sizeBytes": 10_000_000 + i * 1_000_003} for i in range(12)]
+    node["metadata"].setdefault("labels", {}).update({
+        "kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux", "kubernetes.io/hostname": name,
+        "beta.kubernetes.io/arch": "amd64", "beta.kubernetes.io/os": "linux"})
+    node["metadata"].setdefault("annotations", {}).update({
+        "node.alpha.kubernetes.io/ttl": "0", "volumes.kubernetes.io/controller-managed-attach-detach": "true"})
+    return node
+
+
+def unschedulable_pods(count: int) -> list[dict[str, Any]]:
+    """Pods asking more CPU than any node has: each fits nowhere, for good."""
+    pods = make_pods(count, prefix="huge-")
+    for pod in pods:
+        for container in pod["spec"]["containers"]:
+            container["resources"] = {"requests": {"cpu": "64", "memory": "500Mi"},
+                                      "limits": {"cpu": "64", "memory": "500Mi"}}
+    return pods
+
+
 class APIServerProcess:
-    def __init__(self, objects: list[dict[str, Any]], workdir: Path) -> None:
+    def __init__(self, objects: list[dict[str, Any]], workdir: Path, tls: bool = True) -> None:
         load = workdir / "load.json"
         load.write_bytes(orjson.dumps(objects))
-        self.proc = subprocess.Popen([sys.executable, "-m", "tests.apiserver", "--port", "0", "--load", str(load)],
-                                     cwd=ROOT, stdout=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen([sys.executable, "-m", "tests.apiserver", "--port", "0", "--load", str(load),
+                                      *(["--tls"] if tls else [])], cwd=ROOT, stdout=subprocess.PIPE, text=True,
+                                     env=PYC_ENV)
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
             if line.startswith("READY "):
@@ -127,15 +205,20 @@ class APIServerProcess:
         else:
             raise RuntimeError("the test API server did not start")
         kubeconfig = workdir / "kubeconfig"
+        authority = f"    certificate-authority-data: {ca_data()}\n" if tls else ""
         kubeconfig.write_text(
             "apiVersion: v1\nkind: Config\nclusters:\n- name: bench\n  cluster:\n    server: " + self.url + "\n"
-            "users:\n- name: bench\n  user:\n    token: bench\ncontexts:\n- name: bench\n  context:\n"
+            + authority + "users:\n- name: bench\n  user:\n    token: bench\ncontexts:\n- name: bench\n  context:\n"
             "    cluster: bench\n    user: bench\ncurrent-context: bench\n")
         self.kubeconfig = str(kubeconfig)
 
     def stop(self) -> None:
         self.proc.terminate()
-        self.proc.wait(10)
+        try:
+            self.proc.wait(60)  # a large store takes a while to tear down
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(10)
 
 
 class SchedulerProcess:
@@ -146,13 +229,30 @@ class SchedulerProcess:
                 "--bind-address", "127.0.0.1", "--kube-api-qps", "100000", "--kube-api-burst", "100000"]
         prefix = [sys.executable, "-m", "cProfile", "-o", str(self.profile_file)] if profile else [sys.executable]
         self.started = time.monotonic()
-        self.proc = subprocess.Popen([*prefix, "-m", "kubesched.cli.main", *args], cwd=ROOT,
+        self.proc = subprocess.Popen([*prefix, "-m", "kubesched.cli.main", *args], cwd=ROOT, env=PYC_ENV,
                                      stderr=open(workdir / "scheduler.log", "w"))
         self.ps = psutil.Process(self.proc.pid)
 
     def cpu(self) -> float:
         t = self.ps.cpu_times()
         return t.user + t.system
+
+    def metric(self, line_start: str) -> float:
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=5) as r:
+            for line in r.read().decode().splitlines():
+                if line.startswith(line_start):
+                    return float(line.rsplit(" ", 1)[1])
+        return 0.0
+
+    def wait_events_idle(self, timeout: float = 600.0) -> None:
+        """Until the event writer has nothing queued and its written count holds still."""
+        deadline, last = time.monotonic() + timeout, -1.0
+        while time.monotonic() < deadline:
+            written = self.metric("kubesched_events_written_total")
+            if self.metric("kubesched_events_queued") == 0 and written == last:
+                return
+            last = written
+            time.sleep(0.5)
 
     def wait_ready(self, timeout: float = 600.0) -> float:
         deadline = time.monotonic() + timeout
@@ -253,15 +353,30 @@ def _client_share(profile_file: Path) -> tuple[float, dict[str, float]]:
     return shares.get("API client + JSON", 0.0), shares
 
 
-def run_case(mode: str, nodes: int, pods: int, bound: int, rate: float, profile: bool) -> Result:
+def _events_written(kubeconfig: str) -> int:
+    """Scheduled and FailedScheduling events in the API server (a series counts once: one object)."""
+    async def count() -> int:
+        async with ApiClient(load_connection(kubeconfig, qps=1e6, burst=1_000_000)) as api:
+            listing = await api.request("GET", "/apis/events.k8s.io/v1/events")
+            items = listing.get("items") or []
+            assert isinstance(items, list)
+            return sum(1 for e in items if e.get("reason") in ("Scheduled", "FailedScheduling"))
+    return asyncio.run(count())
+
+
+def run_case(mode: str, nodes: int, pods: int, bound: int, rate: float, profile: bool, unschedulable: int = 0,
+             real: bool = True) -> Result:
     node_objs = make_nodes(nodes)
+    if real:
+        node_objs = [real_shaped_node(n, i) for i, n in enumerate(node_objs)]
     bound_pods = bind_round_robin(make_pods(bound, prefix="bound-"), node_objs) if bound else []
     measured = make_pods(pods, prefix="pod-") if mode != "sync" else []
-    preload = [*node_objs, *bound_pods, *(measured if mode == "backlog" else [])]
-    result = Result(mode, nodes, len(measured))
+    stuck = unschedulable_pods(unschedulable) if mode != "sync" else []
+    preload = [*node_objs, *bound_pods, *([*measured, *stuck] if mode == "backlog" else [])]
+    result = Result(mode, nodes, len(measured), unschedulable=len(stuck))
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        server = APIServerProcess(preload, work)
+        server = APIServerProcess(preload, work, tls=real)
         watch = BindWatch(server.kubeconfig, len(measured)) if measured else None
         sched = SchedulerProcess(server.kubeconfig, work, profile)
         try:
@@ -274,7 +389,7 @@ def run_case(mode: str, nodes: int, pods: int, bound: int, rate: float, profile:
             if mode == "stream":
                 assert watch is not None
                 start = time.monotonic()
-                watch.create(measured, rate)
+                watch.create([*measured[: len(measured) // 2], *stuck, *measured[len(measured) // 2:]], rate)
             if watch is not None:
                 watch.done.wait(600)
                 end = max(watch.bound.values()) if watch.bound else time.monotonic()
@@ -284,7 +399,13 @@ def run_case(mode: str, nodes: int, pods: int, bound: int, rate: float, profile:
                     result.latencies = [watch.bound[n] - watch.created[n] for n in watch.bound if n in watch.created]
                 else:
                     result.latencies = [t - ready for t in watch.bound.values()]
+            if measured:
+                sched.wait_events_idle()  # the CPU below includes writing every event
+                result.unschedulable_attempts = sched.metric(
+                    'scheduler_schedule_attempts_total{profile="default-scheduler",result="unschedulable"}')
             cpu_end, rss = sched.stop()
+            if measured:
+                result.events_written = _events_written(server.kubeconfig)
             result.cpu_total = cpu_end
             result.cpu_after_sync = cpu_end - cpu_at_sync
             result.peak_rss_mib = rss
@@ -307,6 +428,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bound", type=int, default=None, help="bound pods already in the cluster")
     parser.add_argument("--rate", type=float, default=1000.0, help="stream mode: pods created per second")
     parser.add_argument("--profile-share", action="store_true", help="also run under cProfile for the client/JSON share")
+    parser.add_argument("--unschedulable", type=int, default=20, help="pods that fit no node, besides --pods")
+    parser.add_argument("--plain-http", action="store_true",
+                        help="plain HTTP and scheduler_perf's bare objects (no TLS, no kubelet status, no managedFields)")
     args = parser.parse_args(argv)
     cases: list[tuple[str, int, int, int]] = []
     sizes = [(args.nodes, args.pods)] if args.nodes else [(500, 2000), (5000, 10000)]
@@ -317,11 +441,14 @@ def main(argv: list[str] | None = None) -> int:
             cases.append((mode, n, p or 2000, args.bound or 0))
     if args.mode in ("sync", "all"):
         cases.append(("sync", args.nodes or 5000, 0, args.bound if args.bound is not None else 150_000))
-    print(f"machine: {os.cpu_count()} cores; test API server and kubesched run in separate processes")
+    warm_bytecode()
+    print(f"machine: {os.cpu_count()} cores; test API server and kubesched run in separate processes; "
+          f"{'plain HTTP, bare objects' if args.plain_http else 'TLS, real-shaped objects'}")
     for mode, n, p, b in cases:
-        result = run_case(mode, n, p, b, args.rate, profile=False)
+        real = not args.plain_http
+        result = run_case(mode, n, p, b, args.rate, profile=False, unschedulable=args.unschedulable, real=real)
         if args.profile_share:
-            profiled = run_case(mode, n, p, b, args.rate, profile=True)
+            profiled = run_case(mode, n, p, b, args.rate, profile=True, unschedulable=args.unschedulable, real=real)
             result.client_share, result.shares = profiled.client_share, profiled.shares
         print(result.line(), flush=True)
         if result.shares:
