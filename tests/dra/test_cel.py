@@ -141,3 +141,29 @@ def test_devices_differing_only_in_unread_attributes_share_a_result() -> None:
     b = device(attributes={"type": {"string": "gpu"}, "uuid": {"string": "GPU-2"}})
     assert result.device_matches(DRIVER, a) and result.device_matches(DRIVER, b)
     assert len(result._results) == 1
+
+
+@pytest.mark.parametrize(
+    ("expression", "message"),
+    [
+        ('semver("1.0") == semver("1.0.0")', "No Major.Minor.Patch elements found"),
+        ('semver("01.0.0") == semver("1.0.0")', 'Major number must not contain leading zeroes "01"'),
+        ('semver("v1.2-rc", true) == semver("1.0.0")', "short version cannot contain PreRelease/Build meta data"),
+    ],
+)
+def test_semver_errors_use_the_library_messages(expression: str, message: str) -> None:
+    with pytest.raises(CelError, match=message):
+        CelCache().get_or_compile(expression).device_matches(DRIVER, GPU)
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ('semver("01.002.3", true) == semver("1.2.3")', True),
+        ('semver("1.0.0-alpha").isLessThan(semver("1.0.0"))', True),
+        ('semver("1.0.0-alpha.1").isLessThan(semver("1.0.0-alpha.beta"))', True),
+        ('semver("1.0.0+build1") == semver("1.0.0+build2")', True),
+    ],
+)
+def test_semver_normalization_and_precedence(expression: str, expected: bool) -> None:
+    assert CelCache().get_or_compile(expression).device_matches(DRIVER, GPU) is expected

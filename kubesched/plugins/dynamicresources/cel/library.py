@@ -156,7 +156,7 @@ def semver(text: CelValue, normalize: CelValue = False) -> dict[str, str]:
     try:
         return semver_value(parse_semver(normalize_semver(raw) if normalize else raw))
     except SemverError as err:
-        raise ValueError(f"invalid semver: {err}") from None
+        raise ValueError(str(err)) from None
 
 
 def is_semver(text: CelValue, normalize: CelValue = False) -> bool:

@@ -58,7 +58,7 @@ def parse_semver(text: str) -> Version:
     """``semver.Parse``: strict ``MAJOR.MINOR.PATCH[-pre][+build]``."""
     match = _STRICT.match(text)
     if match is None:
-        raise SemverError(f"Invalid character(s) found in version {text!r}" if text else "Version string empty")
+        raise SemverError(_why_not(text))
     pre: list[int | str] = []
     if match[4]:
         for part in match[4].split("."):
@@ -72,15 +72,35 @@ def parse_semver(text: str) -> Version:
     return Version(int(match[1]), int(match[2]), int(match[3]), tuple(pre), build)
 
 
+def _why_not(text: str) -> str:
+    """blang/semver's message for a string that is not a version."""
+    if not text:
+        return "Version string empty"
+    parts = text.split(".", 2)
+    if len(parts) != 3:
+        return "No Major.Minor.Patch elements found"
+    core = [parts[0], parts[1], re.split(r"[-+]", parts[2], maxsplit=1)[0]]
+    for name, part in zip(("major", "minor", "patch"), core):
+        if not part or not part.isdigit():
+            return f"Invalid character(s) found in {name} number {part!r}".replace("'", '"')
+        if len(part) > 1 and part[0] == "0":
+            return f'{name.capitalize()} number must not contain leading zeroes "{part}"'
+    return f'Invalid character(s) found in version "{text}"'
+
+
 def normalize_semver(text: str) -> str:
-    """The normalization ``semver(s, true)`` applies before parsing: a leading ``v`` dropped,
-    missing minor/patch filled with 0, leading zeros of the numeric parts removed."""
-    text = text.removeprefix("v")
-    core, sep, rest = text.partition("-")
-    if not sep:
-        core, sep, rest = text.partition("+")
-    parts = core.split(".")
-    while len(parts) < 3:
-        parts.append("0")
-    parts = [p.lstrip("0") or "0" if p.isdigit() else p for p in parts]
-    return ".".join(parts) + (sep + rest if sep else "")
+    """What ``semver(s, true)`` parses (the library's ``normalizeAndParse``): a leading ``v``
+    dropped, leading zeros of the first three dot-separated parts removed, missing minor and
+    patch filled with 0 (a short version must not carry pre-release or build data)."""
+    parts = text.removeprefix("v").split(".", 2)
+    for i, part in enumerate(parts):
+        if len(part) > 1:
+            stripped = part.lstrip("0")
+            if not stripped or not stripped[0].isdigit():
+                stripped = "0" + stripped
+            parts[i] = stripped
+    if len(parts) < 3:
+        if "+" in parts[-1] or "-" in parts[-1]:
+            raise SemverError("short version cannot contain PreRelease/Build meta data")
+        parts += ["0"] * (3 - len(parts))
+    return ".".join(parts)
