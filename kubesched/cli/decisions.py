@@ -30,9 +30,9 @@ __all__ = ["Decision", "FilterGroup", "ScoreRow", "DecisionLog", "decision_of", 
 
 TOP = 5  # best-scored nodes kept per decision
 EXAMPLE_NODES = 5  # nodes named per filter group
-# Attributes of an Attempt that other parts may add (Permit/binding outcomes, DRA
-# allocations, walk hints): copied into ``extra`` when set, rendered as they come.
-EXTRA_ATTRIBUTES = ("permit", "binding", "devices", "allocated_devices", "walk", "hint")
+# Attributes under which an Attempt may carry the devices DRA allocated (JSON-ready):
+# shown as "Allocated devices" when set.
+DEVICE_ATTRIBUTES = ("devices", "allocated_devices", "allocations")
 
 
 @dataclass(slots=True)
@@ -111,6 +111,9 @@ def _filters(error: FitError, names: list[str]) -> tuple[list[FilterGroup], Filt
 
 
 def _scores(attempt: Attempt, decision: Decision) -> None:
+    """The best ``TOP`` scored nodes and the chosen one: a partial sort of the totals and a
+    few fancy-indexed reads, no Python loop over the scored nodes (a cycle at 5,000 nodes
+    scores hundreds of them, and this runs for every attempt)."""
     result = attempt.result
     if result is None or result.scores is None or result.scores.total is None:
         return
@@ -121,19 +124,46 @@ def _scores(attempt: Attempt, decision: Decision) -> None:
     n = len(rows)
     if not n:
         return
-    if n > TOP:
-        top = np.argpartition(-total, TOP - 1)[:TOP]
-    else:
-        top = np.arange(n)
-    order = sorted(top.tolist(), key=lambda i: (-int(total[i]), names[int(rows[i])]))
-    if result.suggested_host and result.suggested_host in names:  # one C-level scan, no Python loop
-        chosen = np.flatnonzero(rows == names.index(result.suggested_host)).tolist()
-        if chosen and chosen[0] not in order:
-            order.append(chosen[0])
+    picked = np.argpartition(total, n - TOP)[n - TOP:] if n > TOP else np.arange(n)
+    host = result.suggested_host
+    # The chosen node is among the best-scored rows (the tie-break picks from them).
+    chosen_row = next((r for r in result.best_rows.tolist() if names[r] == host), None) if host else None
+    if chosen_row is not None:
+        found = np.flatnonzero(rows == chosen_row)
+        if len(found) and not (picked == found[0]).any():
+            picked = np.append(picked, found[0])
+    picked_rows = rows[picked].tolist()
+    totals = total[picked].tolist()
     plugins = list(scores.by_plugin)
+    columns = [scores.by_plugin[p][picked].tolist() for p in plugins]
+    by_score = sorted(range(len(picked_rows)), key=lambda k: (-totals[k], names[picked_rows[k]]))
+    shown = by_score[:TOP]  # the best first; the chosen node last when it is not among them
+    if chosen_row is not None and all(picked_rows[k] != chosen_row for k in shown):
+        shown.append(next(k for k in by_score if picked_rows[k] == chosen_row))
     decision.score_plugins = plugins
-    decision.scores = [ScoreRow(names[int(rows[i])], int(total[i]), [int(scores.by_plugin[p][i]) for p in plugins])
-                       for i in order]
+    decision.scores = [ScoreRow(names[picked_rows[k]], int(totals[k]), [int(c[k]) for c in columns]) for k in shown]
+
+
+def _extras(attempt: Attempt, decision: Decision) -> None:
+    """What other parts record on an attempt, kept small: the walk's figures (not its
+    signature, which holds the pod), the Permit and binding record (the same dict the
+    binding cycle fills in place, so it is final when the run is), and allocated devices
+    when the attempt carries them (JSON-ready values only)."""
+    walk = getattr(attempt, "walk", None)
+    if walk is not None:
+        record = {"start": getattr(walk, "start", None), "evaluated": getattr(walk, "advanced", None),
+                  "feasibleFound": getattr(walk, "feasible_found", None), "hint": getattr(walk, "hint", None)}
+        for name, key in (("hint_node", "hintNode"), ("nominated_node", "nominatedNode")):
+            if getattr(walk, name, None):
+                record[key] = getattr(walk, name)
+        decision.extra["walk"] = record
+    binding = getattr(attempt, "binding", None)
+    if isinstance(binding, dict):
+        decision.extra["binding"] = binding
+    for name in DEVICE_ATTRIBUTES:
+        value = getattr(attempt, name, None)
+        if isinstance(value, (list, dict)) and value:
+            decision.extra["devices"] = value
 
 
 def decision_of(attempt: Attempt) -> Decision:
@@ -154,10 +184,7 @@ def decision_of(attempt: Attempt) -> Decision:
         decision.preemption = {"code": outcome.code.label, "message": outcome.message,
                                "nominatedNode": outcome.nominated_node,
                                "victims": sorted(v.key for v in outcome.victims)}
-    for name in EXTRA_ATTRIBUTES:
-        value = getattr(attempt, name, None)
-        if value:
-            decision.extra[name] = value
+    _extras(attempt, decision)
     return decision
 
 

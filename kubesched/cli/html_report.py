@@ -10,7 +10,8 @@ the attempt records carry them) are drawn only when it is opened, and identical 
 
 Layout of the data (``DATA`` in the page; lists of lists to keep it small):
 ``pods``: ``[namespace, name, status, node, attempts, message index, detail index]``,
-``messages``: the distinct messages, ``details``: the distinct decision records.
+``messages``: the distinct messages, ``details``: the distinct decision records,
+``nodes`` and ``scorePlugins``: node names and score plugin lists the others refer to by index.
 """
 
 from __future__ import annotations
@@ -46,7 +47,24 @@ def _status(result: SimulationResult, key: str) -> int:
     return 1
 
 
-def _detail(decision: Decision | None, preempted: list[list[str]], victim_of: str | None) -> dict[str, Any]:
+class _Table:
+    """Distinct strings (node names, plugin lists) stored once, referred to by index."""
+
+    def __init__(self) -> None:
+        self.index: dict[Any, int] = {}
+
+    def __call__(self, value: Any) -> int:
+        found = self.index.get(value)
+        if found is None:
+            found = self.index[value] = len(self.index)
+        return found
+
+    def values(self) -> list[Any]:
+        return list(self.index)
+
+
+def _detail(decision: Decision | None, preempted: list[list[str]], victim_of: str | None, nodes: _Table,
+            plugin_lists: _Table) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if decision is not None:
         out["a"] = decision.attempt
@@ -59,13 +77,21 @@ def _detail(decision: Decision | None, preempted: list[list[str]], victim_of: st
             g = decision.pre_filter
             out["pf"] = [g.plugin, g.code, g.reasons, g.count]
         if decision.scores:
-            out["sp"] = decision.score_plugins
-            out["s"] = [[row.node, row.total, row.by_plugin] for row in decision.scores]
-            out["c"] = decision.node
+            out["sp"] = plugin_lists(tuple(decision.score_plugins))
+            out["s"] = [[nodes(row.node), row.total, row.by_plugin] for row in decision.scores]
+            out["c"] = nodes(decision.node) if decision.node else -1
         if decision.preemption is not None:
             out["pre"] = decision.preemption
         if decision.extra:
             out["x"] = {name: _jsonable(value) for name, value in decision.extra.items()}
+            binding = out["x"].pop("binding", None)
+            if isinstance(binding, dict):  # as --explain names them: the Permit record and the rest
+                permit = binding.get("permit")
+                if permit is not None and permit != {"code": "Success"}:  # a plain Success says nothing new
+                    out["x"]["permit"] = permit
+                rest = {k: v for k, v in binding.items() if k != "permit"}
+                if rest and rest != {"result": "bound"}:  # a plain binding says nothing the status does not
+                    out["x"]["binding"] = rest
     if preempted:
         out["v"] = preempted  # [victim, node] this pod's preemption evicted in the run
     if victim_of:
@@ -104,6 +130,7 @@ def report_data(summary: RunSummary, decisions: dict[str, Decision], what_if: Wh
         by_preemptor.setdefault(preemptor, []).append([victim, node])
         victim_of[victim] = preemptor
     pods: list[list[Any]] = []
+    nodes, plugin_lists = _Table(), _Table()
     keys = list(result.outcomes) + [k for k in result.ignored_pods if k not in result.outcomes]
     for key in keys:
         outcome = result.outcomes.get(key)
@@ -113,10 +140,10 @@ def report_data(summary: RunSummary, decisions: dict[str, Decision], what_if: Wh
         if status == 3 and outcome is not None and outcome.preempted_by:
             message = message or f"preempted by {outcome.preempted_by}"
         message_index = messages.setdefault(message, len(messages))
-        detail = _detail(decisions.get(key), by_preemptor.get(key, []), victim_of.get(key))
+        detail = _detail(decisions.get(key), by_preemptor.get(key, []), victim_of.get(key), nodes, plugin_lists)
         encoded = orjson.dumps(detail, option=orjson.OPT_SORT_KEYS)
         detail_index = details.setdefault(encoded, len(details))
-        pods.append([namespace, name, status, outcome.node if outcome is not None and outcome.node else "",
+        pods.append([namespace, name, status, nodes(outcome.node) if outcome is not None and outcome.node else -1,
                      outcome.attempts if outcome is not None else 0, message_index, detail_index])
     groups = [[g.pool, g.zone, g.nodes, *g.cpu, *g.memory, *g.pods, g.new] for g in summary.groups]
     top = [[n.name, n.pool, n.zone, *n.cpu, *n.memory, *n.pods, n.new] for n in summary.top_nodes]
@@ -139,6 +166,8 @@ def report_data(summary: RunSummary, decisions: dict[str, Decision], what_if: Wh
         "whatIf": what_if_document(what_if, result) if what_if is not None else None,
         "listed": listed or {},
         "messages": list(messages),
+        "nodes": nodes.values(),
+        "scorePlugins": [list(p) for p in plugin_lists.values()],
         "details": [orjson.loads(d) for d in details],
         "pods": pods,
     }

@@ -72,7 +72,8 @@
   // --- the pod list: filtered and paginated; details drawn when a row is opened ---
   const statusSel = $("status");
   D.statuses.forEach((s, i) => { const o = document.createElement("option"); o.value = String(i); o.textContent = s; statusSel.appendChild(o); });
-  const haystack = D.pods.map((p) => (p[0] + "/" + p[1] + "\n" + D.messages[p[5]] + "\n" + p[3]).toLowerCase());
+  const node = (i) => (i >= 0 ? D.nodes[i] : "");
+  const haystack = D.pods.map((p) => (p[0] + "/" + p[1] + "\n" + D.messages[p[5]] + "\n" + node(p[3])).toLowerCase());
   let shown = D.pods.map((_, i) => i);
   let page = 0;
   let reason = -1;  // a reason clicked in the table above: only its pods
@@ -99,7 +100,7 @@
     const rows = shown.slice(page * PAGE, page * PAGE + PAGE).map((i) => {
       const p = D.pods[i];
       const row = `<tr data-i="${i}"${i === open ? ' class="open"' : ""}><td>${esc(p[0])}</td><td>${esc(p[1])}</td>` +
-        `<td class="status-${p[2]}">${esc(D.statuses[p[2]])}</td><td>${esc(p[3])}</td><td class="num">${p[4]}</td>` +
+        `<td class="status-${p[2]}">${esc(D.statuses[p[2]])}</td><td>${esc(node(p[3]))}</td><td class="num">${p[4]}</td>` +
         `<td class="msg" title="${esc(D.messages[p[5]])}">${esc(D.messages[p[5]])}</td></tr>`;
       return i === open ? row + `<tr class="detail-row"><td colspan="6"><div id="detail">${openHtml}</div></td></tr>` : row;
     });
@@ -111,22 +112,38 @@
   }
 
   function scoresTable(d) {
-    const head = d.sp.map((p) => `<th class="num">${esc(p)}</th>`).join("");
-    const body = d.s.map(([node, total, by]) => `<tr${node === d.c ? ' class="chosen"' : ""}><td>${esc(node)}${node === d.c ? " (chosen)" : ""}</td>` +
+    const head = D.scorePlugins[d.sp].map((p) => `<th class="num">${esc(p)}</th>`).join("");
+    const body = d.s.map(([n, total, by]) => `<tr${n === d.c ? ' class="chosen"' : ""}><td>${esc(node(n))}${n === d.c ? " (chosen)" : ""}</td>` +
       `<td class="num">${total}</td>${by.map((v) => `<td class="num">${v}</td>`).join("")}</tr>`).join("");
     return `<h4>Weighted scores: best nodes and the chosen one</h4><table><thead><tr><th>node</th><th class="num">total</th>${head}</tr></thead><tbody>${body}</tbody></table>`;
   }
 
-  function extra(name, value) {
-    const devices = name === "devices" || name === "allocated_devices";
-    if (devices && Array.isArray(value)) return `<h4>Allocated devices</h4><ul class="plain">${value.map((v) => `<li><code>${esc(typeof v === "string" ? v : JSON.stringify(v))}</code></li>`).join("")}</ul>`;
-    return `<h4>${esc(name)}</h4><code>${esc(typeof value === "string" ? value : JSON.stringify(value))}</code>`;
+  const text = (v) => (typeof v === "string" ? v : JSON.stringify(v));
+  function extra(name, v) {
+    if (name === "devices") {
+      const list = Array.isArray(v) ? v : [v];
+      return `<h4>Allocated devices</h4><ul class="plain">${list.map((d) => `<li><code>${esc(text(d))}</code></li>`).join("")}</ul>`;
+    }
+    if (name === "permit") {
+      let h = `<h4>Permit</h4><p>${esc(v.code)}${v.plugin ? " (" + esc(v.plugin) + ")" : ""}${v.message ? ": " + esc(v.message) : ""}</p>`;
+      if (v.waits) h += `<ul class="plain">${v.waits.map((w) => `<li>${esc(w.plugin)}: wait up to ${esc(w.timeout)}${w.reason ? ", " + esc(w.reason) : ""}</li>`).join("")}</ul>`;
+      if (v.outcome) h += `<p>${esc(v.outcome)} after ${esc(v.waited)} s</p>`;
+      return h;
+    }
+    if (name === "binding") {
+      return `<h4>Binding cycle</h4><p>${esc(v.result)}${v.stage ? " at " + esc(v.stage) : ""}${v.plugin ? " (" + esc(v.plugin) + ")" : ""}${v.message ? ": " + esc(v.message) : ""}</p>`;
+    }
+    if (name === "walk") {
+      return `<p class="note">node walk: from index ${esc(v.start)}, ${esc(v.evaluated)} node(s) visited, ${esc(v.feasibleFound)} feasible found` +
+        `${v.hint && v.hint !== "none" ? ", hint " + esc(v.hint) + (v.hintNode ? " (" + esc(v.hintNode) + ")" : "") : ""}</p>`;
+    }
+    return `<h4>${esc(name)}</h4><code>${esc(text(v))}</code>`;
   }
 
   function detail(i) {
     const p = D.pods[i];
     const d = D.details[p[6]];
-    let h = `<h3>${esc(p[0] + "/" + p[1])}: <span class="status-${p[2]}">${esc(D.statuses[p[2]])}</span>${p[3] ? " on " + esc(p[3]) : ""}</h3>`;
+    let h = `<h3>${esc(p[0] + "/" + p[1])}: <span class="status-${p[2]}">${esc(D.statuses[p[2]])}</span>${p[3] >= 0 ? " on " + esc(node(p[3])) : ""}</h3>`;
     if (D.messages[p[5]]) h += `<p>${esc(D.messages[p[5]])}</p>`;
     if (d.a !== undefined) h += `<p class="note">attempt ${d.a} (profile ${esc(d.p)}): ${d.ev} node(s) evaluated${d.fe ? ", " + d.fe + " feasible" : ""}</p>`;
     if (d.pf) h += `<h4>PreFilter</h4><p>${esc(d.pf[0])}: ${esc(d.pf[2].join("; ") || d.pf[1])} (${d.pf[3]} node(s))</p>`;
