@@ -380,19 +380,19 @@ CASES: dict[str, Case] = {
         expect=[[("req-0/subreq-1", DRIVER_A, POOL_2, "device-2"), ("req-1", DRIVER_A, POOL_1, "device-1")]],
     ),
     "allow-multiple-allocations-with-shared-device-counter-cross-cycle": Case(
-        [claim("claim-0", request("req-0", CLASS_A, 1, f'device.attributes["{DRIVER_A}"].mode == "b"', capacity={"requests": {"capacity-0": "1"}}))],
+        [claim("claim-0", request("req-0", CLASS_A, 1, f'device.attributes["{DRIVER_A}"].mode == "b"', capacity={"requests": {"capacity0": "1"}}))],
         [
             resource_slice(
                 "slice-1", NODE_1, POOL_1, DRIVER_A,
-                device("device-1", {"capacity-0": "1"}, {"mode": {"string": "a"}}, allowMultipleAllocations=True, **consumes("counter-set-1", **{"capacity-0": "1"})),
-                device("device-2", {"capacity-0": "1"}, {"mode": {"string": "b"}}, allowMultipleAllocations=True, **consumes("counter-set-1", **{"capacity-0": "1"})),
+                device("device-1", {"capacity0": "1"}, {"mode": {"string": "a"}}, allowMultipleAllocations=True, **consumes("counter-set-1", **{"capacity0": "1"})),
+                device("device-2", {"capacity0": "1"}, {"mode": {"string": "b"}}, allowMultipleAllocations=True, **consumes("counter-set-1", **{"capacity0": "1"})),
                 count=2,
             ),
-            counter_slice("slice-2", NODE_1, POOL_1, DRIVER_A, {"counter-set-1": {"capacity-0": "1"}}),
+            counter_slice("slice-2", NODE_1, POOL_1, DRIVER_A, {"counter-set-1": {"capacity0": "1"}}),
         ],
         state=AllocatedState(
             allocated_shared_device_ids={(DeviceID(DRIVER_A, POOL_1, "device-1"), "share")},
-            aggregated_capacity={DeviceID(DRIVER_A, POOL_1, "device-1"): {"capacity-0": Fraction(1)}},
+            aggregated_capacity={DeviceID(DRIVER_A, POOL_1, "device-1"): {"capacity0": Fraction(1)}},
         ),
         expect=None,
     ),

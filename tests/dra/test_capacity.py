@@ -65,12 +65,12 @@ def test_calculate_consumed_capacity(name: str, requested: Quantity | None, capa
 
 def test_consumed_capacity_from_request_covers_every_capacity_of_the_device() -> None:
     capacities = {
-        "capacity-0": DeviceCapacity(TWO, in_range(TWO, ONE)),  # requested: the request
-        "capacity-1": DeviceCapacity(TWO, in_range(ONE, ONE)),  # not requested: the default
+        "capacity0": DeviceCapacity(TWO, in_range(TWO, ONE)),  # requested: the request
+        "capacity1": DeviceCapacity(TWO, in_range(ONE, ONE)),  # not requested: the default
         "dummy": DeviceCapacity(ONE),  # not requested, no policy: all of it
     }
-    consumed = consumed_capacity_from_request({"capacity-0": ONE, "dummy": ONE}, capacities)
-    assert {name: value.value for name, value in consumed.items()} == {"capacity-0": 1, "capacity-1": 1, "dummy": 1}
+    consumed = consumed_capacity_from_request({"capacity0": ONE, "dummy": ONE}, capacities)
+    assert {name: value.value for name, value in consumed.items()} == {"capacity0": 1, "capacity1": 1, "dummy": 1}
 
 
 def test_request_for_an_unknown_capacity_is_reported() -> None:

@@ -174,3 +174,18 @@ def test_admin_access_needs_the_namespace_label() -> None:
         check_admin_access(claim.spec, {})
     assert err.value.field == "spec.devices.requests[0].adminAccess"
     assert "resource.kubernetes.io/admin-access: true" in err.value.message
+
+
+@pytest.mark.parametrize(
+    ("spec", "field"),
+    [
+        ({"devices": [{"name": "GPU_0"}]}, "spec.devices[0].name"),
+        ({"driver": "Bad_Driver"}, "spec.driver"),
+        ({"devices": [{"name": "d", "attributes": {"bad-name": {"int": 1}}}]}, "spec.devices[0].attributes[bad-name]"),
+        ({"devices": [{"name": "d", "capacity": {"/memory": {"value": "1"}}}]}, "spec.devices[0].capacity[/memory]"),
+    ],
+)
+def test_names_are_validated_like_the_api_server(spec: dict[str, Any], field: str) -> None:
+    with pytest.raises(ObjectError) as err:
+        parse_resource_slice(slice_doc(**spec))
+    assert err.value.field == field

@@ -15,7 +15,20 @@ from typing import Any
 
 from ..errors import ObjectError
 from ..selectors import NodeSelector, parse_node_selector
-from .fields import JsonObject, list_of, mapping, optional_bool, optional_int, optional_mapping, optional_string, quantity, string, string_list
+from .fields import (
+    JsonObject,
+    dns_label,
+    list_of,
+    mapping,
+    optional_bool,
+    optional_int,
+    optional_mapping,
+    optional_string,
+    qualified_name,
+    quantity,
+    string,
+    string_list,
+)
 from .quantity import Quantity
 
 __all__ = [
@@ -216,13 +229,14 @@ def parse_device_taint(raw: Any, path: str) -> DeviceTaint:
 
 def parse_device(raw: Any, path: str, per_device_node_selection: bool) -> Device:
     item = mapping(raw, path)
-    name = string(item.get("name"), f"{path}.name")
+    name = dns_label(string(item.get("name"), f"{path}.name"), f"{path}.name")
     attributes = {
-        str(key): _attribute(value, f"{path}.attributes[{key}]")
+        qualified_name(str(key), f"{path}.attributes[{key}]"): _attribute(value, f"{path}.attributes[{key}]")
         for key, value in optional_mapping(item.get("attributes"), f"{path}.attributes").items()
     }
     capacity: dict[str, DeviceCapacity] = {}
     for key, value in optional_mapping(item.get("capacity"), f"{path}.capacity").items():
+        qualified_name(str(key), f"{path}.capacity[{key}]")
         cap = mapping(value, f"{path}.capacity[{key}]")
         capacity[str(key)] = DeviceCapacity(
             quantity(cap.get("value"), f"{path}.capacity[{key}].value"),

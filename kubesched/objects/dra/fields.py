@@ -6,6 +6,7 @@ raises one ``ObjectError`` naming the field, and nothing further is read from it
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,6 +24,9 @@ __all__ = [
     "list_of",
     "quantity",
     "JsonObject",
+    "dns_label",
+    "dns_subdomain",
+    "qualified_name",
 ]
 
 # A JSON object as read from a document; records keep such parts only where the scheduler
@@ -104,3 +108,56 @@ def quantity(raw: Any, path: str) -> Quantity:
         return parse_dra_quantity(raw)
     except ValueError as err:
         raise ObjectError(path, str(err)) from None
+
+
+_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def dns_label(value: str, path: str) -> str:
+    """An RFC 1123 label, as device and counter names must be."""
+    if len(value) > 63:
+        raise ObjectError(path, "must be no more than 63 characters")
+    if _DNS_LABEL.fullmatch(value) is None:
+        raise ObjectError(
+            path,
+            f"Invalid value: \"{value}\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+            "and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', "
+            "regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+        )
+    return value
+
+
+def dns_subdomain(value: str, path: str, max_length: int = 253) -> str:
+    """An RFC 1123 subdomain (driver names: at most 63 characters)."""
+    if len(value) > max_length:
+        raise ObjectError(path, f"must be no more than {max_length} characters")
+    if any(_DNS_LABEL.fullmatch(part) is None for part in value.split(".")):
+        raise ObjectError(
+            path,
+            f"Invalid value: \"{value}\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+            "and must start and end with an alphanumeric character (e.g. 'example.com', "
+            "regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+        )
+    return value
+
+
+def qualified_name(value: str, path: str) -> str:
+    """An attribute or capacity name: ``<C identifier>`` or ``<domain>/<C identifier>``."""
+    domain, sep, ident = value.rpartition("/")
+    if sep:
+        if not domain:
+            raise ObjectError(path, "the domain must not be empty")
+        dns_subdomain(domain, path, 63)
+    if not ident:
+        raise ObjectError(path, "the name must not be empty")
+    if len(ident) > 32:
+        raise ObjectError(path, "must be no more than 32 characters")
+    if _C_IDENTIFIER.fullmatch(ident) is None:
+        raise ObjectError(
+            path,
+            f"Invalid value: \"{ident}\": a valid C identifier must start with alphabetic character or '_', "
+            "followed by a string of alphanumeric characters or '_' (e.g. 'my_name',  or 'MY_NAME',  or 'MyName', "
+            "regex used for validation is '[A-Za-z_][A-Za-z0-9_]*')",
+        )
+    return value

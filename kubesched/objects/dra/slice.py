@@ -12,7 +12,7 @@ from typing import Any
 
 from ..errors import ObjectError
 from .device import CounterSet, Device, DraNodeSelector, parse_counter_set, parse_device, parse_dra_node_selector
-from .fields import list_of, mapping, optional_bool, optional_int, optional_string, string
+from .fields import dns_subdomain, list_of, mapping, optional_bool, optional_int, optional_string, string
 from .meta import ObjectMeta, parse_meta
 
 __all__ = ["ResourcePool", "ResourceSlice", "parse_resource_slice"]
@@ -49,7 +49,7 @@ def parse_resource_slice(raw: Any) -> ResourceSlice:
     doc = mapping(raw, "")
     meta = parse_meta(doc.get("metadata"), namespaced=False)
     spec = mapping(doc.get("spec"), "spec")
-    driver = string(spec.get("driver"), "spec.driver")
+    driver = dns_subdomain(string(spec.get("driver"), "spec.driver"), "spec.driver", 63)
     pool_raw = mapping(spec.get("pool"), "spec.pool")
     pool = ResourcePool(
         string(pool_raw.get("name"), "spec.pool.name"),
