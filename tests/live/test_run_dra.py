@@ -1,0 +1,241 @@
+"""`kubesched run` with dynamic resource allocation, end to end against the test API server.
+
+The test plays the cluster's other actors (tests/live/dra_actors.py): the resourceclaim
+controller (claims from templates) and a DRA driver (ResourceSlices, binding conditions).
+kubesched's DynamicResources allocates in its cycle and writes what upstream's PreBind
+writes: the finalizer, ``status.allocation`` and ``status.reservedFor`` through
+``resourceclaims/status``, the claim of DRA-backed extended resources, then binds.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from tests.apiserver import APIServer
+from tests.live.conftest import assert_invariants
+from tests.live.dra_actors import (
+    CLASS,
+    ClaimController,
+    claim_of,
+    claim_template,
+    device_class,
+    node_slice,
+    resource_claim,
+    with_claim,
+)
+from tests.live.harness import Kubesched, node, node_of, pod, scheduled_condition, scheduler_config, wait_until
+
+FINALIZER = "resource.kubernetes.io/delete-protection"
+EXTENDED = "resource.kubernetes.io/extended-resource-claim"
+
+
+def _consumer(server: APIServer, name: str) -> dict[str, str]:
+    obj = server.get("Pod", "default", name)
+    assert obj is not None
+    return {"resource": "pods", "name": name, "uid": obj["metadata"]["uid"]}
+
+
+def _devices(claim: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """(pool, device) of each allocated device."""
+    assert claim is not None
+    results = ((claim.get("status") or {}).get("allocation") or {}).get("devices", {}).get("results") or ()
+    return [(r["pool"], r["device"]) for r in results]
+
+
+@pytest.fixture
+def controller(server: APIServer) -> Iterator[ClaimController]:
+    running = ClaimController(server)
+    running.start()
+    yield running
+    running.stop()
+    assert not running.errors, running.errors
+
+
+@pytest.fixture
+def gpus(server: APIServer) -> None:
+    """Three nodes; the driver publishes one GPU on n1 and one on n2, none on n3."""
+    for name in ("n1", "n2", "n3"):
+        server.create(node(name))
+    server.create(device_class())
+    server.create(node_slice("n1", 1))
+    server.create(node_slice("n2", 1))
+
+
+def _start(server: APIServer, kubeconfig: Path, started: list[Kubesched], raw: dict[str, Any] | None = None) -> Kubesched:
+    sched = Kubesched(server, kubeconfig, scheduler_config(raw) if raw is not None else None).start()
+    started.append(sched)
+    return sched
+
+
+def test_a_claim_from_a_template_is_allocated_reserved_and_its_pod_bound_where_the_device_is(
+        server: APIServer, kubeconfig: Path, started: list[Kubesched], controller: ClaimController,
+        gpus: None) -> None:
+    sched = _start(server, kubeconfig, started)
+    server.create(claim_template("one-gpu"))
+    server.create(with_claim(pod("trainer"), "gpu", template="one-gpu"))
+    wait_until(lambda: node_of(server, "trainer") is not None, what="the pod bound")
+    claim = claim_of(server, "trainer", "gpu")
+    assert claim is not None and claim["metadata"]["name"].startswith("trainer-gpu-")
+    assert _devices(claim) == [(node_of(server, "trainer"), "gpu-0")]  # each pool is its node
+    assert claim["status"]["reservedFor"] == [_consumer(server, "trainer")]
+    assert claim["metadata"]["finalizers"] == [FINALIZER]
+    terms = claim["status"]["allocation"]["nodeSelector"]["nodeSelectorTerms"]
+    assert terms == [{"matchFields": [{"key": "metadata.name", "operator": "In",
+                                       "values": [node_of(server, "trainer")]}]}]
+    assert_invariants(server, sched)
+
+
+def test_a_shared_claim_is_allocated_once_and_reserved_for_every_pod_using_it(
+        server: APIServer, kubeconfig: Path, started: list[Kubesched], gpus: None) -> None:
+    sched = _start(server, kubeconfig, started)
+    server.create(resource_claim("shared"))
+    server.create(with_claim(pod("first"), "gpu", claim="shared"))
+    wait_until(lambda: node_of(server, "first") is not None, what="the first pod bound")
+    server.create(with_claim(pod("second"), "gpu", claim="shared"))
+    wait_until(lambda: node_of(server, "second") is not None, what="the second pod bound")
+    assert node_of(server, "second") == node_of(server, "first")  # where the shared device is
+    claim = server.get("ResourceClaim", "default", "shared")
+    assert claim is not None and len(_devices(claim)) == 1
+    assert claim["status"]["reservedFor"] == [_consumer(server, "first"), _consumer(server, "second")]
+    assert_invariants(server, sched)
+
+
+def test_a_pod_waits_for_a_device_and_is_placed_when_the_driver_publishes_one(
+        server: APIServer, kubeconfig: Path, started: list[Kubesched], controller: ClaimController,
+        gpus: None) -> None:
+    sched = _start(server, kubeconfig, started)
+    server.create(claim_template("one-gpu"))
+    for name in ("a", "b", "c"):
+        server.create(with_claim(pod(name), "gpu", template="one-gpu"))
+    wait_until(lambda: sum(node_of(server, n) is not None for n in "abc") == 2, what="two pods bound")
+    waiting = next(n for n in "abc" if node_of(server, n) is None)
+    wait_until(lambda: (scheduled_condition(server, waiting) or {}).get("reason") == "Unschedulable",
+               what="the third pod reported unschedulable")
+    assert "cannot allocate all claims" in scheduled_condition(server, waiting)["message"]  # type: ignore[index]
+    server.create(node_slice("n3", 1))  # the driver comes up on n3
+    wait_until(lambda: node_of(server, waiting) == "n3", what="the pod placed on the new device")
+    pools = sorted(_devices(claim_of(server, n, "gpu"))[0][0] for n in "abc")
+    assert pools == ["n1", "n2", "n3"]  # no device handed out twice
+    assert_invariants(server, sched)
+
+
+def test_a_dra_backed_extended_resource_gets_a_claim_created_by_kubesched(
+        server: APIServer, kubeconfig: Path, started: list[Kubesched], gpus: None) -> None:
+    server.create(device_class("gpu-extended", extended_resource_name="example.com/gpu"))
+    sched = _start(server, kubeconfig, started)
+    requester = pod("legacy")
+    for kind in ("requests", "limits"):
+        requester["spec"]["containers"][0]["resources"].setdefault(kind, {})["example.com/gpu"] = "1"
+    server.create(requester)
+    wait_until(lambda: node_of(server, "legacy") is not None, what="the pod bound")
+    obj = server.get("Pod", "default", "legacy")
+    assert obj is not None
+    status = obj["status"]["extendedResourceClaimStatus"]
+    claim = server.get("ResourceClaim", "default", status["resourceClaimName"])
+    assert claim is not None and claim["metadata"]["name"].startswith("legacy-extended-resources-")
+    assert claim["metadata"]["annotations"][EXTENDED] == "true"
+    owner = claim["metadata"]["ownerReferences"][0]
+    assert (owner["kind"], owner["name"], owner["uid"], owner["controller"]) == ("Pod", "legacy",
+                                                                                obj["metadata"]["uid"], True)
+    assert claim["status"]["reservedFor"] == [_consumer(server, "legacy")]
+    assert _devices(claim) == [(node_of(server, "legacy"), "gpu-0")]
+    assert [m["resourceName"] for m in status["requestMappings"]] == ["example.com/gpu"]
+    assert_invariants(server, sched)
+
+
+def test_a_pod_whose_class_does_not_exist_stays_pending_with_upstreams_reason(
+        server: APIServer, kubeconfig: Path, started: list[Kubesched], gpus: None) -> None:
+    sched = _start(server, kubeconfig, started)
+    missing = resource_claim("no-class")
+    missing["spec"]["devices"]["requests"][0]["exactly"]["deviceClassName"] = "missing.example.com"
+    server.create(missing)
+    server.create(with_claim(pod("lost-class"), "gpu", claim="no-class"))
+    wait_until(lambda: scheduled_condition(server, "lost-class") is not None, what="the pod reported")
+    condition = scheduled_condition(server, "lost-class")
+    assert condition is not None and condition["status"] == "False"
+    assert "request gpu: device class missing.example.com does not exist" in condition["message"]
+    claim = server.get("ResourceClaim", "default", "no-class")
+    assert claim is not None and "status" not in claim  # nothing written
+    assert_invariants(server, sched)
+
+
+def test_the_class_the_pod_needs_arriving_later_makes_it_schedulable(
+        server: APIServer, kubeconfig: Path, started: list[Kubesched]) -> None:
+    server.create(node("n1"))
+    server.create(node_slice("n1", 1))
+    sched = _start(server, kubeconfig, started)
+    server.create(resource_claim("late-class"))
+    server.create(with_claim(pod("patient"), "gpu", claim="late-class"))
+    wait_until(lambda: scheduled_condition(server, "patient") is not None, what="the pod reported")
+    assert node_of(server, "patient") is None
+    server.create(device_class(CLASS))
+    wait_until(lambda: node_of(server, "patient") == "n1", what="the pod bound once its class exists")
+    assert_invariants(server, sched)
+
+
+def test_a_conflicting_claim_write_is_read_again_and_retried(
+        server: APIServer, kubeconfig: Path, started: list[Kubesched], controller: ClaimController,
+        gpus: None) -> None:
+    server.faults.add(method="PUT", path=r"/resourceclaims/[^/]+/status$", status=409, times=1, reason="Conflict")
+    sched = _start(server, kubeconfig, started)
+    server.create(claim_template("one-gpu"))
+    server.create(with_claim(pod("retried"), "gpu", template="one-gpu"))
+    wait_until(lambda: node_of(server, "retried") is not None, what="the pod bound")
+    claim = claim_of(server, "retried", "gpu")
+    assert claim is not None and claim["status"]["reservedFor"] == [_consumer(server, "retried")]
+    status_puts = [p for m, p in server.requests if m == "PUT" and p.endswith("/status")]
+    name = claim["metadata"]["name"]
+    assert ("GET", f"/apis/resource.k8s.io/v1/namespaces/default/resourceclaims/{name}") in server.requests
+    assert len(status_puts) == 2  # the refused one, then the one after reading the claim again
+    assert_invariants(server, sched)
+
+
+def test_a_failed_binding_unreserves_the_claim_and_the_retry_reserves_it_once(
+        server: APIServer, kubeconfig: Path, started: list[Kubesched], controller: ClaimController,
+        gpus: None) -> None:
+    server.faults.add(method="POST", path=r"/pods/unlucky/binding$", status=500, times=1)
+    sched = _start(server, kubeconfig, started)
+    server.create(claim_template("one-gpu"))
+    server.create(with_claim(pod("unlucky"), "gpu", template="one-gpu"))
+    wait_until(lambda: node_of(server, "unlucky") is not None, timeout=30, what="the pod bound on its retry")
+    claim = claim_of(server, "unlucky", "gpu")
+    assert claim is not None and claim["status"]["reservedFor"] == [_consumer(server, "unlucky")]
+    patches = [p for m, p in server.requests if m == "PATCH" and p.endswith(f"{claim['metadata']['name']}/status")]
+    assert patches, "Unreserve removes the pod from reservedFor"
+    assert _devices(claim) == [(node_of(server, "unlucky"), "gpu-0")]
+    assert_invariants(server, sched)
+
+
+def test_a_failed_binding_deletes_the_extended_resources_claim_it_created(
+        server: APIServer, kubeconfig: Path, started: list[Kubesched], gpus: None) -> None:
+    server.create(device_class("gpu-extended", extended_resource_name="example.com/gpu"))
+    server.faults.add(method="POST", path=r"/pods/legacy/binding$", status=500, times=1)
+    sched = _start(server, kubeconfig, started)
+    requester = pod("legacy")
+    for kind in ("requests", "limits"):
+        requester["spec"]["containers"][0]["resources"].setdefault(kind, {})["example.com/gpu"] = "1"
+    server.create(requester)
+    wait_until(lambda: node_of(server, "legacy") is not None, timeout=30, what="the pod bound on its retry")
+    created = [p for m, p in server.requests if m == "POST" and p.endswith("/resourceclaims")]
+    deleted = [p for m, p in server.requests if m == "DELETE" and "/resourceclaims/" in p]
+    assert len(created) == 2 and len(deleted) == 1  # the first claim went with the failed binding
+    claims = [c for c in server.list("ResourceClaim") if c["metadata"]["name"].startswith("legacy-extended-resources-")]
+    assert len(claims) == 1
+    obj = server.get("Pod", "default", "legacy")
+    assert obj is not None and obj["status"]["extendedResourceClaimStatus"]["resourceClaimName"] == \
+        claims[0]["metadata"]["name"]
+    assert_invariants(server, sched)
+
+
+def test_run_watches_device_classes_claims_and_slices_but_not_templates(
+        server: APIServer, kubeconfig: Path, started: list[Kubesched]) -> None:
+    """kube-scheduler's DRA informers; the resourceclaim controller reads templates, and
+    system:kube-scheduler may not list them."""
+    sched = _start(server, kubeconfig, started)
+    watched = sched.call(lambda live: {informer.resource.path for informer in live.informers})
+    assert {"/apis/resource.k8s.io/v1/deviceclasses", "/apis/resource.k8s.io/v1/resourceclaims",
+            "/apis/resource.k8s.io/v1/resourceslices"} <= watched
+    assert "/apis/resource.k8s.io/v1/resourceclaimtemplates" not in watched
