@@ -60,7 +60,7 @@ class SimulatedClaims:
         found = self._claim_store().get(namespace, name)
         if found is None:
             raise ClaimWriteError(f'resourceclaims.resource.k8s.io "{name}" not found')
-        return copy.deepcopy(dict(found))
+        return dict(found)  # writers copy the parts they change (metadata, status): the stored object stays as it was
 
     def create_resource_claim(self, claim: JSONObject) -> JSONObject:
         store = self._claim_store()
@@ -90,7 +90,7 @@ class SimulatedClaims:
             if DELETE_PROTECTION_FINALIZER not in finalizers:
                 meta["finalizers"] = [*finalizers, DELETE_PROTECTION_FINALIZER]
                 doc["metadata"] = meta
-            status["allocation"] = copy.deepcopy(dict(allocation))
+            status["allocation"] = dict(allocation)
         status["reservedFor"] = [*(status.get("reservedFor") or []), dict(consumer)]
         if set_allocation_timestamp:
             current = status.get("allocation")

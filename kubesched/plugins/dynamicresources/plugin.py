@@ -39,6 +39,7 @@ from ...framework.scoring import default_normalize_score
 from ...framework.signing import SignFragment
 from ...framework.views import IntArray
 from ...objects.dra import ResourceClaim
+from ...objects.node import Node
 from ...objects.nodeinfo import NodeInfo
 from ...objects.pod import PodInfo
 from .binding import BindingMixin
@@ -62,6 +63,7 @@ from .structured import AllocationError, Allocator, Features as AllocatorFeature
 __all__ = ["DynamicResources", "allocator_features", "new"]
 
 _SKIP = Status(Code.SKIP)
+_NO_CLAIMS = DraState()  # shared by every pod without claims: never written to
 _CANNOT_ALLOCATE = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_CANNOT_ALLOCATE)
 _NOT_AVAILABLE = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_NOT_AVAILABLE)
 
@@ -135,10 +137,11 @@ class DynamicResources(HintsMixin, BindingMixin):
     def pre_filter(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView) -> tuple[PreFilterResult | None, Status | None]:
         if not self.enabled:
             return None, _SKIP
+        if not pod.resource_claims and not (self.features.enable_dra_extended_resource and pod.requests.requests.scalar):
+            state.write(STATE, _NO_CLAIMS)
+            return None, _SKIP
         s = DraState()
         state.write(STATE, s)
-        if not pod.resource_claims and not (self.features.enable_dra_extended_resource and pod.requests.requests.scalar):
-            return None, _SKIP
         try:
             claims = self.pod_claims(pod) if pod.resource_claims else []
         except ClaimNotCreated as err:
@@ -172,6 +175,10 @@ class DynamicResources(HintsMixin, BindingMixin):
             status = self._check_requests(claim)
             if status is not None:
                 return None, status
+        s.has_selectors = any(sel is not None for sel in s.available_on)
+        s.prioritized = any(r.first_available for c in claims for r in c.spec.requests)
+        if s.backed is None:
+            s.plain_claims = [claims[i] for i in s.to_allocate()]
         if to_allocate:
             s.allocator = Allocator(self.allocator_features, self.manager.allocated_state(), self.manager,
                                     self.manager.slice_index(), self.cel_cache)
@@ -221,6 +228,9 @@ class DynamicResources(HintsMixin, BindingMixin):
         if s.empty():
             return None
         node = node_info.node
+        plain = s.plain_claims
+        if plain is not None:  # the usual case: user claims only, nothing allocated by an earlier pod's Reserve
+            return self._filter_plain(s, node, plain)
         node_claim: ResourceClaim | None = None
         node_allocation = NodeAllocation([])
         ext = s.extended_claim()
@@ -264,7 +274,7 @@ class DynamicResources(HintsMixin, BindingMixin):
                 return Status.as_error(err)
             if results is None or len(results) != len(to_allocate):
                 return _CANNOT_ALLOCATE
-            node_allocation.results = list(results) + pending
+            node_allocation.results = [*results, *pending] if pending else results
         if unavailable:
             s.unavailable.update(unavailable)
             return _NOT_AVAILABLE
@@ -272,10 +282,38 @@ class DynamicResources(HintsMixin, BindingMixin):
             s.node_allocations[node.name] = node_allocation
         return None
 
+    def _filter_plain(self, s: DraState, node: Node, claims: list[ResourceClaim]) -> Status | None:
+        """Filter for user claims only with no in-flight allocation of their own: the allocated
+        claims' node selectors, then one allocator call for the rest; results stay unbuilt until
+        Reserve reads the chosen node's."""
+        unavailable = None
+        if s.has_selectors:
+            for index, selector in enumerate(s.available_on):
+                if selector is not None and not selector.matches(node.labels, node.name):
+                    if unavailable is None:
+                        unavailable = []
+                    unavailable.append(index)
+        results = None
+        if s.allocator is not None:
+            try:
+                results = s.allocator.allocate(node, claims)
+            except NodeAllocationError as err:
+                return _unresolvable(str(err))
+            except AllocationError as err:
+                return Status.as_error(err)
+            if results is None or len(results) != len(claims):
+                return _CANNOT_ALLOCATE
+        if unavailable:
+            s.unavailable.update(unavailable)
+            return _NOT_AVAILABLE
+        if results is not None:
+            s.node_allocations[node.name] = NodeAllocation(results)
+        return None
+
     # -- Score ----------------------------------------------------------------------------------------
     def score(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> int:
         s = state.get(STATE)
-        if not self.enabled or not self.features.enable_dra_prioritized_list or s is None or s.empty():
+        if not self.enabled or not self.features.enable_dra_prioritized_list or s is None or not s.prioritized:
             return 0
         found = s.node_allocations.get(node_info.node.name)
         return 0 if found is None else compute_score(s, found)
@@ -283,8 +321,8 @@ class DynamicResources(HintsMixin, BindingMixin):
     def score_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> IntArray:
         out = np.zeros(len(rows), dtype=np.int64)
         s = state.get(STATE)
-        if not self.enabled or not self.features.enable_dra_prioritized_list or s is None or s.empty():
-            return out
+        if not self.enabled or not self.features.enable_dra_prioritized_list or s is None or not s.prioritized:
+            return out  # only firstAvailable requests score
         infos = snapshot.node_infos
         for k, row in enumerate(rows.tolist()):
             info = infos[row]
@@ -294,7 +332,10 @@ class DynamicResources(HintsMixin, BindingMixin):
         return out
 
     def normalize_score(self, state: CycleState, pod: PodInfo, scores: IntArray) -> IntArray:
-        return default_normalize_score(scores, False) if self.enabled else scores
+        s = state.get(STATE)
+        if not self.enabled or s is None or s.empty():
+            return scores  # all zero
+        return default_normalize_score(scores, False)
 
     # -- Reserve / Unreserve -------------------------------------------------------------------------
     def reserve(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
@@ -303,8 +344,10 @@ class DynamicResources(HintsMixin, BindingMixin):
         s = state.get(STATE)
         if s is None:
             return Status(Code.ERROR, f"error reading {NAME!r} from cycle-state: not found")
+        if s.empty() or s.allocator is None:
+            return None
         to_allocate = s.to_allocate()
-        if s.empty() or not to_allocate or s.allocator is None:
+        if not to_allocate:
             return None
         ext_index = s.extended_index()
         needs_user_claims = any(i != ext_index for i in to_allocate)
@@ -393,12 +436,18 @@ def compute_score(s: DraState, found: NodeAllocation) -> int:
     unallocated = 0
     for claim in s.claims:
         allocation = claim.allocation
+        requests: set[str] | None = None
         if allocation is None:
             if unallocated >= len(found.results):
                 return score
-            allocation = found.results[unallocated]
+            picks = getattr(found.results, "picks", None)
+            if picks is not None:  # the allocator's picks: no result built for a node only scored
+                requests = {p.request for p in picks[unallocated].devices if "/" in p.request}
+            else:
+                allocation = found.results[unallocated]
             unallocated += 1
-        chosen = {r.request for r in allocation.devices if "/" in r.request}
+        chosen = requests if requests is not None else (
+            {r.request for r in allocation.devices if "/" in r.request} if allocation is not None else set())
         if not chosen:
             continue
         for request in claim.spec.requests:

@@ -8,6 +8,7 @@ upstream's pointer is: preemption's dry runs see the same allocations.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ...framework import StateKey
@@ -16,6 +17,7 @@ from ...objects.selectors import NodeSelector
 from .extended import ExtendedRequest, RequestMapping
 from .names import NAME
 from .structured import Allocator
+from .structured.results import AllocationResults
 
 __all__ = ["NodeAllocation", "DraState", "STATE"]
 
@@ -25,7 +27,7 @@ class NodeAllocation:
     """Filter's result on one node: allocations for the claims that needed one (in claim
     order), the node's variant of the extended-resource claim and its container mappings."""
 
-    results: list[AllocationResult]
+    results: "Sequence[AllocationResult] | AllocationResults"
     extended_claim: ResourceClaim | None = None
     extended_requests: list[ExtendedRequest] = field(default_factory=list)
     mappings: list[RequestMapping] = field(default_factory=list)
@@ -42,6 +44,10 @@ class DraState:
     allocations: list[AllocationResult | None] = field(default_factory=list)  # Reserve's (or pending) per claim
     unavailable: set[int] = field(default_factory=set)
     node_allocations: dict[str, NodeAllocation] = field(default_factory=dict)
+    # The claims Filter allocates when there is no extended-resource claim (None otherwise).
+    plain_claims: list[ResourceClaim] | None = None
+    has_selectors: bool = False  # some allocated claim has an allocation node selector
+    prioritized: bool = False  # some request has firstAvailable subrequests (only those score)
 
     def clone(self) -> "DraState":
         return self

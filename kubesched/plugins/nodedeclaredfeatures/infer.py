@@ -31,12 +31,12 @@ FEATURES = (
 
 
 def _restarts_all(containers: object) -> bool:
-    if not isinstance(containers, list):
+    if type(containers) is not list:  # every scheduling cycle asks: no ABC checks on the way
         return False
     for container in containers:
-        rules = container.get("restartPolicyRules") if isinstance(container, Mapping) else None
-        if isinstance(rules, list) and any(isinstance(r, Mapping) and r.get("action") == "RestartAllContainers"
-                                           for r in rules):
+        rules = container.get("restartPolicyRules") if type(container) is dict else None
+        if rules and type(rules) is list and any(type(r) is dict and r.get("action") == "RestartAllContainers"
+                                                 for r in rules):
             return True
     return False
 
@@ -44,10 +44,13 @@ def _restarts_all(containers: object) -> bool:
 def infer_for_scheduling(spec: Mapping[str, object] | None) -> frozenset[str]:
     """The features a pod with this spec needs, by name (empty: none)."""
     if not spec:
-        return frozenset()
+        return _NONE
     found = set()
     if _restarts_all(spec.get("containers")) or _restarts_all(spec.get("initContainers")):
         found.add(RESTART_ALL_CONTAINERS)
     if spec.get("hostNetwork") is True and spec.get("hostUsers") is False:
         found.add(USER_NAMESPACES_HOST_NETWORK)
-    return frozenset(found)
+    return frozenset(found) if found else _NONE
+
+
+_NONE: frozenset[str] = frozenset()

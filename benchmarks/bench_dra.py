@@ -1,0 +1,310 @@
+"""DRA scheduling throughput in ``simulate``, mirroring upstream scheduler_perf's DRA workloads.
+
+    python benchmarks/bench_dra.py [--workload NAME|all] [--scale F]
+
+Workloads (``test/integration/scheduler_perf/dra/``, each at its largest size; the test
+driver's ResourceSlices are one per node, pool = node name, ``maxClaimsPerNode`` devices):
+
+* SchedulingWithResourceClaimTemplate (5000pods_500nodes): 500 DRA nodes with 10 devices;
+  2,500 pods already running with a claim each, 2,500 measured pods from a claim template.
+* SchedulingWithResourceClaim (5000pods_500nodes): 2 devices per node; claims shared by 5
+  pods each: 500 claims and 2,500 pods running, 500 claims and 2,500 measured pods.
+* SteadyStateClusterResourceClaimTemplate (half_500nodes): 2,500 claims allocated up
+  front; upstream then keeps 10 pods churning for 10 s, here 2,500 measured pods fill the
+  rest (simulate has no wall-clock churn; the allocated state is upstream's).
+* FirstAvailable (prioritized-list, at SchedulingWithResourceClaimTemplate's size): the
+  template's first subrequest names a class without devices, the second the test class.
+* Partitionable (2000pods_100nodes): 2,000 pools of two slices (shared counters; devices
+  consuming them) selected by a node label, 2,000 measured pods asking for two devices
+  with ``matchAttribute``.
+* ConsumableCapacity (2000pods_100nodes): 2,000 slices with one shareable 80Gi device,
+  2,000 measured pods with two requests of 40Gi.
+* DeviceTaintToleration (at the template workload's size): requests tolerate a taint
+  (DeviceTaintRules are off at v1.36's defaults, so the rule's taint never applies).
+* ExtendedResource_25Classes (5000pods_500nodes): 25 classes with
+  ``extendedResourceName: example.com/gpu-<i>``, pods asking for one of them.
+* SchedulingBasic_DynamicResources: SchedulingBasic (5,000 nodes, 1,000 running pods,
+  10,000 measured) with the default profile, and again with DynamicResources disabled, in
+  one run: the cost of the plugin for pods without claims.
+
+Only ``Simulation.run`` is timed (building and loading are setup, as in scheduler_perf).
+Upstream's thresholds are floors measured with an API server in the loop: printed as
+context, not compared. Figures on a shared machine vary: compare only one run's figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import (  # noqa: E402
+    bind_round_robin,
+    build_snapshot,
+    default_scheduler_config,
+    format_result,
+    make_nodes,
+    make_pods,
+    run_workload,
+)
+
+from kubesched.cluster.snapshot import ClusterSnapshot  # noqa: E402
+
+DRIVER = "test-driver.cdi.k8s.io"
+API = "resource.k8s.io/v1"
+TARGET = 1000  # pods/s on the 2-core development machine
+
+
+def dra_node(i: int) -> dict[str, Any]:
+    """templates/node-with-dra-test-driver.yaml."""
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": f"scheduler-perf-dra-{i:05d}", "labels": {"node-with-dra": "true"}},
+            "status": {"capacity": {"pods": "110", "cpu": "4", "memory": "32Gi"},
+                       "conditions": [{"type": "Ready", "status": "True"}]}}
+
+
+def driver_slice(node: str, devices: int) -> dict[str, Any]:
+    """What createResourceDriver publishes for one node."""
+    return {"apiVersion": API, "kind": "ResourceSlice", "metadata": {"name": f"{node}-{DRIVER}"},
+            "spec": {"driver": DRIVER, "nodeName": node, "pool": {"name": node, "generation": 1, "resourceSliceCount": 1},
+                     "devices": [{"name": f"instance-{d}"} for d in range(devices)]}}
+
+
+def device_class(name: str = "test-class", expression: str = f'device.driver == "{DRIVER}"',
+                 extended: str | None = None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"selectors": [{"cel": {"expression": expression}}]}
+    if extended:
+        spec["extendedResourceName"] = extended
+    return {"apiVersion": API, "kind": "DeviceClass", "metadata": {"name": name}, "spec": spec}
+
+
+def template(namespace: str, requests: list[dict[str, Any]], constraints: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    devices: dict[str, Any] = {"requests": requests}
+    if constraints:
+        devices["constraints"] = constraints
+    return {"apiVersion": API, "kind": "ResourceClaimTemplate",
+            "metadata": {"name": "test-claim-template", "namespace": namespace}, "spec": {"spec": {"devices": devices}}}
+
+
+def claim(namespace: str, name: str, allocated_on: str | None = None, device: str = "", pod: dict[str, Any] | None = None) -> dict[str, Any]:
+    doc: dict[str, Any] = {"apiVersion": API, "kind": "ResourceClaim", "metadata": {"name": name, "namespace": namespace, "uid": f"uid-{namespace}-{name}"},
+                           "spec": {"devices": {"requests": [{"name": "req-0", "exactly": {"deviceClassName": "test-class"}}]}}}
+    if allocated_on is not None:
+        status: dict[str, Any] = {"allocation": {
+            "devices": {"results": [{"request": "req-0", "driver": DRIVER, "pool": allocated_on, "device": device}]},
+            "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [allocated_on]}]}]}}}
+        if pod is not None:
+            status["reservedFor"] = [{"resource": "pods", "name": pod["metadata"]["name"], "uid": pod["metadata"]["uid"]}]
+        doc["status"] = status
+    return doc
+
+
+def claim_pod(namespace: str, name: str, *, template_claim: bool = True, claim_name: str = "") -> dict[str, Any]:
+    """templates/pod-with-claim-template.yaml (or pod-with-claim-ref.yaml)."""
+    entry: dict[str, Any] = {"name": "resource"}
+    if template_claim:
+        entry["resourceClaimTemplateName"] = "test-claim-template"
+    else:
+        entry["resourceClaimName"] = claim_name
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": namespace, "uid": f"uid-{namespace}-{name}"},
+            "spec": {"containers": [{"name": "pause", "image": "registry.k8s.io/pause:3.10.1", "resources": {"claims": [{"name": "resource"}]}}],
+                     "resourceClaims": [entry]}}
+
+
+def _snapshot(nodes: list[dict[str, Any]], bound: list[dict[str, Any]], pending: list[dict[str, Any]],
+              objects: list[dict[str, Any]]) -> ClusterSnapshot:
+    snap = build_snapshot(nodes, bound, pending)
+    for obj in objects:
+        snap.objects.setdefault(obj["kind"], []).append(obj)
+    return snap
+
+
+def _running_with_claims(nodes: list[dict[str, Any]], count: int, per_node: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``count`` pods already placed (round robin), each with an allocated claim of its own."""
+    pods, claims = [], []
+    for i in range(count):
+        node = nodes[i % len(nodes)]["metadata"]["name"]
+        pod = claim_pod("init", f"init-{i}", template_claim=False, claim_name=f"init-claim-{i}")
+        pod["spec"]["nodeName"] = node
+        pods.append(pod)
+        claims.append(claim("init", f"init-claim-{i}", node, f"instance-{(i // len(nodes)) % per_node}", pod))
+    return pods, claims
+
+
+def build_template(scale: float, requests: list[dict[str, Any]] | None = None, classes: list[dict[str, Any]] | None = None):
+    def build() -> ClusterSnapshot:
+        n, per_node = int(500 * scale), 10
+        nodes = [dra_node(i) for i in range(n)]
+        bound, claims = _running_with_claims(nodes, int(2500 * scale), per_node)
+        pending = [claim_pod("test", f"test-{i}") for i in range(int(2500 * scale))]
+        objects = [*(classes or [device_class()]), template("test", requests or [{"name": "req-0", "exactly": {"deviceClassName": "test-class"}}]),
+                   *(driver_slice(node["metadata"]["name"], per_node) for node in nodes), *claims]
+        return _snapshot(nodes, bound, pending, objects)
+    return build
+
+
+def build_shared_claims(scale: float):
+    def build() -> ClusterSnapshot:
+        n, per_node = int(500 * scale), 2
+        nodes = [dra_node(i) for i in range(n)]
+        init_claims = int(500 * scale)
+        objects: list[dict[str, Any]] = [device_class(), *(driver_slice(node["metadata"]["name"], per_node) for node in nodes)]
+        bound = []
+        for c in range(init_claims):
+            node = nodes[c % n]["metadata"]["name"]
+            pods = [claim_pod("init", f"init-{c * 5 + k}", template_claim=False, claim_name=f"test-claim-{c}") for k in range(5)]
+            for pod in pods:
+                pod["spec"]["nodeName"] = node
+            doc = claim("init", f"test-claim-{c}", node, f"instance-{(c // n) % per_node}")
+            doc["status"]["reservedFor"] = [{"resource": "pods", "name": p["metadata"]["name"], "uid": p["metadata"]["uid"]} for p in pods]
+            objects.append(doc)
+            bound.extend(pods)
+        pending = []
+        for c in range(int(500 * scale)):
+            objects.append(claim("test", f"test-claim-{c}"))
+            pending += [claim_pod("test", f"test-{c * 5 + k}", template_claim=False, claim_name=f"test-claim-{c}") for k in range(5)]
+        return _snapshot(nodes, bound, pending, objects)
+    return build
+
+
+def build_steady_state(scale: float):
+    def build() -> ClusterSnapshot:
+        n, per_node = int(500 * scale), 10
+        nodes = [dra_node(i) for i in range(n)]
+        claims = [claim("init", f"test-claim-{i}", nodes[i % n]["metadata"]["name"], f"instance-{(i // n) % per_node}")
+                  for i in range(int(2500 * scale))]
+        pending = [claim_pod("test", f"test-{i}") for i in range(int(2500 * scale))]
+        objects = [device_class(), template("test", [{"name": "req-0", "exactly": {"deviceClassName": "test-class"}}]),
+                   *(driver_slice(node["metadata"]["name"], per_node) for node in nodes), *claims]
+        return _snapshot(nodes, [], pending, objects)
+    return build
+
+
+def _selected_pool_slices(index: int, devices: list[dict[str, Any]], counters: list[dict[str, Any]] | None, count: int) -> list[dict[str, Any]]:
+    selector = {"nodeSelectorTerms": [{"matchExpressions": [{"key": "node-with-dra", "operator": "In", "values": ["true"]}]}]}
+    pool = {"name": f"resourceslice-{index}", "generation": 1, "resourceSliceCount": count}
+    out = []
+    if counters is not None:
+        out.append({"apiVersion": API, "kind": "ResourceSlice", "metadata": {"name": f"resourceslice-countersets-{index}"},
+                    "spec": {"pool": pool, "driver": DRIVER, "nodeSelector": selector, "sharedCounters": counters}})
+    out.append({"apiVersion": API, "kind": "ResourceSlice", "metadata": {"name": f"resourceslice-devices-{index}"},
+                "spec": {"pool": pool, "driver": DRIVER, "nodeSelector": selector, "devices": devices}})
+    return out
+
+
+def build_partitionable(scale: float):
+    def build() -> ClusterSnapshot:
+        nodes = [dra_node(i) for i in range(int(100 * scale))]
+        slices = int(2000 * scale)
+        counters = [{"name": "counter-set", "counters": {f"counter{k}": {"value": "1"} for k in range(1, 5)}}]
+        objects: list[dict[str, Any]] = [device_class()]
+        for s in range(slices):
+            def dev(name: str, uses: list[int], size: str) -> dict[str, Any]:
+                return {"name": name, "attributes": {"preallocate": {"bool": False}, "dra.example.com/slice": {"int": s}},
+                        "capacity": {"counters": {"value": size}},
+                        "consumesCounters": [{"counterSet": "counter-set", "counters": {f"counter{k}": {"value": "1"} for k in uses}}]}
+            devices = [dev("device-2-counters-1", [1, 2], "2"), dev("device-2-counters-2", [3, 4], "2"),
+                       *(dev(f"device-1-counter-{k}", [k], "1") for k in range(1, 5))]
+            objects += _selected_pool_slices(s, devices, counters, 2)
+        objects.append(template("test", [{"name": "req-0", "exactly": {"deviceClassName": "test-class", "count": 2}}],
+                                [{"requests": ["req-0"], "matchAttribute": "dra.example.com/slice"}]))
+        pending = [claim_pod("test", f"test-{i}") for i in range(int(2000 * scale))]
+        return _snapshot(nodes, [], pending, objects)
+    return build
+
+
+def build_consumable(scale: float):
+    def build() -> ClusterSnapshot:
+        nodes = [dra_node(i) for i in range(int(100 * scale))]
+        objects: list[dict[str, Any]] = [device_class(expression=f'device.driver == "{DRIVER}" && device.allowMultipleAllocations == true')]
+        for s in range(int(2000 * scale)):
+            device = {"name": "shareable-device", "allowMultipleAllocations": True,
+                      "capacity": {"memory": {"value": "80Gi", "requestPolicy": {"default": "1Gi", "validRange": {"min": "1Gi"}}}}}
+            objects += _selected_pool_slices(s, [device], None, 1)
+        req = {"deviceClassName": "test-class", "capacity": {"requests": {"memory": "40Gi"}}}
+        objects.append(template("test", [{"name": "req-0", "exactly": dict(req)}, {"name": "req-1", "exactly": dict(req)}]))
+        pending = [claim_pod("test", f"test-{i}") for i in range(int(2000 * scale))]
+        return _snapshot(nodes, [], pending, objects)
+    return build
+
+
+def build_extended(scale: float, classes: int = 25):
+    def build() -> ClusterSnapshot:
+        n, per_node = int(500 * scale), 10
+        nodes = [dra_node(i) for i in range(n)]
+        objects: list[dict[str, Any]] = [device_class(f"test-class-{c}", extended=f"example.com/gpu-{c}") for c in range(classes)]
+        objects += [driver_slice(node["metadata"]["name"], per_node) for node in nodes]
+
+        def pod(namespace: str, i: int) -> dict[str, Any]:
+            gpu = {f"example.com/gpu-{i % classes}": "1"}
+            return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"{namespace}-{i}", "namespace": namespace, "uid": f"uid-{namespace}-{i}"},
+                    "spec": {"containers": [{"name": "pause", "image": "registry.k8s.io/pause:3.9",
+                                             "resources": {"requests": gpu, "limits": gpu}}]}}
+        pending = [pod("init", i) for i in range(int(2500 * scale))] + [pod("test", i) for i in range(int(2500 * scale))]
+        return _snapshot(nodes, [], pending, objects)
+    return build
+
+
+def build_basic(scale: float):
+    def build() -> ClusterSnapshot:
+        nodes = make_nodes(int(5000 * scale))
+        bound = bind_round_robin(make_pods(int(1000 * scale), prefix="init-pod-", namespace="namespace-1"), nodes)
+        return build_snapshot(nodes, bound, make_pods(int(10000 * scale), prefix="pod-", namespace="namespace-2"))
+    return build
+
+
+TOLERATING = [{"name": "req-0", "exactly": {"deviceClassName": "test-class",
+                                             "tolerations": [{"key": "example.com/taint", "operator": "Exists"}]}}]
+FIRST_AVAILABLE = [{"name": "req-0", "firstAvailable": [{"name": "sub-0", "deviceClassName": "no-devices-class"},
+                                                        {"name": "sub-1", "deviceClassName": "test-class"}]}]
+
+# name -> (builder(scale), upstream threshold for context, measured namespace or None for all)
+WORKLOADS: dict[str, tuple[Callable[[float], Callable[[], ClusterSnapshot]], str, str | None]] = {
+    "SchedulingWithResourceClaimTemplate": (build_template, "40 pods/s (56 with queueing hints)", "test"),
+    "SchedulingWithResourceClaim": (build_shared_claims, "none", "test"),
+    "SteadyStateClusterResourceClaimTemplate": (build_steady_state, "70 pods/s (half_500nodes)", "test"),
+    "FirstAvailable": (lambda s: build_template(s, FIRST_AVAILABLE, [device_class(), device_class(
+        "no-devices-class", 'device.driver == "no-such-driver.cdi.k8s.io"')]), "none", "test"),
+    "Partitionable": (build_partitionable, "none", "test"),
+    "ConsumableCapacity": (build_consumable, "none", "test"),
+    "DeviceTaintToleration": (lambda s: build_template(s, TOLERATING), "none", "test"),
+    "ExtendedResource_25Classes": (build_extended, "none", "test"),
+}
+
+WITHOUT_DRA = {"profiles": [{"schedulerName": "default-scheduler",
+                             "plugins": {"multiPoint": {"disabled": [{"name": "DynamicResources"}]}}}]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workload", default="all", choices=["all", "SchedulingBasic_DynamicResources", *WORKLOADS])
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply every count (nodes, claims, pods) by this")
+    args = parser.parse_args(argv)
+    failed = False
+    names = [*WORKLOADS, "SchedulingBasic_DynamicResources"] if args.workload == "all" else [args.workload]
+    for name in names:
+        if name == "SchedulingBasic_DynamicResources":
+            build = build_basic(args.scale)
+            with_dra = run_workload("SchedulingBasic (DynamicResources in the profile)", build, seed=0)
+            without = run_workload("SchedulingBasic (DynamicResources disabled)", build,
+                                   config=default_scheduler_config(WITHOUT_DRA), seed=0)
+            print(format_result(with_dra), flush=True)
+            print(format_result(without), flush=True)
+            ratio = with_dra.pods_per_second / without.pods_per_second
+            print(f"  with/without DynamicResources: {ratio:.3f} (same work, same machine, one run)", flush=True)
+            continue
+        builder, upstream, namespace = WORKLOADS[name]
+        result = run_workload(name, builder(args.scale), seed=0,
+                              measured=(lambda key, ns=namespace: ns is None or key.startswith(ns + "/")))
+        print(format_result(result), flush=True)
+        print(f"  upstream threshold (context only, API server in the loop): {upstream}; "
+              f"target here: {TARGET} pods/s", flush=True)
+        failed = failed or bool(result.unschedulable)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
