@@ -105,7 +105,7 @@ def test_python_blocks_run() -> None:
     ran = 0
     for block in BLOCKS:
         if block.kind == "run" and block.argument == "python":
-            code = compile(block.text, f"{DOC.name}, block at line {block.line}", "exec")
+            code = compile(block.text, f"{DOC.name}, block at line {block.line}", "exec", dont_inherit=True)
             exec(code, {"__name__": f"doc_block_{block.line}"})  # the tutorial is importable (tutorial.py)
             ran += 1
     assert ran >= 2
