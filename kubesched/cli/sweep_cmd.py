@@ -66,11 +66,15 @@ R = TypeVar("R")
                    "its workers must read the data paths.")
 @click.option("--output", "output_dir", type=click.Path(file_okay=False), metavar="DIR",
               help="Write sweep.json, results.csv, summary.csv (points.csv for replays) and report.html here.")
+@click.option("--worker-timeout", type=click.FloatRange(min=0, min_open=True), default=sweep.NO_WORKER_TIMEOUT,
+              show_default=True, metavar="SECONDS",
+              help="When no Dask worker is left, wait this long for one to join (with a warning), then fail the "
+                   "tasks left.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress, only the table.")
 def sweep_command(grid_file: str | None, nodes: str | None, variants: tuple[str, ...], policies: tuple[str, ...],
                   arrivals: tuple[float, ...], mode: str | None, snapshots: tuple[str, ...], configs: tuple[str, ...],
                   seeds: int | None, first_seed: int | None, tie_break: str | None, workers: int | None,
-                  scheduler_address: str | None, output_dir: str | None, quiet: bool) -> None:
+                  scheduler_address: str | None, output_dir: str | None, worker_timeout: float, quiet: bool) -> None:
     """Run a grid of replays (policies x seeds x arrival levels x pod lists) or of comparisons
     (configurations x seeds x snapshots) in parallel, on local processes or a Dask cluster,
     and report them in one table (mean ± std over seeds); see docs/sweep.md."""
@@ -117,7 +121,7 @@ def sweep_command(grid_file: str | None, nodes: str | None, variants: tuple[str,
     out = output_directory(output_dir) if output_dir else None
     err_console = Console(stderr=True, soft_wrap=True)
     try:
-        outcome = _execute(grid, scheduler_address, workers, err_console, quiet)
+        outcome = _execute(grid, scheduler_address, workers, err_console, quiet, worker_timeout)
     except OSError as err:
         fail([str(err)])
     except KeyboardInterrupt:
@@ -126,8 +130,9 @@ def sweep_command(grid_file: str | None, nodes: str | None, variants: tuple[str,
     _report(grid, outcome, out, err_console)
 
 
-def _execute(grid: Grid, address: str | None, workers: int | None, console: Console,
-             quiet: bool) -> SweepOutcome[ReplaySpec, ReplayResult] | SweepOutcome[CompareSpec, CompareResult]:
+def _execute(grid: Grid, address: str | None, workers: int | None, console: Console, quiet: bool,
+             worker_timeout: float = sweep.NO_WORKER_TIMEOUT,
+             ) -> SweepOutcome[ReplaySpec, ReplayResult] | SweepOutcome[CompareSpec, CompareResult]:
     """Open the cluster, run the grid on it, close it (however the run ends)."""
     where = address or f"a local cluster of {workers or sweep.default_workers()} worker process(es)"
     if not quiet:
@@ -136,12 +141,12 @@ def _execute(grid: Grid, address: str | None, workers: int | None, console: Cons
         if address and not quiet and sweep.worker_count(client) == 0:
             console.print(f"{address} has no workers yet: the tasks wait for one", highlight=False)
         if isinstance(grid, ReplayGrid):
-            return _run(client, run_replay, grid.specs(), console, quiet, _replay_line)
-        return _run(client, run_compare, grid.specs(), console, quiet, _compare_line)
+            return _run(client, run_replay, grid.specs(), console, quiet, _replay_line, worker_timeout)
+        return _run(client, run_compare, grid.specs(), console, quiet, _compare_line, worker_timeout)
 
 
 def _run(client: Client, function: Callable[[S], R], specs: Sequence[S], console: Console, quiet: bool,
-         line: Callable[[R], str]) -> SweepOutcome[S, R]:
+         line: Callable[[R], str], worker_timeout: float = sweep.NO_WORKER_TIMEOUT) -> SweepOutcome[S, R]:
     """The grid's tasks with a progress bar on a terminal (a line per task otherwise)."""
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                    console=console, transient=True, disable=quiet or not console.is_terminal)
@@ -156,7 +161,10 @@ def _run(client: Client, function: Callable[[S], R], specs: Sequence[S], console
 
     with bar:
         overall = bar.add_task(f"{len(specs)} task(s)", total=len(specs))
-        return sweep.run_sweep(client, function, specs, done)
+        def warn(message: str) -> None:  # shown even with -q: a sweep that stops making progress says why
+            bar.console.print(f"warning: {message}", highlight=False, markup=False)
+
+        return sweep.run_sweep(client, function, specs, done, worker_timeout, warn)
 
 
 def _replay_line(result: ReplayResult) -> str:
@@ -180,8 +188,10 @@ def _report(grid: Grid, outcome: SweepOutcome[ReplaySpec, ReplayResult] | SweepO
     else:
         sweep.render_compare_rows(console, sweep.compare_rows(comparisons))
         work = sum(run.seconds for r in comparisons for run in r.configs)
-    console.print(f"{len(finished)} of {len(outcome.specs)} task(s) finished on {outcome.workers} worker(s) in "
+    console.print(f"{len(finished)} of {len(outcome.specs)} task(s) finished on {outcome.workers_used} worker(s) in "
                   f"{outcome.seconds:.1f}s (the finished tasks' own times add up to {work:.1f}s)", highlight=False)
+    console.print(f"workers: {outcome.workers_used} used, {outcome.workers_lost} lost; {outcome.recomputed} task(s) "
+                  "recomputed after their worker was lost", highlight=False)
     for failure in outcome.failures:
         err_console.print(f"failed: {failure.task}: {failure.error}", highlight=False, markup=False)
     if out is not None:

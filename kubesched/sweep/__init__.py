@@ -20,7 +20,7 @@ from .describe import describe
 from .files import CompareSweep, ReplaySweep, Sweep, sweep_document, write_files
 from .grid import CompareGrid, Grid, GridError, Kind, ReplayGrid, expand_paths, missing_files, seed_range
 from .gridfile import load_grid
-from .outcome import Done, SweepOutcome, TaskFailure
+from .outcome import NO_WORKER_TIMEOUT, Done, SweepOutcome, TaskFailure
 from .summary import CompareRow, ReplayRow, Stat, compare_rows, replay_rows, stat
 from .tables import render_compare_rows, render_replay_rows
 
@@ -36,6 +36,7 @@ __all__ = [
     "Grid",
     "GridError",
     "Kind",
+    "NO_WORKER_TIMEOUT",
     "ReplayGrid",
     "ReplayRow",
     "ReplaySweep",

@@ -46,6 +46,10 @@ def sweep_document(grid: Grid, outcome: Sweep) -> dict[str, object]:
         "cancelled": outcome.cancelled,
         "interrupted": outcome.interrupted,
         "workers": outcome.workers,
+        "workers_used": outcome.workers_used,
+        "workers_lost": outcome.workers_lost,
+        "recomputed": outcome.recomputed,
+        "stranded": outcome.stranded,
         "seconds": outcome.seconds,
     }
     if isinstance(grid, ReplayGrid):

@@ -8,7 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-__all__ = ["Done", "SweepOutcome", "TaskFailure"]
+__all__ = ["Done", "NO_WORKER_TIMEOUT", "SweepOutcome", "TaskFailure"]
+
+NO_WORKER_TIMEOUT = 300.0
+"""Seconds a sweep waits, once no Dask worker is left, for one to join before it fails the tasks left."""
 
 S = TypeVar("S")
 R = TypeVar("R")
@@ -32,7 +35,11 @@ class SweepOutcome(Generic[S, R]):
     failures: list[TaskFailure] = field(default_factory=list)
     interrupted: bool = False  # Ctrl-C: the tasks not finished were cancelled
     seconds: float = 0.0  # wall-clock time from submitting to the last result
-    workers: int = 0
+    workers: int = 0  # workers when the sweep started
+    workers_used: int = 0  # workers that ran a task of it
+    workers_lost: int = 0  # workers that left (died) while it ran
+    recomputed: int = 0  # tasks that were running on a lost worker and started again elsewhere
+    stranded: bool = False  # the last worker left and none joined in time: the tasks left failed
 
     @property
     def finished(self) -> list[R]:

@@ -3,7 +3,8 @@
 Nothing here distributes work by itself: each spec is one task submitted through
 ``dask.distributed.Client.map`` (the function is ``run_replay`` or ``run_compare``,
 pickled by reference, so the workers need kubesched installed), and results come back
-through ``as_completed`` in the order they finish. A task that raises is recorded with its
+as they finish (polled, so that the cluster can be watched between results: see
+``watch``). A task that raises is recorded with its
 spec and error and the sweep goes on; Ctrl-C cancels the tasks still queued or running
 and returns what finished. This module needs the ``research`` extra (dask[distributed]).
 """
@@ -18,12 +19,13 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from typing import TypeVar
 
-from dask.distributed import Client, Future, LocalCluster, as_completed
+from dask.distributed import Client, Future, LocalCluster, wait
 
 from .describe import describe
-from .outcome import Done, SweepOutcome, TaskFailure
+from .outcome import NO_WORKER_TIMEOUT, Done, SweepOutcome, TaskFailure
+from .watch import POLL_SECONDS, ClusterWatch
 
-__all__ = ["connect", "default_workers", "run_sweep", "worker_count"]
+__all__ = ["NO_WORKER_TIMEOUT", "connect", "default_workers", "run_sweep", "worker_count"]
 
 S = TypeVar("S")
 R = TypeVar("R")
@@ -62,11 +64,15 @@ def worker_count(client: Client) -> int:
 
 
 def run_sweep(client: Client, function: Callable[[S], R], specs: Sequence[S],
-              on_done: Callable[[Done[S, R]], None] | None = None) -> SweepOutcome[S, R]:
+              on_done: Callable[[Done[S, R]], None] | None = None, no_worker_timeout: float = NO_WORKER_TIMEOUT,
+              warn: Callable[[str], None] | None = None) -> SweepOutcome[S, R]:
     """Run ``function(spec)`` for every spec on ``client``'s cluster; see the module docstring.
 
     Each task gets a key of its own (``kubesched-<sweep>-<index>``), so equal specs still
-    run once each and sweeps sharing a cluster do not share results.
+    run once each and sweeps sharing a cluster do not share results. The cluster is
+    watched as results come (``watch.ClusterWatch``): when no worker is left, ``warn``
+    gets one line, and after ``no_worker_timeout`` seconds without one the tasks left
+    fail ("no Dask worker left") instead of waiting for ever.
     """
     outcome: SweepOutcome[S, R] = SweepOutcome(list(specs), [None] * len(specs), workers=worker_count(client))
     sweep = uuid.uuid4().hex[:12]
@@ -74,27 +80,60 @@ def run_sweep(client: Client, function: Callable[[S], R], specs: Sequence[S],
     keys = [f"kubesched-{sweep}-{i}" for i in range(len(specs))]
     futures: list[Future[R]] = client.map(function, outcome.specs, key=keys, pure=False)
     index = {future.key: i for i, future in enumerate(futures)}
+    watch = ClusterWatch(client, frozenset(keys), no_worker_timeout, warn)
+    pending = set(futures)
     completed = 0
+
+    def finish(future: Future[R], failure: TaskFailure | None = None) -> None:
+        nonlocal completed
+        i = index[future.key]
+        result: R | None = None
+        if failure is None and future.status == "finished":
+            result = future.result()
+            outcome.results[i] = result
+        else:
+            failure = failure or TaskFailure(i, describe(outcome.specs[i]), _error(future))
+            outcome.failures.append(failure)
+        completed += 1
+        pending.discard(future)
+        if on_done is not None:
+            on_done(Done(i, outcome.specs[i], result, failure, completed, len(specs)))
+
     try:
-        for future in as_completed(futures):
-            i = index[future.key]
-            result: R | None = None
-            failure = None
-            if future.status == "finished":
-                result = future.result()
-                outcome.results[i] = result
-            else:
-                failure = TaskFailure(i, describe(outcome.specs[i]), _error(future))
-                outcome.failures.append(failure)
-            completed += 1
-            if on_done is not None:
-                on_done(Done(i, outcome.specs[i], result, failure, completed, len(specs)))
+        watch.poll(keys)
+        while pending:
+            done = _first_done(pending)
+            finished = [f for f in done if f.status == "finished"]
+            if finished:
+                for holders in client.who_has(finished).values():
+                    watch.ran(holders)
+            for future in sorted(done, key=lambda f: index[f.key]):
+                finish(future)
+            watch.poll({str(f.key) for f in pending})
+            if pending and watch.stranded:
+                outcome.stranded = True
+                client.cancel(list(pending))
+                for future in sorted(pending, key=lambda f: index[f.key]):
+                    i = index[future.key]
+                    finish(future, TaskFailure(i, describe(outcome.specs[i]),
+                                               f"no Dask worker left for {no_worker_timeout:g}s: not run"))
     except KeyboardInterrupt:
         outcome.interrupted = True
         client.cancel([f for f in futures if not f.done()])
     outcome.seconds = time.perf_counter() - started
     outcome.failures.sort(key=lambda f: f.index)
+    outcome.workers_used, outcome.workers_lost = len(watch.used), len(watch.lost)
+    outcome.recomputed = len(watch.recomputed)
     return outcome
+
+
+def _first_done(pending: set[Future[R]]) -> set[Future[R]]:
+    """The futures done within a poll interval (maybe none)."""
+    try:
+        done: set[Future[R]] = wait(list(pending), timeout=POLL_SECONDS, return_when="FIRST_COMPLETED").done
+    except TimeoutError:
+        return set()
+    return done
 
 
 def _error(future: Future[R]) -> str:
