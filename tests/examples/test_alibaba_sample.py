@@ -99,3 +99,12 @@ def test_a_replay_of_the_sample_runs_in_the_timeline_mode_too() -> None:
         result = run_replay(ReplaySpec("examples/alibaba-gpu-v2023/openb_node_list_gpu_node.csv",
                                        "examples/alibaba-gpu-v2023/openb_pod_list_default.csv", "FGD", mode="timeline"))
     assert result.pods_arrived == 800
+
+
+def test_the_replay_pages_python_block_runs_on_the_sample(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    [code] = [body for lang, body in BLOCK.findall((ROOT / "docs" / "replay.md").read_text()) if lang == "python"]
+    code = code.replace('"examples/alibaba-gpu-v2023/"', repr(str(SAMPLE) + "/"))
+    monkeypatch.chdir(tmp_path)  # it writes report.html where it runs
+    exec(compile(code, "docs/replay.md", "exec"), {"__name__": "__main__"})
+    assert float(capsys.readouterr().out) > 0.9 and (tmp_path / "report.html").is_file()
