@@ -63,17 +63,19 @@ class Allocator:
 
         ``deadline`` (``time.monotonic()`` seconds) bounds the search: past it, ``AllocationTimeout``."""
         pools = self.index.pools_for(node, self.features)
-        key = self._memo_key(node, claims)
-        stamp: tuple[object, ...] = ()
-        if key is not None:
-            version = self.allocated_state.pool_version
-            stamp = tuple([version(pool.driver, pool.pool) for pool in pools])
+        claims_key = self._claims_key(claims)
+        stamp: tuple[int, ...] = ()
+        if claims_key is not None:
+            key = (node.name, claims_key)
+            versions = self.allocated_state.versions
+            origin = self.allocated_state.origin
+            stamp = tuple([versions.get(pool.key, origin) for pool in pools])
             found = self.index.memo.get(key)
             if found is not None and found[0] is pools and found[1] == stamp:
                 remembered: list[ClaimPicks] | None = found[2]
                 return None if remembered is None else AllocationResults(self.features, node, claims, remembered)
         picks = Attempt(self, node, claims, deadline).run(pools)
-        if key is not None:
+        if claims_key is not None:
             self.index.remember(key, (pools, stamp, picks))
         return None if picks is None else AllocationResults(self.features, node, claims, picks)
 
@@ -82,10 +84,15 @@ class Allocator:
             self._shared_devices = {d for d, _ in self.allocated_state.allocated_shared_device_ids}
         return self._shared_devices
 
-    def _memo_key(self, node: Node, claims: Sequence[ResourceClaim]) -> tuple[object, ...] | None:
-        """What an allocation on ``node`` depends on besides the allocated devices; None when a
-        class is missing (that is an error, not remembered)."""
-        parts: list[object] = [node.name, self._features_id]
+    def _claims_key(self, claims: Sequence[ResourceClaim]) -> tuple[int, ...] | None:
+        """What an allocation depends on besides the node and the allocated devices: features,
+        claim specs and classes, as small numbers; None when a class is missing (that is an
+        error, not remembered)."""
+        if len(claims) == 1:  # the common case, without building lists
+            found = self._signatures.get(id(claims[0]))
+            if found is not None and found[0] is claims[0]:
+                return (self._features_id, found[1])
+        parts: list[int] = [self._features_id]
         for claim in claims:
             found = self._signatures.get(id(claim))
             if found is None or found[0] is not claim:

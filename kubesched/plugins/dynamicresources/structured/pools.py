@@ -26,7 +26,7 @@ __all__ = ["Pool", "SliceIndex", "node_matches", "gather_pools", "spec_signature
 _MEMO_LIMIT = 1 << 18
 
 # (the node's pools when computed, their versions in the allocated state, the outcome: per-claim picks or None)
-MemoEntry = tuple[list["Pool"], tuple[object, ...], "list[ClaimPicks] | None"]
+MemoEntry = tuple[list["Pool"], tuple[int, ...], "list[ClaimPicks] | None"]
 
 
 @dataclass(slots=True, eq=False)
@@ -39,6 +39,10 @@ class Pool:
     slices_targeting_node: tuple[ResourceSlice, ...] = ()
     slices_not_targeting_node: tuple[ResourceSlice, ...] = ()
     counter_sets: Mapping[str, CounterSet] = field(default_factory=dict)
+    key: tuple[str, str] = ("", "")  # (driver, pool), as AllocatedState versions it
+
+    def __post_init__(self) -> None:
+        self.key = (self.driver, self.pool)
 
     @property
     def pool_id(self) -> str:

@@ -44,8 +44,8 @@ class AllocationResults:
     def __init__(self, features: Features, node: Node, claims: Sequence[ResourceClaim], picks: Sequence[ClaimPicks]) -> None:
         self._features = features
         self._node = node
-        self._claims = tuple(claims)
-        self._picks = tuple(picks)
+        self._claims = claims  # the caller's sequences, not copied: this is built for every node
+        self._picks = picks
         self._built: tuple[AllocationResult, ...] | None = None
 
     def __len__(self) -> int:
@@ -58,7 +58,7 @@ class AllocationResults:
         return iter(self._results())
 
     @property
-    def picks(self) -> tuple[ClaimPicks, ...]:
+    def picks(self) -> Sequence[ClaimPicks]:
         """The devices chosen per claim, without building results (e.g. for scoring)."""
         return self._picks
 
