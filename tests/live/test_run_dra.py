@@ -239,3 +239,51 @@ def test_run_watches_device_classes_claims_and_slices_but_not_templates(
     assert {"/apis/resource.k8s.io/v1/deviceclasses", "/apis/resource.k8s.io/v1/resourceclaims",
             "/apis/resource.k8s.io/v1/resourceslices"} <= watched
     assert "/apis/resource.k8s.io/v1/resourceclaimtemplates" not in watched
+
+
+def test_many_pods_racing_for_few_devices_never_share_one(
+        server: APIServer, kubeconfig: Path, started: list[Kubesched], controller: ClaimController) -> None:
+    for name in ("n1", "n2"):
+        server.create(node(name))
+        server.create(node_slice(name, 4))
+    server.create(device_class())
+    server.create(claim_template("one-gpu"))
+    sched = _start(server, kubeconfig, started)
+    names = [f"racer-{i}" for i in range(12)]
+    for name in names:
+        server.create(with_claim(pod(name), "gpu", template="one-gpu"))
+    wait_until(lambda: sum(node_of(server, n) is not None for n in names) == 8, timeout=30, what="eight pods bound")
+    wait_until(lambda: all((scheduled_condition(server, n) or {}).get("reason") == "Unschedulable"
+                           for n in names if node_of(server, n) is None), what="the other four reported")
+    taken = [device for claim in server.list("ResourceClaim") for device in _devices(claim)]
+    assert len(taken) == 8 and len(set(taken)) == 8, taken
+    for name in names:
+        if node_of(server, name) is not None:
+            assert _devices(claim_of(server, name, "gpu"))[0][0] == node_of(server, name)
+    assert_invariants(server, sched)
+
+
+def test_a_device_freed_by_deallocation_goes_to_the_next_pod(
+        server: APIServer, kubeconfig: Path, started: list[Kubesched]) -> None:
+    server.create(node("n1"))
+    server.create(node_slice("n1", 1))
+    server.create(device_class())
+    sched = _start(server, kubeconfig, started)
+    server.create(resource_claim("first-claim"))
+    server.create(resource_claim("second-claim"))
+    server.create(with_claim(pod("first"), "gpu", claim="first-claim"))
+    wait_until(lambda: node_of(server, "first") == "n1", what="the first pod bound")
+    server.create(with_claim(pod("second"), "gpu", claim="second-claim"))
+    wait_until(lambda: (scheduled_condition(server, "second") or {}).get("reason") == "Unschedulable",
+               what="the second pod waiting for the device")
+    # The first pod ends; the resourceclaim controller drops its reservation, deallocates the claim
+    # and removes the finalizer, as kube-controller-manager does for a claim no pod uses.
+    server.delete("Pod", "default", "first")
+    claim = server.get("ResourceClaim", "default", "first-claim")
+    assert claim is not None
+    claim["status"] = {}
+    claim["metadata"]["finalizers"] = []
+    server.update(claim)
+    wait_until(lambda: node_of(server, "second") == "n1", what="the second pod bound on the freed device")
+    assert _devices(server.get("ResourceClaim", "default", "second-claim")) == [("n1", "gpu-0")]
+    assert_invariants(server, sched)
