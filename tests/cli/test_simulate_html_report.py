@@ -1,0 +1,70 @@
+"""`simulate --report FILE.html`: one self-contained page whose data lists every pending pod,
+with identical decisions stored once (the browser tests in tests/browser open it)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from dumps import node, pod, write_list
+from kubesched.cli.main import cli
+
+
+def report(tmp_path: Path, items: list[dict], *args: str) -> tuple[str, dict]:
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(cli, ["simulate", str(write_list(tmp_path / "s.yaml", items)), "--report", str(out),
+                                      "--tie-break", "name", "-q", *args], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    page = out.read_text()
+    found = re.search(r'<script id="data" type="application/json">(.*?)</script>', page, re.S)
+    assert found is not None
+    return page, json.loads(found.group(1))
+
+
+def test_the_page_needs_no_network(tmp_path: Path):
+    page, _ = report(tmp_path, [node("n1"), pod("a")])
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)
+    assert "<link" not in page and "@import" not in page
+
+
+def test_every_pending_pod_is_listed_with_its_status_and_node(tmp_path: Path):
+    _, data = report(tmp_path, [node("n1", cpu="2"), pod("fits", cpu="1"), pod("big", cpu="8", namespace="ml")])
+    rows = {(p[0], p[1]): (data["statuses"][p[2]], data["nodes"][p[3]] if p[3] >= 0 else None) for p in data["pods"]}
+    assert rows == {("default", "fits"): ("scheduled", "n1"), ("ml", "big"): ("unschedulable", None)}
+
+
+def test_identical_decisions_are_stored_once(tmp_path: Path):
+    _, data = report(tmp_path, [node("n1", cpu="2"), *[pod(f"big-{i}", cpu="8", owner="rs") for i in range(50)]])
+    assert len(data["pods"]) == 50
+    assert len(data["details"]) == 1 and len(data["messages"]) == 2  # "" and the one failure
+
+
+def test_a_failed_pod_s_verdicts_are_grouped_with_counts_and_examples(tmp_path: Path):
+    nodes = [node(f"n{i}", cpu="2") for i in range(8)]
+    _, data = report(tmp_path, [*nodes, pod("big", cpu="8")])
+    [row] = data["pods"]
+    assert data["details"][row[6]]["f"] == [
+        ["NodeResourcesFit", "UnschedulableAndUnresolvable", ["Insufficient cpu"], 8, ["n0", "n1", "n2", "n3", "n4"]]]
+
+
+def test_a_scheduled_pod_s_scores_show_the_best_nodes_and_the_chosen_one(tmp_path: Path):
+    nodes = [node(f"n{i}", cpu=str(2 + i)) for i in range(8)]
+    _, data = report(tmp_path, [*nodes, pod("a", cpu="1")])
+    [row] = data["pods"]
+    detail = data["details"][row[6]]
+    shown = [data["nodes"][n] for n, _, _ in detail["s"]]
+    assert len(shown) == 5 and data["nodes"][detail["c"]] in shown
+    totals = [total for _, total, _ in detail["s"]]
+    assert totals == sorted(totals, reverse=True)
+    plugins = data["scorePlugins"][detail["sp"]]
+    assert all(len(by) == len(plugins) and sum(by) == total for _, total, by in detail["s"])
+
+
+def test_a_report_that_cannot_be_written_fails_before_the_run(tmp_path: Path):
+    result = CliRunner().invoke(cli, ["simulate", str(write_list(tmp_path / "s.yaml", [node("n1")])),
+                                      "--report", str(tmp_path / "missing" / "r.html")])
+    assert result.exit_code == 2
+    assert result.output.startswith("error: ") and "no such directory" in result.output
