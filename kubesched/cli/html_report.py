@@ -89,7 +89,9 @@ def _detail(decision: Decision | None, preempted: list[list[str]], victim_of: st
                 permit = binding.get("permit")
                 if permit is not None and permit != {"code": "Success"}:  # a plain Success says nothing new
                     out["x"]["permit"] = permit
-                rest = {k: v for k, v in binding.items() if k != "permit"}
+                if binding.get("devices"):  # DRA's allocations, when the binding cycle records them
+                    out["x"]["devices"] = binding["devices"]
+                rest = {k: v for k, v in binding.items() if k not in ("permit", "devices")}
                 if rest and rest != {"result": "bound"}:  # a plain binding says nothing the status does not
                     out["x"]["binding"] = rest
     if preempted:

@@ -10,7 +10,14 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from dumps import node, pod, write_list
+from kubesched.cli.decisions import DecisionLog
+from kubesched.cli.html_report import report_data
 from kubesched.cli.main import cli
+from kubesched.cli.summary import summarize
+from kubesched.cluster.simulated import Simulation
+from kubesched.cluster.snapshot import load_snapshot
+from kubesched.framework.config import default_config
+from kubesched.plugins.registry import in_tree_registry
 
 
 def report(tmp_path: Path, items: list[dict], *args: str) -> tuple[str, dict]:
@@ -68,3 +75,22 @@ def test_a_report_that_cannot_be_written_fails_before_the_run(tmp_path: Path):
                                       "--report", str(tmp_path / "missing" / "r.html")])
     assert result.exit_code == 2
     assert result.output.startswith("error: ") and "no such directory" in result.output
+
+
+def test_allocated_devices_show_when_the_attempt_records_them(tmp_path: Path):
+    """DRA records a pod's devices in its binding record (or an Attempt attribute): the page shows them."""
+    devices = [{"claim": "default/a-gpu", "request": "gpu", "driver": "gpu.example.com", "pool": "n1", "device": "gpu-0"}]
+    log = DecisionLog()
+
+    def observe(attempt) -> None:
+        if attempt.binding is not None:
+            attempt.binding["devices"] = devices
+        log(attempt)
+
+    registry = in_tree_registry()
+    snap = load_snapshot(write_list(tmp_path / "s.yaml", [node("n1"), pod("a")]))
+    sim = Simulation(snap, default_config(registry), registry, tie_break="name", on_attempt=observe)
+    result = sim.run()
+    data = report_data(summarize(sim, result, "s", "name", None), log.decisions)
+    [row] = data["pods"]
+    assert data["details"][row[6]]["x"]["devices"] == devices
