@@ -16,12 +16,16 @@ __all__ = ["Diagnosis", "FitError", "NodeToStatus", "NoNodesAvailableError", "NO
 NO_NODE_AVAILABLE_MSG = "0/{} nodes are available"
 
 
+_NO_ROWS = np.zeros(0, dtype=np.int64)
+_NO_ROWS.flags.writeable = False
+
+
 @dataclass(slots=True)
 class Diagnosis:
     """Statuses of the nodes a cycle looked at, and of the rest (``absent_status``)."""
 
     outcome: FilterOutcome | None = None
-    evaluated: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # rows, in visit order
+    evaluated: np.ndarray = field(default_factory=lambda: _NO_ROWS)  # rows, in visit order (replaced, never written)
     absent_status: Status | None = None
     candidates: np.ndarray | None = None  # rows PreFilter allowed, when it narrowed the node set
     pre_filter_msg: str = ""
@@ -112,7 +116,7 @@ class NodeToStatus:
     ``rows_with(code)`` is the same answer as ``node_names_with`` as table rows, for
     readers that work on rows (preemption does)."""
 
-    __slots__ = ("_diagnosis", "_names", "_order", "_absent", "_ids", "_codes")
+    __slots__ = ("_diagnosis", "_names", "_order", "_absent", "_ids", "_codes", "_rows")
 
     def __init__(self, diagnosis: Diagnosis, names: Sequence[str], order: Sequence[int] | np.ndarray) -> None:
         self._diagnosis = diagnosis
@@ -121,6 +125,7 @@ class NodeToStatus:
         self._absent = diagnosis.absent_status or Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
         self._ids: np.ndarray | None = None  # per row: index into the outcome's statuses, -1: absent
         self._codes: np.ndarray | None = None  # per row: the code of its status
+        self._rows: dict[str, int] | None = None  # node name -> row, built when first asked
 
     def _status_ids(self) -> np.ndarray:
         if self._ids is None:
@@ -140,9 +145,10 @@ class NodeToStatus:
         outcome = diagnosis.outcome
         if outcome is None:
             return self._absent
-        try:
-            row = self._names.index(node_name)
-        except ValueError:
+        if self._rows is None:
+            self._rows = {name: row for row, name in enumerate(self._names) if name}
+        row = self._rows.get(node_name)
+        if row is None:
             return self._absent
         i = int(self._status_ids()[row])
         return outcome.statuses[i] if i >= 0 else self._absent
@@ -155,7 +161,9 @@ class NodeToStatus:
             by_id = np.array([int(s.code) for s in statuses] + [int(self._absent.code)], dtype=np.int64)
             codes = by_id[ids]  # -1 picks the last entry: the absent status's code
             if self._diagnosis.extender_statuses:
-                rows = {name: row for row, name in enumerate(self._names) if name}
+                if self._rows is None:
+                    self._rows = {name: row for row, name in enumerate(self._names) if name}
+                rows = self._rows
                 for name, status in self._diagnosis.extender_statuses.items():
                     row = rows.get(name)
                     if row is not None:
