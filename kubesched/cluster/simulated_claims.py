@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import datetime
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -90,15 +91,14 @@ class SimulatedClaims:
             if DELETE_PROTECTION_FINALIZER not in finalizers:
                 meta["finalizers"] = [*finalizers, DELETE_PROTECTION_FINALIZER]
                 doc["metadata"] = meta
-            status["allocation"] = dict(allocation)
+            status["allocation"] = allocation  # fresh from the caller: stored as given
         status["reservedFor"] = [*(status.get("reservedFor") or []), dict(consumer)]
         if set_allocation_timestamp:
             current = status.get("allocation")
             if not isinstance(current, dict):
                 raise ClaimWriteError(f"claim {key} got deallocated elsewhere in the meantime")
             if not current.get("allocationTimestamp"):
-                stamp = datetime.datetime.fromtimestamp(self.clock.now(), datetime.timezone.utc)
-                current["allocationTimestamp"] = stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
+                current["allocationTimestamp"] = _timestamp(int(self.clock.now()))
         doc["status"] = status
         self._claim_store().upsert(doc)
         return doc
@@ -135,6 +135,11 @@ class SimulatedClaims:
             status.pop(key, None)
         doc["status"] = status
         self._claim_store().upsert(doc)
+
+
+@functools.lru_cache(maxsize=1024)
+def _timestamp(seconds: int) -> str:
+    return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def create_template_claims(snapshot: ClusterSnapshot) -> None:

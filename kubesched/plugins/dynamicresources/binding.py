@@ -34,10 +34,16 @@ class BindingMixin:
     manager: DraManager
     features: Features
     enabled: bool
+    _writer: ResourceClaimWriter | None = None
+    _writer_checked: bool = False
 
     def writer(self) -> ResourceClaimWriter | None:
-        client = self.handle.client
-        return client if isinstance(client, ResourceClaimWriter) else None
+        """The cluster client when it writes claims (checked once: a protocol check is slow)."""
+        if not self._writer_checked:
+            client = self.handle.client
+            self._writer = client if isinstance(client, ResourceClaimWriter) else None
+            self._writer_checked = True
+        return self._writer
 
     def pre_bind_pre_flight(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
         s = state.get(STATE)
@@ -88,12 +94,19 @@ class BindingMixin:
             if raw is None:
                 raise BindError(f"claim {claim.namespace}/{claim.name} got deleted in the meantime")
             consumer = {"resource": "pods", "name": pod.name, "uid": pod.uid}
+            allocation_json = allocation_to_json(allocation) if allocation is not None else None
+            if allocation is not None and allocation_json is not None:
+                self.manager.written_allocation(allocation_json, allocation)
             stored = client.bind_resource_claim(
-                raw, allocation_to_json(allocation) if allocation is not None else None, consumer,
+                raw, allocation_json, consumer,
                 set_allocation_timestamp=(self.features.enable_dra_device_binding_conditions
                                           and self.features.enable_dra_resource_claim_device_status))
-            bound = _parse(stored)
-            self.manager.assume_claim(stored, bound)
+            current = self.manager.get_claim(claim.namespace, claim.name)
+            if current is not None and self.manager.raw_claim(current) is stored:
+                bound = current  # the store has it already (simulate): parsed once, on its way in
+            else:
+                bound = _parse_with(self.manager, stored)
+                self.manager.assume_claim(stored, bound)
             if is_extended and found is not None:
                 client.patch_pod_extended_resource_claim_status(pod, {
                     "requestMappings": [m.to_json() for m in found.mappings],
@@ -103,6 +116,13 @@ class BindingMixin:
         finally:
             if allocation is not None:
                 self.manager.remove_pending_allocation(pending_uid)
+
+
+def _parse_with(manager: DraManager, doc: JSONObject) -> ResourceClaim:
+    try:
+        return manager.parse_claim(doc)
+    except ObjectError as err:
+        raise BindError(f"the API server returned a claim kubesched cannot read: {err}") from None
 
 
 def _parse(doc: JSONObject) -> ResourceClaim:

@@ -17,11 +17,11 @@ current from their object stores, plus the claims whose allocation is in flight.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from ...framework import Handle
 from ...framework.handle import JSONObject
-from ...objects.dra import DeviceClass, ResourceClaim, ResourceSlice, parse_device_class, parse_resource_claim, parse_resource_slice
+from ...objects.dra import AllocationResult, ResourceClaimStatus, DeviceClass, ResourceClaim, ResourceSlice, parse_device_class, parse_resource_claim, parse_resource_slice
 from ...objects.errors import ObjectError
 from .extended_index import extended_resource_index
 from .names import API_VERSION, DEVICE_CLASS, PLURALS, RESOURCE_CLAIM, RESOURCE_SLICE
@@ -65,8 +65,12 @@ class DraManager:
         self.allocated = AllocatedState()
         self.in_flight: dict[str, ResourceClaim] = {}  # claim uid -> the claim with its pending allocation
         self._slice_index: SliceIndex | None = None
+        self._written: dict[int, tuple[JSONObject, AllocationResult]] = {}
         # Claims change on the event loop (informers) and on binding workers (PreBind's assume).
         self._lock = threading.Lock()
+        # Changes that may change where claims fit (see verdicts.py).
+        self.epoch = 0
+        self.touched: list[str] = []
         self.claim_store = handle.object_store(API_VERSION, RESOURCE_CLAIM, PLURALS[RESOURCE_CLAIM])
         self.class_store = handle.object_store(API_VERSION, DEVICE_CLASS, PLURALS[DEVICE_CLASS])
         self.slice_store = handle.object_store(API_VERSION, RESOURCE_SLICE, PLURALS[RESOURCE_SLICE])
@@ -76,9 +80,25 @@ class DraManager:
         self.extended = extended_resource_index(handle)
 
     # -- claims --------------------------------------------------------------------------------
+    def written_allocation(self, raw: JSONObject, allocation: AllocationResult) -> None:
+        """PreBind is about to write ``raw`` (``allocation_to_json(allocation)``): when the store
+        hands the same object back (``simulate``), the record is used instead of parsing it again."""
+        if len(self._written) > 64:
+            self._written.clear()
+        self._written[id(raw)] = (raw, allocation)
+
+    def parse_claim(self, obj: JSONObject) -> ResourceClaim:
+        status = obj.get("status")
+        raw_allocation = status.get("allocation") if isinstance(status, Mapping) else None
+        known = self._written.get(id(raw_allocation)) if raw_allocation is not None else None
+        if known is None or known[0] is not raw_allocation or not isinstance(status, Mapping):
+            return parse_resource_claim(obj)
+        claim = parse_resource_claim({**obj, "status": {k: v for k, v in status.items() if k != "allocation"}})
+        return claim.with_status(ResourceClaimStatus(known[1], claim.status.reserved_for))
+
     def _claim_added(self, obj: JSONObject) -> None:
         try:
-            claim = parse_resource_claim(obj)
+            claim = self.parse_claim(obj)
         except ObjectError:
             return
         with self._lock:
@@ -86,12 +106,14 @@ class DraManager:
             if claim.allocation is not None:
                 self.in_flight.pop(claim.meta.uid, None)  # PreBind's write arrived: it replaces the in-flight one
                 self.allocated.add_allocation(claim.allocation, self.features)
+                self._touch(claim.allocation)
 
     def _claim_removed(self, obj: JSONObject) -> None:
         with self._lock:
             claim = self.claims.pop(_key(obj), None)
             if claim is not None and claim.allocation is not None:
                 self.allocated.remove_allocation(claim.allocation, self.features)
+                self._touch(claim.allocation)
 
     def get_claim(self, namespace: str, name: str) -> ResourceClaim | None:
         return self.claims.get(f"{namespace}/{name}")
@@ -102,10 +124,12 @@ class DraManager:
             existing = self.claims.get(claim.key)
             if existing is not None and existing.allocation is not None:
                 self.allocated.remove_allocation(existing.allocation, self.features)
+                self._touch(existing.allocation)
             self.claims[claim.key] = claim
             self.in_flight.pop(claim.meta.uid, None)
             if claim.allocation is not None:
                 self.allocated.add_allocation(claim.allocation, self.features)
+                self._touch(claim.allocation)
 
     def raw_claim(self, claim: ResourceClaim) -> JSONObject | None:
         return self.claim_store.get(claim.namespace, claim.name)
@@ -121,11 +145,16 @@ class DraManager:
         """Reserve: the claim's devices are taken from now on."""
         with self._lock:
             self.in_flight[uid] = claim
+            if claim.allocation is not None:
+                self._touch(claim.allocation)
 
     def remove_pending_allocation(self, uid: str) -> bool:
         """Unreserve, or PreBind done: the in-flight allocation is gone; False when none was pending."""
         with self._lock:
-            return self.in_flight.pop(uid, None) is not None
+            claim = self.in_flight.pop(uid, None)
+            if claim is not None and claim.allocation is not None:
+                self._touch(claim.allocation)
+            return claim is not None
 
     def allocated_state(self) -> AllocatedState:
         """The devices in use for a new cycle's allocator: the stored claims', and the in-flight
@@ -139,6 +168,22 @@ class DraManager:
                     state.add_allocation(claim.allocation, self.features)
             return state
 
+    def _touch(self, allocation: AllocationResult) -> None:
+        """Note where an allocation changed: its nodes when every pool it uses is node-local,
+        else everywhere (a new epoch)."""
+        by_pool = self.slice_index().by_pool
+        nodes: list[str] = []
+        for result in allocation.devices:
+            slices = by_pool.get((result.driver, result.pool))
+            if not slices or any(not s.node_name or s.shared_counters for s in slices):
+                self.epoch += 1
+                return
+            nodes.extend(s.node_name for s in slices if s.node_name)
+        if len(self.touched) > 100_000:  # start over rather than keep a long log
+            self.touched.clear()
+            self.epoch += 1
+        self.touched.extend(nodes)
+
     # -- classes --------------------------------------------------------------------------------
     def _class_added(self, obj: JSONObject) -> None:
         try:
@@ -146,9 +191,11 @@ class DraManager:
         except ObjectError:
             return
         self.classes[cls.name] = cls
+        self.epoch += 1
 
     def _class_removed(self, obj: JSONObject) -> None:
         self.classes.pop(_key(obj), None)
+        self.epoch += 1
 
     def get(self, name: str) -> DeviceClass | None:
         """``DeviceClassLister.get`` for the allocator."""
@@ -167,10 +214,12 @@ class DraManager:
             return
         self.slices[s.name] = s
         self._slice_index = None
+        self.epoch += 1
 
     def _slice_removed(self, obj: JSONObject) -> None:
         if self.slices.pop(_key(obj), None) is not None:
             self._slice_index = None
+            self.epoch += 1
 
     def slice_index(self) -> SliceIndex:
         if self._slice_index is None:

@@ -21,10 +21,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from functools import partial
+
 import numpy as np
 
 from ...framework import (
+    BoolArray,
     Code,
+    NodeVerdicts,
     CycleState,
     Handle,
     NodeToStatusReader,
@@ -59,6 +64,8 @@ from .names import (
 from .state import STATE, DraState, NodeAllocation
 from .cel import CelCache
 from .structured import AllocationError, Allocator, Features as AllocatorFeatures, NodeAllocationError
+from .structured.pools import spec_signature
+from .verdicts import DOES_NOT_FIT, FITS, UNKNOWN, VerdictRows
 
 __all__ = ["DynamicResources", "allocator_features", "new"]
 
@@ -179,6 +186,8 @@ class DynamicResources(HintsMixin, BindingMixin):
         s.prioritized = any(r.first_available for c in claims for r in c.spec.requests)
         if s.backed is None:
             s.plain_claims = [claims[i] for i in s.to_allocate()]
+            s.signature = tuple(spec_signature(c) for c in s.plain_claims)
+            s.epoch_mark, s.touch_mark = self.manager.epoch, len(self.manager.touched)
         if to_allocate:
             s.allocator = Allocator(self.allocator_features, self.manager.allocated_state(), self.manager,
                                     self.manager.slice_index(), self.cel_cache)
@@ -282,6 +291,86 @@ class DynamicResources(HintsMixin, BindingMixin):
             s.node_allocations[node.name] = node_allocation
         return None
 
+    def filter_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, candidates: BoolArray) -> NodeVerdicts:
+        """Every candidate row: verdicts kept across pods of one claim shape (``verdicts.py``) where
+        the claims are plain; otherwise ``filter`` row by row."""
+        table = snapshot.table
+        size = table.size
+        s = state.get(STATE)
+        if not self.enabled or s is None or s.empty():
+            return NodeVerdicts.all_pass(size)
+        infos = snapshot.node_infos
+        m = self.manager
+        claims = s.plain_claims
+        if (claims is None or s.has_selectors or s.allocator is None or s.signature is None
+                or m.epoch != s.epoch_mark):
+            return self._filter_rows(state, pod, infos, candidates[:size], size)
+        rows_of = table.node_derived((NAME, "rows"), partial(_rows_by_name, infos, size))
+        entry = table.node_derived((NAME, "verdicts", s.signature), partial(VerdictRows, size, s.epoch_mark, s.touch_mark))
+        entry.catch_up(s.epoch_mark, m.touched, s.touch_mark, rows_of)
+        ok = entry.ok[:size]
+        codes = np.zeros(size, dtype=np.int32)
+        statuses = [_CANNOT_ALLOCATE]
+        errors: list[tuple[int, Status]] = []
+        for row in np.flatnonzero((ok == UNKNOWN) & candidates[:size]).tolist():
+            info = infos[row]
+            if info is None:
+                continue
+            try:
+                results = s.allocator.allocate(info.node, claims)
+            except NodeAllocationError as err:
+                errors.append((row, _unresolvable(str(err))))
+                continue
+            except AllocationError as err:
+                errors.append((row, Status.as_error(err)))
+                continue
+            if results is None or len(results) != len(claims):
+                ok[row] = DOES_NOT_FIT
+            else:
+                ok[row] = FITS
+                s.node_allocations[info.node.name] = NodeAllocation(results)
+        codes[ok == DOES_NOT_FIT] = 1
+        for row, status in errors:
+            statuses.append(status)
+            codes[row] = len(statuses)
+        return NodeVerdicts(codes, statuses)
+
+    def _filter_rows(self, state: CycleState, pod: PodInfo, infos: Sequence[NodeInfo | None], candidates: BoolArray,
+                     size: int) -> NodeVerdicts:
+        codes = np.zeros(size, dtype=np.int32)
+        statuses: list[Status] = []
+        index: dict[tuple[Code, tuple[str, ...]], int] = {}
+        for row in np.flatnonzero(candidates).tolist():
+            info = infos[row]
+            if info is None:
+                continue
+            status = self.filter(state, pod, info)
+            if status is not None:
+                key = (status.code, status.reasons)
+                if key not in index:
+                    statuses.append(status)
+                    index[key] = len(statuses)
+                codes[row] = index[key]
+        return NodeVerdicts(codes, statuses)
+
+    def node_allocation(self, s: DraState, node_name: str) -> NodeAllocation | None:
+        """Filter's allocation on a node, computed now for a node whose verdict was kept from an
+        earlier pod (same claims, same devices in use there: the same answer)."""
+        found = s.node_allocations.get(node_name)
+        if found is not None or s.plain_claims is None or s.allocator is None:
+            return found
+        info = self.handle.snapshot().get(node_name)
+        if info is None:
+            return None
+        try:
+            results = s.allocator.allocate(info.node, s.plain_claims)
+        except AllocationError:
+            return None
+        if results is None or len(results) != len(s.plain_claims):
+            return None
+        found = s.node_allocations[node_name] = NodeAllocation(results)
+        return found
+
     def _filter_plain(self, s: DraState, node: Node, claims: list[ResourceClaim]) -> Status | None:
         """Filter for user claims only with no in-flight allocation of their own: the allocated
         claims' node selectors, then one allocator call for the rest; results stay unbuilt until
@@ -315,7 +404,7 @@ class DynamicResources(HintsMixin, BindingMixin):
         s = state.get(STATE)
         if not self.enabled or not self.features.enable_dra_prioritized_list or s is None or not s.prioritized:
             return 0
-        found = s.node_allocations.get(node_info.node.name)
+        found = self.node_allocation(s, node_info.node.name)
         return 0 if found is None else compute_score(s, found)
 
     def score_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> IntArray:
@@ -326,7 +415,7 @@ class DynamicResources(HintsMixin, BindingMixin):
         infos = snapshot.node_infos
         for k, row in enumerate(rows.tolist()):
             info = infos[row]
-            found = s.node_allocations.get(info.node.name) if info is not None else None
+            found = self.node_allocation(s, info.node.name) if info is not None else None
             if found is not None:
                 out[k] = compute_score(s, found)
         return out
@@ -351,7 +440,7 @@ class DynamicResources(HintsMixin, BindingMixin):
             return None
         ext_index = s.extended_index()
         needs_user_claims = any(i != ext_index for i in to_allocate)
-        found = s.node_allocations.get(node_name)
+        found = self.node_allocation(s, node_name)
         if found is None or not found.results:
             if not needs_user_claims:
                 return None  # the extended resources come from a device plugin on this node
@@ -461,3 +550,7 @@ def compute_score(s: DraState, found: NodeAllocation) -> int:
 
 def new(args: None, handle: Handle) -> DynamicResources:
     return DynamicResources(handle, handle.features)
+
+
+def _rows_by_name(infos: Sequence[NodeInfo | None], size: int) -> dict[str, int]:
+    return {info.node.name: row for row, info in enumerate(infos[:size]) if info is not None}

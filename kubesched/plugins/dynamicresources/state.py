@@ -48,6 +48,10 @@ class DraState:
     plain_claims: list[ResourceClaim] | None = None
     has_selectors: bool = False  # some allocated claim has an allocation node selector
     prioritized: bool = False  # some request has firstAvailable subrequests (only those score)
+    # The plain claims' shape and the DRA manager's change marks when PreFilter built the allocator.
+    signature: tuple[object, ...] | None = None
+    epoch_mark: int = 0
+    touch_mark: int = 0
 
     def clone(self) -> "DraState":
         return self

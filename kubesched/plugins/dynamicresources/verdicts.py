@@ -1,0 +1,48 @@
+"""Filter verdicts kept across pods: where claims of one shape can be allocated.
+
+Whether a set of claims fits on a node depends on the claims' specs, the node, the
+slices and classes, and the devices in use in the pools the node sees. Pods from one
+template ask the same: after a pod takes devices on node N, only N's verdict can change
+(when N's pools are node-local). So Filter's batch form keeps one verdict per table row
+for each claim shape (``VerdictRows``, in the node table's node-derived cache: dropped when
+a node changes) and asks the allocator only for rows whose pools changed since:
+
+* ``DraManager.touched`` logs the nodes whose node-local pools gained or lost an
+  allocation (stored, assumed or in flight);
+* ``DraManager.epoch`` moves on any other change (a slice, a class, an allocation in a pool
+  that spans nodes): every verdict is stale then.
+
+Errors and Unschedulable statuses with a message of their own are never kept.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["VerdictRows", "UNKNOWN", "FITS", "DOES_NOT_FIT"]
+
+UNKNOWN, DOES_NOT_FIT, FITS = -1, 0, 1
+
+
+class VerdictRows:
+    """Per table row: UNKNOWN, DOES_NOT_FIT or FITS, valid as of ``epoch`` and ``seen`` touches."""
+
+    __slots__ = ("ok", "epoch", "seen")
+
+    def __init__(self, size: int, epoch: int, seen: int) -> None:
+        self.ok: npt.NDArray[np.int8] = np.full(size, UNKNOWN, dtype=np.int8)
+        self.epoch = epoch
+        self.seen = seen
+
+    def catch_up(self, epoch: int, touched: list[str], upto: int, rows: dict[str, int]) -> None:
+        """Forget verdicts the changes since the last call may have changed."""
+        if epoch != self.epoch or upto < self.seen:
+            self.ok.fill(UNKNOWN)
+            self.epoch = epoch
+        else:
+            for name in touched[self.seen:upto]:
+                row = rows.get(name)
+                if row is not None and row < len(self.ok):
+                    self.ok[row] = UNKNOWN
+        self.seen = upto
