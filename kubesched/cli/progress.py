@@ -89,6 +89,8 @@ class PhaseProgress:
                 columns = [SpinnerColumn(), TextColumn(self._label)]
                 if self._total is not None:
                     columns += [BarColumn(), MofNCompleteColumn()]
+                elif self._unit:  # a count without a total (objects listed so far)
+                    columns.append(TextColumn("{task.completed:,.0f} " + self._unit.replace("[", "\\[")))
                 columns.append(TimeElapsedColumn())
                 self._bar = Progress(*columns, console=Console(file=self._stream), transient=True)
                 self._task = self._bar.add_task(self._label, total=self._total, completed=self._done)
@@ -98,6 +100,9 @@ class PhaseProgress:
 
     def _line(self) -> None:
         self._last_line = time.monotonic()
-        count = f" {self._done}/{self._total}{' ' + self._unit if self._unit else ''}" if self._total is not None else ""
+        if self._total is not None:
+            count = f" {self._done}/{self._total}{' ' + self._unit if self._unit else ''}"
+        else:
+            count = f" {self._done} {self._unit}" if self._unit else ""
         self._stream.write(f"{self._label}...{count}\n")
         self._stream.flush()
