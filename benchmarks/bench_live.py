@@ -91,6 +91,7 @@ class Result:
     unschedulable: int = 0
     events_written: int = 0
     unschedulable_attempts: float = 0.0
+    errors: float = 0.0  # attempts ended by an error (a refused or timed-out bind): each wakes waiting pods
 
     def line(self) -> str:
         if self.mode == "sync":
@@ -113,7 +114,7 @@ class Result:
                 f"latency p50 {p50:.0f} ms p99 {p99:.0f} ms, CPU {per_pod:.2f} ms/pod after sync "
                 f"({per_pod_all:.2f} ms/pod whole process), sync {self.sync_seconds:.1f} s, "
                 f"peak RSS {self.peak_rss_mib:.0f} MiB, events/pod {events:.2f}, "
-                f"attempts/unschedulable pod {attempts:.2f}{share}{context}")
+                f"attempts/unschedulable pod {attempts:.2f}, error attempts {self.errors:.0f}{share}{context}")
 
 
 def _free_port() -> int:
@@ -237,22 +238,26 @@ class SchedulerProcess:
         t = self.ps.cpu_times()
         return t.user + t.system
 
+    def metrics(self, *line_starts: str) -> list[float]:
+        """One scrape of /metrics: the value of the first line starting with each (0 if none)."""
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=30) as r:
+            lines = r.read().decode().splitlines()
+        return [next((float(line.rsplit(" ", 1)[1]) for line in lines if line.startswith(start)), 0.0)
+                for start in line_starts]
+
     def metric(self, line_start: str) -> float:
-        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=5) as r:
-            for line in r.read().decode().splitlines():
-                if line.startswith(line_start):
-                    return float(line.rsplit(" ", 1)[1])
-        return 0.0
+        return self.metrics(line_start)[0]
 
     def wait_events_idle(self, timeout: float = 600.0) -> None:
-        """Until the event writer has nothing queued and its written count holds still."""
+        """Until the event writer has nothing queued and its written count held still for a
+        second. Scrapes cost the scheduler CPU (the exposition of every series), so one a second."""
         deadline, last = time.monotonic() + timeout, -1.0
         while time.monotonic() < deadline:
-            written = self.metric("kubesched_events_written_total")
-            if self.metric("kubesched_events_queued") == 0 and written == last:
+            time.sleep(1.0)
+            written, queued = self.metrics("kubesched_events_written_total", "kubesched_events_queued")
+            if queued == 0 and written == last:
                 return
             last = written
-            time.sleep(0.5)
 
     def wait_ready(self, timeout: float = 600.0) -> float:
         deadline = time.monotonic() + timeout
@@ -321,7 +326,8 @@ class BindWatch:
                 if delay > 0:
                     await asyncio.sleep(delay)
                 self.created[pod["metadata"]["name"]] = time.monotonic()
-                task = asyncio.create_task(api.request("POST", "/api/v1/namespaces/default/pods", body=pod))
+                task = asyncio.create_task(api.request("POST", "/api/v1/namespaces/default/pods", body=pod,
+                                                       timeout=600.0))  # a loaded server answers late
                 pending.add(task)
                 task.add_done_callback(pending.discard)
             await asyncio.gather(*pending)
@@ -401,8 +407,9 @@ def run_case(mode: str, nodes: int, pods: int, bound: int, rate: float, profile:
                     result.latencies = [t - ready for t in watch.bound.values()]
             if measured:
                 sched.wait_events_idle()  # the CPU below includes writing every event
-                result.unschedulable_attempts = sched.metric(
-                    'scheduler_schedule_attempts_total{profile="default-scheduler",result="unschedulable"}')
+                result.unschedulable_attempts, result.errors = sched.metrics(
+                    'scheduler_schedule_attempts_total{profile="default-scheduler",result="unschedulable"}',
+                    'scheduler_schedule_attempts_total{profile="default-scheduler",result="error"}')
             cpu_end, rss = sched.stop()
             if measured:
                 result.events_written = _events_written(server.kubeconfig)

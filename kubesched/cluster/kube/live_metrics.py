@@ -51,14 +51,29 @@ class RestClientMetrics:
         self._throttled = Histogram("rest_client_rate_limiter_duration_seconds", "[ALPHA] Client side rate limiter "
                                     "latency in seconds. Broken down by verb, and host.", ("host", "verb"),
                                     registry=registry, buckets=_REST_BUCKETS)
+        # Labelled children looked up once: ``labels()`` costs more than the update itself,
+        # and every API request records three samples.
+        self._throttled_by_verb: dict[str, Histogram] = {}
+        self._latency_by_verb: dict[str, Histogram] = {}
+        self._requests_by_code: dict[tuple[int, str], Counter] = {}
 
     def rate_limited(self, verb: str, seconds: float) -> None:
-        self._throttled.labels(self.host, verb).observe(seconds)
+        child = self._throttled_by_verb.get(verb)
+        if child is None:
+            child = self._throttled_by_verb[verb] = self._throttled.labels(self.host, verb)
+        child.observe(seconds)
 
     def response(self, verb: str, code: int, seconds: float) -> None:
         """``code`` 0: no HTTP answer (client-go labels it ``<error>``)."""
-        self._requests.labels(str(code) if code else "<error>", self.host, verb).inc()
-        self._latency.labels(self.host, verb).observe(seconds)
+        counter = self._requests_by_code.get((code, verb))
+        if counter is None:
+            counter = self._requests_by_code[(code, verb)] = self._requests.labels(
+                str(code) if code else "<error>", self.host, verb)
+        counter.inc()
+        child = self._latency_by_verb.get(verb)
+        if child is None:
+            child = self._latency_by_verb[verb] = self._latency.labels(self.host, verb)
+        child.observe(seconds)
 
 
 class AsyncCallMetrics:
@@ -72,14 +87,19 @@ class AsyncCallMetrics:
         self._duration = Histogram("scheduler_async_api_call_execution_duration_seconds", "[ALPHA] Duration in "
                                    "seconds for executing API call in the async dispatcher.",
                                    ("call_type", "result"), registry=registry, buckets=_ASYNC_BUCKETS)
+        self._children: dict[tuple[str, bool], tuple[Counter, Histogram]] = {}
 
     def set_pending_source(self, call_type: str, source: Callable[[], int]) -> None:
         self._pending.labels(call_type).set_function(lambda: float(source()))
 
     def executed(self, call_type: str, ok: bool, seconds: float) -> None:
-        result = "success" if ok else "error"
-        self._total.labels(call_type, result).inc()
-        self._duration.labels(call_type, result).observe(seconds)
+        children = self._children.get((call_type, ok))
+        if children is None:
+            result = "success" if ok else "error"
+            children = self._children[(call_type, ok)] = (self._total.labels(call_type, result),
+                                                          self._duration.labels(call_type, result))
+        children[0].inc()
+        children[1].observe(seconds)
 
 
 @dataclass(slots=True)
