@@ -62,6 +62,7 @@ __all__ = [
     "BindPlugin",
     "PostBindPlugin",
     "EnqueueExtensions",
+    "BindingExplainer",
 ]
 
 MAX_NODE_SCORE = 100
@@ -300,3 +301,12 @@ class EnqueueExtensions(Protocol):
     optional queueing hint that decides for one pod and one change."""
 
     def events_to_register(self) -> list[ClusterEventWithHint]: ...
+
+
+@runtime_checkable
+class BindingExplainer(Protocol):
+    """Optional: what the plugin's Reserve..PreBind did for a bound pod, for ``--explain`` and
+    the reports (a JSON-ready dict merged into the attempt's ``binding`` record), e.g.
+    DynamicResources' ``allocations``: the devices each claim of the pod got."""
+
+    def explain_binding(self, state: CycleState, pod: PodInfo, node_name: str) -> dict[str, object] | None: ...

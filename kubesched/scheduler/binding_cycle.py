@@ -20,6 +20,7 @@ from ..cache.cache import Cache
 from ..framework.cycle_state import PODS_TO_ACTIVATE, CycleState
 from ..framework.events import ASSIGNED_POD_DELETE
 from ..framework.queued_pod import QueuedPodInfo
+from ..framework.interfaces import BindingExplainer
 from ..framework.runtime import Framework
 from ..framework.runtime_binding import PERMIT_WAIT_REASONS
 from ..framework.status import Code, Status
@@ -124,6 +125,17 @@ class BindingCycle(FailureHandling):
         else:
             self._run_binding(work, done)
 
+    def _binding_explainers(self, fwk: Framework) -> list[BindingExplainer]:
+        """The profile's plugins that explain their binding work (looked up once per profile)."""
+        cache: dict[str, list[BindingExplainer]] | None = getattr(self, "_explainers", None)
+        if cache is None:
+            cache = {}
+            self._explainers = cache
+        found = cache.get(fwk.profile_name)
+        if found is None:
+            found = cache[fwk.profile_name] = [p for p in fwk.instances.values() if isinstance(p, BindingExplainer)]
+        return found
+
     def _finish_binding(self, fwk: Framework, state: CycleState, queued: QueuedPodInfo, assumed: PodInfo,
                         host: str, attempt: Attempt | None, status: Status | None) -> None:
         if status is not None and not status.is_success():
@@ -138,6 +150,11 @@ class BindingCycle(FailureHandling):
             self.metrics.pod_scheduled(queued.attempts, now - first if first is not None else None)
         if attempt is not None:
             attempt.bound = True
+            if attempt.binding is not None:  # before the record is written (binding_bound)
+                for explainer in self._binding_explainers(fwk):
+                    found = explainer.explain_binding(state, assumed, host)
+                    if found:
+                        attempt.binding.update(found)
             binding_bound(attempt)
         if decisions.isEnabledFor(logging.INFO):
             decisions.info("Successfully bound pod to node", extra={"pod": assumed.key, "node": host})

@@ -177,3 +177,21 @@ def test_a_cel_runtime_error_is_an_error_not_unschedulable():
     sim = simulate(node("n1"), gpu_slice("n1", 1), picky, claim("c", request("gpu", "picky")), pod("p", claims={"gpu": "c"}))
     message = sim.outcomes["default/p"].message
     assert message.startswith('running "DynamicResources" filter plugin: class picky: selector #0: CEL runtime error')
+
+
+def test_the_binding_record_lists_the_devices_each_claim_got():
+    from kubesched.cluster.simulated import Simulation
+    from kubesched.cluster.snapshot import snapshot_from_objects
+    from kubesched.framework.config import parse_config
+    from kubesched.plugins.registry import UPSTREAM_ONLY, in_tree_registry
+
+    from .dra_helpers import CONFIG
+
+    registry = in_tree_registry()
+    objects = [node("n1"), gpu_slice("n1", 1), gpu_class(), claim("c"), pod("p", claims={"gpu": "c"})]
+    snapshot = snapshot_from_objects([("t", o) for o in objects], plugin_kinds=frozenset(k for _, k in registry.object_kinds()))
+    attempts = []
+    Simulation(snapshot, parse_config(CONFIG, registry, UPSTREAM_ONLY), registry, on_attempt=attempts.append).run()
+    assert attempts[0].binding["allocations"] == {"default/c": {
+        "devices": [{"request": "gpu", "driver": "gpu.example.com", "pool": "n1", "device": "gpu-0"}],
+        "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}}}

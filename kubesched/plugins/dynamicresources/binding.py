@@ -51,6 +51,32 @@ class BindingMixin:
             return Status(Code.SKIP)
         return None
 
+    def explain_binding(self, state: CycleState, pod: PodInfo, node_name: str) -> dict[str, object] | None:
+        """``allocations`` for --explain and the reports: each claim of the pod after PreBind, with
+        the devices it got (``request``, ``driver``, ``pool``, ``device``; ``adminAccess`` and
+        ``consumedCapacity`` where set) and the allocation's node selector."""
+        s = state.get(STATE)
+        if s is None or s.empty():
+            return None
+        out: dict[str, object] = {}
+        for claim in s.claims:
+            allocation = claim.allocation
+            if allocation is None or claim.name == SPECIAL_CLAIM_NAME:
+                continue
+            devices: list[dict[str, object]] = []
+            for r in allocation.devices:
+                device: dict[str, object] = {"request": r.request, "driver": r.driver, "pool": r.pool, "device": r.device}
+                if r.admin_access:
+                    device["adminAccess"] = True
+                if r.consumed_capacity:
+                    device["consumedCapacity"] = {k: q.text for k, q in r.consumed_capacity.items()}
+                devices.append(device)
+            entry: dict[str, object] = {"devices": devices}
+            if allocation.node_selector is not None:
+                entry["nodeSelector"] = allocation.node_selector.raw
+            out[claim.key] = entry
+        return {"allocations": out} if out else None
+
     def pre_bind(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
         if not self.enabled:
             return None
