@@ -17,6 +17,7 @@ from typing import BinaryIO
 
 import orjson
 
+from ..objects.pod import PodInfo
 from ..scheduler.explain import attempt_record
 from ..scheduler.scheduler import Attempt
 from .label_query import LabelQuery
@@ -40,7 +41,10 @@ class ExplainFilter:
     def wants(self, attempt: Attempt) -> bool:
         if self.failed_only and attempt.result is not None:
             return False
-        pod = attempt.pod
+        return self.wants_pod(attempt.pod)
+
+    def wants_pod(self, pod: PodInfo) -> bool:
+        """Whether ``pod`` matches the selector and the name pattern."""
         if self.selector is not None and not self.selector.matches(pod.labels):
             return False
         if self._pattern is not None:

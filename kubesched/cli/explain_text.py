@@ -25,11 +25,13 @@ def _preemption(decision: Decision) -> str:
     return f"preemption would not help: {p.get('message') or 'no node where evicting lower-priority pods makes room'}"
 
 
-def explanation_lines(decisions: list[Decision], outcomes_node: dict[str, str | None]) -> list[str]:
-    """One block per pod; ``outcomes_node``: where each pod finally is (after preemption)."""
-    if not decisions:
+def explanation_lines(decisions: list[Decision], outcomes_node: dict[str, str | None],
+                      never_tried: dict[str, str] | None = None) -> list[str]:
+    """One block per pod; ``outcomes_node``: where each pod finally is (after preemption);
+    ``never_tried``: matching pods no attempt was made for, and why (gated, another scheduler's)."""
+    if not decisions and not never_tried:
         return ["No pending pod matched --explain-pods / --explain-selector."]
-    lines: list[str] = []
+    lines = [f"{pod}: pending, never attempted: {why}" for pod, why in (never_tried or {}).items()]
     for d in decisions:
         final = outcomes_node.get(d.pod)
         if d.node and final:

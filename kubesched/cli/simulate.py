@@ -12,7 +12,7 @@ import click
 import orjson
 from rich.console import Console
 
-from ..cluster.simulated import Simulation
+from ..cluster.simulated import Simulation, SimulationResult
 from ..framework.config import ConfigError, needs_raw_objects
 from .common import feature_gates_option, check_writable, fail, load_config, plugin_option, registry
 from .decisions import DecisionLog, fan_out
@@ -122,8 +122,18 @@ def simulate(snapshot: str | None, config_file: str | None, explain_file: str | 
         _print_lines(console, what_if_lines(read.what_if, result))
     if explain_here and decisions is not None:
         final = {key: outcome.node for key, outcome in result.outcomes.items()}
-        _print_lines(console, explanation_lines(list(decisions.decisions.values()), final))
+        never_tried = {pod.key: _not_tried(result, pod.key, pod.scheduler_name) for pod in snap.pending_pods
+                       if pod.key not in decisions.decisions and which.wants_pod(pod)}
+        _print_lines(console, explanation_lines(list(decisions.decisions.values()), final, never_tried))
 
+
+
+def _not_tried(result: SimulationResult, key: str, scheduler_name: str) -> str:
+    """Why a matching pending pod has no attempt: gated, or another scheduler's."""
+    outcome = result.outcomes.get(key)
+    if outcome is not None and outcome.gated:
+        return f"waiting for scheduling gates: {outcome.message}"
+    return f"left to another scheduler ({scheduler_name}): no profile of this configuration is named so"
 
 
 def _print_lines(console: Console, lines: list[str]) -> None:

@@ -156,3 +156,14 @@ def test_explain_pods_without_a_file_says_when_preemption_would_help(tmp_path: P
     assert result.exit_code == 0
     assert ("  an earlier attempt found no node; preemption helped: node n1 after evicting 1 pod(s): default/low"
             in result.output.splitlines())
+
+
+def test_explain_pods_says_why_a_matching_pod_was_never_attempted(tmp_path: Path):
+    gated = pod("gated-1", schedulingGates=[{"name": "example.com/quota"}])
+    other = pod("mine-1", schedulerName="my-scheduler")
+    snap = write_list(tmp_path / "s.yaml", [node("n1"), gated, other])
+    lines = _run(str(snap), "--explain-pods", "default/*").output.splitlines()
+    assert any(line.startswith("default/gated-1: pending, never attempted: waiting for scheduling gates: ")
+               for line in lines)
+    assert ("default/mine-1: pending, never attempted: left to another scheduler (my-scheduler): no profile of this "
+            "configuration is named so") in lines
