@@ -16,7 +16,7 @@ are the cycle's):
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -205,7 +205,7 @@ class DecisionLog:
         self.decisions[attempt.pod.key] = decision
 
 
-def fan_out(observers: list[Callable[[Attempt], None]]) -> Callable[[Attempt], None]:
+def fan_out(observers: Sequence[Callable[[Attempt], None]]) -> Callable[[Attempt], None]:
     """One ``on_attempt`` callback calling each of ``observers`` in turn."""
 
     def call(attempt: Attempt) -> None:
