@@ -308,6 +308,8 @@ class DynamicResources(HintsMixin, BindingMixin):
         rows_of = table.node_derived((NAME, "rows"), partial(_rows_by_name, infos, size))
         entry = table.node_derived((NAME, "verdicts", s.signature), partial(VerdictRows, size, s.epoch_mark, s.touch_mark))
         entry.catch_up(s.epoch_mark, m.touched, s.touch_mark, rows_of)
+        if len(claims) == len(s.claims):  # no allocated claim of its own: the score is the shape's too
+            s.verdicts = entry
         ok = entry.ok[:size]
         codes = np.zeros(size, dtype=np.int32)
         statuses = [_CANNOT_ALLOCATE]
@@ -413,11 +415,17 @@ class DynamicResources(HintsMixin, BindingMixin):
         if not self.enabled or not self.features.enable_dra_prioritized_list or s is None or not s.prioritized:
             return out  # only firstAvailable requests score
         infos = snapshot.node_infos
+        kept = s.verdicts.score if s.verdicts is not None else None
         for k, row in enumerate(rows.tolist()):
+            if kept is not None and row < len(kept) and kept[row] >= 0:
+                out[k] = kept[row]
+                continue
             info = infos[row]
             found = self.node_allocation(s, info.node.name) if info is not None else None
             if found is not None:
                 out[k] = compute_score(s, found)
+                if kept is not None and row < len(kept):
+                    kept[row] = out[k]
         return out
 
     def normalize_score(self, state: CycleState, pod: PodInfo, scores: IntArray) -> IntArray:

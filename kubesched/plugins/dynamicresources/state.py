@@ -18,6 +18,7 @@ from .extended import ExtendedRequest, RequestMapping
 from .names import NAME
 from .structured import Allocator
 from .structured.results import AllocationResults
+from .verdicts import VerdictRows
 
 __all__ = ["NodeAllocation", "DraState", "STATE"]
 
@@ -52,6 +53,7 @@ class DraState:
     signature: tuple[object, ...] | None = None
     epoch_mark: int = 0
     touch_mark: int = 0
+    verdicts: VerdictRows | None = None  # Filter's kept verdicts for this pod's claim shape
 
     def clone(self) -> "DraState":
         return self

@@ -28,10 +28,12 @@ UNKNOWN, DOES_NOT_FIT, FITS = -1, 0, 1
 class VerdictRows:
     """Per table row: UNKNOWN, DOES_NOT_FIT or FITS, valid as of ``epoch`` and ``seen`` touches."""
 
-    __slots__ = ("ok", "epoch", "seen")
+    __slots__ = ("ok", "score", "epoch", "seen")
 
     def __init__(self, size: int, epoch: int, seen: int) -> None:
         self.ok: npt.NDArray[np.int8] = np.full(size, UNKNOWN, dtype=np.int8)
+        # Score's raw value on rows that fit (-1: not computed), for claims with firstAvailable requests.
+        self.score: npt.NDArray[np.int64] = np.full(size, -1, dtype=np.int64)
         self.epoch = epoch
         self.seen = seen
 
@@ -39,10 +41,12 @@ class VerdictRows:
         """Forget verdicts the changes since the last call may have changed."""
         if epoch != self.epoch or upto < self.seen:
             self.ok.fill(UNKNOWN)
+            self.score.fill(-1)
             self.epoch = epoch
         else:
             for name in touched[self.seen:upto]:
                 row = rows.get(name)
                 if row is not None and row < len(self.ok):
                     self.ok[row] = UNKNOWN
+                    self.score[row] = -1
         self.seen = upto
