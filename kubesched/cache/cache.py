@@ -11,7 +11,8 @@ never has to walk all pods.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import operator
+from dataclasses import dataclass, fields
 from typing import Iterable
 
 from ..framework.views import PodObserver
@@ -22,6 +23,9 @@ from ..objects.pod import PodInfo
 from .node_table import NodeTable
 
 __all__ = ["Cache", "CacheError", "PodObserver", "Snapshot"]
+
+# Every PodInfo field but the raw document: what pod observers may read.
+_OBSERVED = operator.attrgetter(*(f.name for f in fields(PodInfo) if f.name != "raw"))
 
 
 class CacheError(RuntimeError):
@@ -248,9 +252,12 @@ class Cache:
             and old.host_ports == new.host_ports
             and old.pod_affinity == new.pod_affinity
         ):
-            # The usual confirmation of an assumed pod: the same pod, bound. Observers
-            # still see it leave and return; the node's sums and the table do not move.
+            # The usual confirmation of an assumed pod: the same pod, bound. The node's sums
+            # and the table do not move; observers see it leave and return unless nothing
+            # but the raw document differs (then it is the same placement to them).
             info.replace_pod(old, new)
+            if _OBSERVED(old) == _OBSERVED(new):
+                return
             for observer in self._observers:
                 observer.pod_removed(old, info)
             for observer in self._observers:

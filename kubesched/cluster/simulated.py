@@ -90,7 +90,8 @@ class SimulatedCluster(SimulatedClaims):
     def bind(self, pod: PodInfo, node_name: str) -> None:
         if self.bind_hook is not None:
             self.bind_hook(pod, node_name)
-        bound = pod.copy_with(node_name=node_name)
+        # The pod handed to bind is the assumed one, already on ``node_name``: no copy needed.
+        bound = pod if pod.node_name == node_name else pod.copy_with(node_name=node_name)
         self.bindings.append((bound, node_name))
         self._pending_updates.append(bound)
 

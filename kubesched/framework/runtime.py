@@ -127,10 +127,13 @@ class Framework(FilterRuns, ScoreRuns, BindingRuns, SignRuns):
                 return result, Status.as_error(err, plugin.name), narrowing
             if observe is not None:
                 observe(plugin.name, "PreFilter", code_label(status), perf_counter() - started)
-            if status is not None and status.is_skip():
+            if status is None:
+                if res is None:  # the common answer: nothing to narrow, nothing to say
+                    continue
+            elif status.is_skip():
                 skipped.add(plugin.name)
                 continue
-            if status is not None and not status.is_success():
+            elif not status.is_success():
                 status = status.with_plugin(plugin.name)
                 if status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
                     return result, status, narrowing

@@ -87,7 +87,7 @@ class OpportunisticBatch:
         ``rejects_node(name)`` runs the filters (without nominated pods) for this pod on a
         node: True when they reject it, False when it passes, None when the node is gone.
         """
-        started = perf_counter()
+        started = perf_counter() if self.metrics is not None else 0.0
         hint = ""
         if self._compatible(signature, cycle, rejects_node):
             assert self.state is not None
@@ -102,7 +102,7 @@ class OpportunisticBatch:
                                others: SortedScoredNodes | None, cycle: int) -> None:
         """Remember where this cycle's pod went and, for a signed pod placed by scoring,
         the rest of the heap (upstream's ``StoreScheduleResults``)."""
-        started = perf_counter()
+        started = perf_counter() if self.metrics is not None else 0.0
         self.last_cycle, self.last_chosen = cycle, chosen
         if hinted and hinted == chosen:
             self.batched_pods += 1

@@ -88,10 +88,20 @@ def test_confirming_an_assumed_pod_equals_remove_then_add():
     assert stored is not assumed and stored.node_name == "n1"
     assert cache.nodes["n1"].pods[bound.uid] is stored
     assert cache.nodes["n1"].pods_with_required_anti_affinity[bound.uid] is stored
-    # observers saw the assumed pod leave and the bound one arrive
+    # nothing observers read changed (only the raw document went): the same placement to them
+    assert [e for e in recorder.events if e[1] == "default/web"] == [("added", "default/web", id(assumed))]
+    assert cache.table.pod_generation == generation  # sums unchanged: no row to recompute
+
+
+def test_observers_see_a_confirmation_that_changes_a_field_as_remove_then_add():
+    cache, recorder = _cache_with_pods()
+    assumed = make_pod("web", cpu="250m", memory="2Gi", labels={"app": "web"}).copy_with(node_name="n1")
+    cache.assume_pod(assumed, "n1")
+    bound = assumed.copy_with(raw=None, labels={"app": "web", "bound": "yes"})
+    cache.add_pod(bound)
+    stored = cache.get_pod(bound.uid)
     assert [(e[0], e[1]) for e in recorder.events[-2:]] == [("removed", "default/web"), ("added", "default/web")]
     assert recorder.events[-2][2] == id(assumed) and recorder.events[-1][2] == id(stored)
-    assert cache.table.pod_generation == generation  # sums unchanged: no row to recompute
 
 
 def test_a_bound_pod_that_counts_differently_is_reaccounted():
