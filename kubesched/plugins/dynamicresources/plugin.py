@@ -29,6 +29,7 @@ import numpy as np
 from ...framework import (
     BoolArray,
     Code,
+    NodeTableView,
     NodeVerdicts,
     CycleState,
     Handle,
@@ -302,9 +303,13 @@ class DynamicResources(HintsMixin, BindingMixin):
         infos = snapshot.node_infos
         m = self.manager
         claims = s.plain_claims
-        if (claims is None or s.has_selectors or s.allocator is None or s.signature is None
-                or m.epoch != s.epoch_mark):
+        if claims is None or s.signature is None or m.epoch != s.epoch_mark:
             return self._filter_rows(state, pod, infos, candidates[:size], size)
+        unavailable = self._selector_failures(s, table, candidates[:size], size) if s.has_selectors else None
+        if s.allocator is None:  # every claim allocated: only where their devices are
+            if unavailable is None:
+                return NodeVerdicts.all_pass(size)
+            return NodeVerdicts(unavailable.astype(np.int32), [_NOT_AVAILABLE])
         rows_of = table.node_derived((NAME, "rows"), partial(_rows_by_name, infos, size))
         entry = table.node_derived((NAME, "verdicts", s.signature), partial(VerdictRows, size, s.epoch_mark, s.touch_mark))
         entry.catch_up(s.epoch_mark, m.touched, s.touch_mark, rows_of)
@@ -332,10 +337,27 @@ class DynamicResources(HintsMixin, BindingMixin):
                 ok[row] = FITS
                 s.node_allocations[info.node.name] = NodeAllocation(results)
         codes[ok == DOES_NOT_FIT] = 1
+        if unavailable is not None:  # a claim elsewhere, on a node where the rest would fit
+            statuses.append(_NOT_AVAILABLE)
+            codes[unavailable & (codes == 0)] = len(statuses)
         for row, status in errors:
             statuses.append(status)
             codes[row] = len(statuses)
         return NodeVerdicts(codes, statuses)
+
+    @staticmethod
+    def _selector_failures(s: DraState, table: NodeTableView, candidates: BoolArray, size: int) -> BoolArray:
+        """Rows where an allocated claim's node selector does not match (and the claims that
+        failed somewhere among the candidates, for PostFilter)."""
+        failing = np.zeros(size, dtype=bool)
+        for index, selector in enumerate(s.available_on):
+            if selector is None:
+                continue
+            fails = ~table.selector_mask(selector)[:size]
+            if (fails & candidates).any():
+                s.unavailable.add(index)
+            failing |= fails
+        return failing
 
     def _filter_rows(self, state: CycleState, pod: PodInfo, infos: Sequence[NodeInfo | None], candidates: BoolArray,
                      size: int) -> NodeVerdicts:
