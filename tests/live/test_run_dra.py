@@ -19,6 +19,7 @@ from tests.live.conftest import assert_invariants
 from tests.live.dra_actors import (
     CLASS,
     ClaimController,
+    Driver,
     claim_of,
     claim_template,
     device_class,
@@ -26,7 +27,7 @@ from tests.live.dra_actors import (
     resource_claim,
     with_claim,
 )
-from tests.live.harness import Kubesched, node, node_of, pod, scheduled_condition, scheduler_config, wait_until
+from tests.live.harness import Kubesched, events, node, node_of, pod, scheduled_condition, scheduler_config, wait_until
 
 FINALIZER = "resource.kubernetes.io/delete-protection"
 EXTENDED = "resource.kubernetes.io/extended-resource-claim"
@@ -287,3 +288,58 @@ def test_a_device_freed_by_deallocation_goes_to_the_next_pod(
     wait_until(lambda: node_of(server, "second") == "n1", what="the second pod bound on the freed device")
     assert _devices(server.get("ResourceClaim", "default", "second-claim")) == [("n1", "gpu-0")]
     assert_invariants(server, sched)
+
+
+def test_binding_waits_for_the_devices_binding_conditions_then_binds(
+        server: APIServer, kubeconfig: Path, started: list[Kubesched], controller: ClaimController) -> None:
+    server.create(node("n1"))
+    server.create(device_class())
+    server.create(node_slice("n1", 1, binding_conditions=True))
+    driver = Driver(server)
+    driver.start()
+    try:
+        sched = _start(server, kubeconfig, started)
+        server.create(claim_template("attached-gpu"))
+        server.create(with_claim(pod("needs-attach"), "gpu", template="attached-gpu"))
+        wait_until(lambda: (claim_of(server, "needs-attach", "gpu") or {}).get("status", {}).get("reservedFor"),
+                   what="the claim allocated and reserved by PreBind")
+        assert node_of(server, "needs-attach") is None  # PreBind waits for the driver
+        claim = claim_of(server, "needs-attach", "gpu")
+        assert claim is not None and claim["status"]["allocation"]["allocationTimestamp"]
+        assert claim["status"]["allocation"]["devices"]["results"][0]["bindingConditions"] == ["attached"]
+        wait_until(lambda: any(e.get("reason") == "BindingConditionsPending" for e in events(server)),
+                   what="the BindingConditionsPending event")
+        driver.attach_allowed.set()
+        wait_until(lambda: node_of(server, "needs-attach") == "n1", timeout=30, what="the pod bound once attached")
+        assert driver.attached == [claim["metadata"]["name"]]
+        assert_invariants(server, sched)
+    finally:
+        driver.stop()
+    assert not driver.errors, driver.errors
+
+
+def test_a_binding_failure_reported_by_the_driver_fails_the_binding(
+        server: APIServer, kubeconfig: Path, started: list[Kubesched], controller: ClaimController) -> None:
+    server.create(node("n1"))
+    server.create(device_class())
+    server.create(node_slice("n1", 1, binding_conditions=True))
+    driver = Driver(server, outcome="failed")
+    driver.attach_allowed.set()
+    driver.start()
+    try:
+        sched = _start(server, kubeconfig, started)
+        server.create(claim_template("attached-gpu"))
+        server.create(with_claim(pod("attach-fails"), "gpu", template="attached-gpu"))
+        wait_until(lambda: "device binding failed" in (scheduled_condition(server, "attach-fails") or {}).get(
+            "message", ""), timeout=30, what="the failed binding reported")
+        condition = scheduled_condition(server, "attach-fails")
+        assert condition is not None and condition["reason"] == "SchedulerError"
+        claim = claim_of(server, "attach-fails", "gpu")
+        assert claim is not None
+        assert f'device binding failed: claim={claim["metadata"]["name"]}, reason=Done, message="failed"' in \
+            condition["message"]
+        assert node_of(server, "attach-fails") is None
+        assert_invariants(server, sched, expect_condition=False)
+    finally:
+        driver.stop()
+    assert not driver.errors, driver.errors

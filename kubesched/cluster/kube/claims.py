@@ -207,6 +207,10 @@ class ResourceClaimWrites:
         return await self._api.request("PUT", claim_path(namespace, name, subresource), body=claim,
                                        timeout=self._bind_timeout)
 
+    def binding_conditions_reported(self) -> bool:
+        """DRA drivers report devices' binding conditions in this cluster: PreBind waits for them."""
+        return True
+
     def get_resource_claim(self, namespace: str, name: str) -> Doc:
         """GET the claim (raises ``ApiError``)."""
         return self._wait_for("get_resource_claim", self._get(namespace, name))

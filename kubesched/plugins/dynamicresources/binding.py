@@ -17,6 +17,7 @@ from ...framework.handle import JSONObject, ResourceClaimWriter
 from ...objects.dra import ResourceClaim, allocation_to_json, parse_resource_claim
 from ...objects.errors import ObjectError
 from ...objects.pod import PodInfo
+from .binding_conditions import DEFAULT_BINDING_TIMEOUT, pre_bind_wait
 from .extended_claim import claim_document
 from .manager import DraManager
 from .names import SPECIAL_CLAIM_NAME
@@ -36,6 +37,7 @@ class BindingMixin:
     enabled: bool
     _writer: ResourceClaimWriter | None = None
     _writer_checked: bool = False
+    binding_timeout: float = DEFAULT_BINDING_TIMEOUT  # DynamicResourcesArgs.bindingTimeout
 
     def writer(self) -> ResourceClaimWriter | None:
         """The cluster client when it writes claims (checked once: a protocol check is slow)."""
@@ -93,7 +95,8 @@ class BindingMixin:
                 s.claims[index] = self._bind_claim(s, index, pod, node_name, client)
             except Exception as err:  # the API server's refusal, or one of upstream's checks
                 return Status.as_error(err)
-        return None
+        return pre_bind_wait(self.handle, self.manager, self.features, s.claims, pod, node_name,
+                             self.binding_timeout)
 
     def _bind_claim(self, s: DraState, index: int, pod: PodInfo, node_name: str,
                     client: ResourceClaimWriter | None) -> ResourceClaim:
