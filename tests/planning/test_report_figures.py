@@ -12,6 +12,8 @@ from click.testing import CliRunner
 pytest.importorskip("matplotlib")
 
 from kubesched.cli.main import cli  # noqa: E402
+from kubesched.planning import CompareSpec, run_compare  # noqa: E402
+from kubesched.planning.html_report import _distribution, _outcomes, _sorted_utilisation  # noqa: E402
 from kubesched.replay.report.plots import allocation_figure, fragmentation_figure  # noqa: E402
 from kubesched.replay.report.summary import PolicyCurve  # noqa: E402
 from kubesched.sweep.html import _replay_bars  # noqa: E402
@@ -82,3 +84,22 @@ def test_the_moved_pods_are_listed_in_a_bounded_filterable_box(compare_page: Pat
     text = compare_page.read_text()
     assert '<div class="scroll"><table id="pods-table">' in text
     assert 'id="pods-filter"' in text
+
+
+def test_utilisation_box_plots_use_the_full_share_scale_even_when_every_node_is_equal(tmp_path: Path):
+    nodes = [node(f"n{i}", cpu="4") for i in range(3)]
+    for n in nodes:
+        for key in ("capacity", "allocatable"):
+            n["status"][key]["nvidia.com/gpu"] = "8"  # no pod asks for one: 0 % on every node
+    snap = write_list(tmp_path / "s.yaml", [*nodes, pod("a", cpu="1")])
+    result = run_compare(CompareSpec(str(snap), ("default", "default"), seed=1))
+    figure = _distribution(result)
+    assert {ax.get_ylim() for ax in figure.axes} == {(0.0, 105.0)}
+
+
+def test_compare_figures_keep_their_legends_outside_the_plots(tmp_path: Path):
+    snap = write_list(tmp_path / "s.yaml", [node("n1"), node("n2"), pod("a", cpu="1")])
+    result = run_compare(CompareSpec(str(snap), ("default", "default"), seed=1))
+    for figure in (_sorted_utilisation(result), _outcomes(result)):
+        assert all(ax.get_legend() is None for ax in figure.axes)
+        assert len(figure.legends) == 1
