@@ -42,6 +42,15 @@ def explanation_lines(decisions: list[Decision], outcomes_node: dict[str, str | 
                 lines.append(f"  best score {best.total} on {best.node}; chosen {d.node}")
             if d.preemption is not None and d.preemption.get("nominatedNode"):
                 lines.append(f"  an earlier attempt found no node; {_preemption(d).replace('would help', 'helped')}")
+            chosen = d.extra.get("binding")
+            if isinstance(chosen, dict):
+                lines.extend(_permit_lines(chosen))
+            continue
+        binding = d.extra.get("binding")
+        if d.node and isinstance(binding, dict) and binding.get("result") in ("unschedulable", "error"):
+            lines.append(f"{d.pod}: pending after {d.attempt} attempt(s): node {d.node} was chosen, then "
+                         f"{binding.get('stage')} failed: {binding.get('message')}")
+            lines.extend(_permit_lines(binding))
             continue
         lines.append(f"{d.pod}: pending after {d.attempt} attempt(s): {d.message}")
         if d.pre_filter is not None:
@@ -52,6 +61,20 @@ def explanation_lines(decisions: list[Decision], outcomes_node: dict[str, str | 
             lines.append(f"  {group.count} node(s): {plugin}: {'; '.join(group.reasons) or group.code}{examples}")
         lines.append(f"  {_preemption(d)}")
         for name, value in d.extra.items():
-            if name in TERMINAL_EXTRAS:
+            if name == "binding" and isinstance(value, dict):
+                lines.extend(_permit_lines(value))
+            elif name in TERMINAL_EXTRAS:
                 lines.append(f"  {name}: {value}")
     return lines
+
+
+def _permit_lines(binding: dict[str, object]) -> list[str]:
+    """A Permit wait, as one line: the plugins and their reasons, how long, how it ended."""
+    permit = binding.get("permit")
+    if not isinstance(permit, dict) or not permit.get("waits"):
+        return []
+    waits = permit["waits"] if isinstance(permit["waits"], list) else []
+    plugins = ", ".join(f"{w.get('plugin')} ({w.get('reason')}, timeout {w.get('timeout')})" for w in waits
+                        if isinstance(w, dict))
+    ending = permit.get("outcome", "still waiting")
+    return [f"  Permit: waited {permit.get('waited', '?')}s for {plugins}: {ending}"]

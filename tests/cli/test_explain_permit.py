@@ -83,3 +83,12 @@ def test_the_json_report_lists_them_too(run):
         "waited for WaitForSibling (waiting for a sibling); allowed": ["default/left"],
         "waited for WaitForSibling (waiting for a sibling); rejected: rejected due to timeout after waiting 1m0s "
         "at plugin WaitForSibling": ["default/alone"]}
+
+
+def test_explain_pods_on_the_terminal_says_a_pod_waited_and_how_it_ended(run):
+    out = run("--explain-pods", "default/*").stdout
+    assert ("default/alone: pending after 1 attempt(s): node node-a was chosen, then Permit failed: rejected due to "
+            "timeout after waiting 1m0s at plugin WaitForSibling\n"
+            "  Permit: waited 60.0s for WaitForSibling (waiting for a sibling, timeout 1m0s): rejected\n") in out
+    assert ("default/left: scheduled on node-a (attempt 1, 1 of 1 evaluated node(s) feasible)\n"
+            "  Permit: waited 0.0s for WaitForSibling (waiting for a sibling, timeout 1m0s): allowed\n") in out
