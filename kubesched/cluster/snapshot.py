@@ -20,6 +20,7 @@ from ..objects.pod import PodInfo, parse_pod
 from ..objects.storage import validate_storage_object
 from .dump_reader import STDIN, STDIN_NAME, DumpObject, ReadProblem, read_dump
 from .dump_reader import describe as _describe
+from .dra_validation import DRA_KINDS, validate_dra_object
 from .dump_validation import object_problems
 
 __all__ = ["ClusterSnapshot", "SnapshotBuilder", "SnapshotError", "LoadProblem", "ObjectEdits", "STDIN", "gc_paused",
@@ -308,6 +309,8 @@ class SnapshotBuilder:
             snap.workloads.append(dict(obj))
         elif kind in self._plugin_kinds:
             validate_storage_object(kind, obj)  # PVs, claims, ...: one clear line for a bad one
+            if kind in DRA_KINDS:
+                validate_dra_object(kind, obj)
             snap.objects.setdefault(kind, []).append(dict(obj))
             if kind == "PersistentVolumeClaim":
                 self._claims.append((file, obj))
