@@ -3,6 +3,8 @@ only ``StateData`` values. The decisions themselves are the conformance cases'."
 
 from __future__ import annotations
 
+import pytest
+
 from kubesched.cluster.simulated import Simulation
 from kubesched.cluster.snapshot import snapshot_from_objects
 from kubesched.framework import Code, CycleState, Handle, PluginSpec, PreFilterResult, SnapshotView, StateKey, Status
@@ -119,3 +121,38 @@ def test_clone_copies_values_with_a_clone_method_and_shares_the_rest():
     copy = state.clone()
     assert copy.read(COUNT) is not count and copy.read(COUNT).value == count.value
     assert copy.read(StateKey[dict]("test.kubesched.io/shared")) is shared
+
+
+class NamesOnly:
+    """A NodeToStatusReader without the scheduler's ``rows_with``: what a reader of another
+    make offers (preemption then works by node name)."""
+
+    def __init__(self, inner: object) -> None:
+        self._inner = inner
+
+    def status_of(self, node_name: str) -> Status:
+        return self._inner.status_of(node_name)  # type: ignore[attr-defined, no-any-return]
+
+    def node_names_with(self, code: Code) -> list[str]:
+        return self._inner.node_names_with(code)  # type: ignore[attr-defined, no-any-return]
+
+
+def _preempting_cluster() -> list[dict]:
+    nodes = [_node(f"n{i}") for i in range(8)]
+    running = [_pod(f"run{i}", node=f"n{i}", priority=1 if i % 3 == 0 else 9) for i in range(8)]
+    return nodes + running + [_pod("p", priority=5, labels={"block": "yes"})]
+
+
+def test_a_reader_without_rows_gets_the_same_decision(monkeypatch: pytest.MonkeyPatch) -> None:
+    outcomes = []
+    for wrap in (False, True):
+        plugin, sim = _run(_preempting_cluster())
+        preemption = sim.scheduler.profiles["default-scheduler"].plugin("DefaultPreemption")
+        if wrap:
+            original = preemption.post_filter
+            monkeypatch.setattr(preemption, "post_filter", lambda state, pod, filtered: original(state, pod, NamesOnly(filtered)))
+        result = sim.run(max_attempts=1)
+        outcomes.append((result.outcomes["default/p"].message, sorted(result.preemptions)))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][0].endswith("preemption: 0/8 nodes are available: 3 blocked by test, "
+                                   "5 No preemption victims found for incoming pod.")
