@@ -27,6 +27,7 @@ from kubesched.cluster.kube.connection import load_connection
 from kubesched.cluster.kube.driver import LiveOptions, LiveScheduler
 from kubesched.cluster.kube.events import EventBroadcaster
 from kubesched.framework.config import SchedulerConfig, parse_config
+from kubesched.framework.registry import Registry
 from kubesched.plugins.registry import in_tree_registry
 from kubesched.objects.quantity import milli_value, value
 from tests.apiserver import APIServer
@@ -74,8 +75,10 @@ def scheduler_config(raw: dict[str, Any] | None = None, *, leader_elect: bool = 
 
 class Kubesched:
     def __init__(self, server: APIServer, kubeconfig: Path, config: SchedulerConfig | None = None,
-                 identity: str = "kubesched-test", options: LiveOptions | None = None) -> None:
+                 identity: str = "kubesched-test", options: LiveOptions | None = None,
+                 registry: Registry | None = None) -> None:
         self.server = server
+        self.registry = registry or in_tree_registry()  # out-of-tree plugins: the in-tree ones plus theirs
         self.kubeconfig = kubeconfig
         self.config = config or scheduler_config()
         self.identity = identity
@@ -98,7 +101,7 @@ class Kubesched:
 
     def _main(self) -> None:
         connection = load_connection(str(self.kubeconfig), qps=5000, burst=5000)
-        settings = RunSettings(self.config, connection, in_tree_registry(), bind_address="127.0.0.1", port=0,
+        settings = RunSettings(self.config, connection, self.registry, bind_address="127.0.0.1", port=0,
                                identity=self.identity, startup_timeout=5.0, options=self.options)
 
         async def main() -> int:
