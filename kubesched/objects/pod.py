@@ -22,6 +22,7 @@ from .pod_spec import (
     spec_parts,
     str_map,
 )
+from .resize import status_requests
 from .resources import PodRequests
 from .selectors import NodeSelector, PreferredSchedulingTerm
 from .taints import Toleration
@@ -154,7 +155,8 @@ def parse_pod(raw: Mapping[str, Any], keep_raw: bool = True) -> PodInfo:
         scheduler_name=parts.scheduler_name,
         priority=parts.priority,
         creation_timestamp=created,
-        requests=parts.requests,
+        requests=(status_requests(spec, status) or parts.requests) if node_name and status.get("containerStatuses")
+        else parts.requests,
         host_ports=parts.host_ports,
         tolerations=parts.tolerations,
         node_selector=parts.node_selector,
