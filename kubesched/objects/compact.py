@@ -9,7 +9,7 @@ of each such part, so the cache keeps a small record per pod plus references.
 from __future__ import annotations
 
 import sys
-from typing import Any, Hashable
+from typing import Any, Callable, Hashable
 
 from .pod import PodInfo
 
@@ -22,6 +22,10 @@ class PodCompactor:
     def __init__(self, limit: int = 1 << 16) -> None:
         self._limit = limit
         self._shared: dict[Hashable, Any] = {}
+        # Parts already seen, by identity: pods parsed from one template hold the very same
+        # objects (the parser memoises them), so most parts are found without hashing them.
+        # Each entry keeps its object alive, so an id is never reused while it is here.
+        self._seen: dict[tuple[str, int], tuple[Any, Any]] = {}
 
     def _share(self, key: Hashable, value: Any) -> Any:
         found = self._shared.get(key)
@@ -31,6 +35,16 @@ class PodCompactor:
             self._shared.clear()
         self._shared[key] = value
         return value
+
+    def _part(self, kind: str, value: Any, key: Callable[[], Hashable]) -> Any:
+        seen = self._seen.get((kind, id(value)))
+        if seen is not None and seen[0] is value:
+            return seen[1]
+        shared = self._share(key(), value)
+        if len(self._seen) >= self._limit:
+            self._seen.clear()
+        self._seen[(kind, id(value))] = (value, shared)
+        return shared
 
     def compact(self, pod: PodInfo) -> PodInfo:
         """``pod`` without its raw document, its parts shared with identical pods. A pod
@@ -42,13 +56,15 @@ class PodCompactor:
             namespace=sys.intern(pod.namespace),
             scheduler_name=sys.intern(pod.scheduler_name),
             node_name=sys.intern(pod.node_name),
-            labels=self._share(("labels", *sorted(pod.labels.items())), pod.labels),
-            node_selector=self._share(("selector", *sorted(pod.node_selector.items())), pod.node_selector),
-            tolerations=self._share(("tolerations", pod.tolerations), pod.tolerations),
-            images=self._share(("images", pod.images), pod.images),
-            host_ports=self._share(("ports", pod.host_ports), pod.host_ports),
-            pod_affinity=self._share(("affinity", pod.pod_affinity), pod.pod_affinity),
-            topology_spread_constraints=self._share(("spread", pod.topology_spread_constraints), pod.topology_spread_constraints),
-            owner_references=self._share(("owners", pod.owner_references), pod.owner_references),
+            labels=self._part("labels", pod.labels, lambda: ("labels", *sorted(pod.labels.items()))),
+            node_selector=self._part("selector", pod.node_selector,
+                                     lambda: ("selector", *sorted(pod.node_selector.items()))),
+            tolerations=self._part("tolerations", pod.tolerations, lambda: ("tolerations", pod.tolerations)),
+            images=self._part("images", pod.images, lambda: ("images", pod.images)),
+            host_ports=self._part("ports", pod.host_ports, lambda: ("ports", pod.host_ports)),
+            pod_affinity=self._part("affinity", pod.pod_affinity, lambda: ("affinity", pod.pod_affinity)),
+            topology_spread_constraints=self._part("spread", pod.topology_spread_constraints,
+                                                   lambda: ("spread", pod.topology_spread_constraints)),
+            owner_references=self._part("owners", pod.owner_references, lambda: ("owners", pod.owner_references)),
             raw=None,
         )

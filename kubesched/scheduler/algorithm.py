@@ -52,6 +52,8 @@ TIE_BREAKS = ("heap", "random", "name")
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE = 0  # adaptive
+# Up to this many nodes, filters run node by node (run_filters_by_row) rather than over the table.
+FEW_NODES = 4
 
 
 def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
@@ -241,7 +243,9 @@ class Algorithm:
         else:
             # Every live row is a candidate unless PreFilter narrowed the set.
             candidates = allowed if allowed is not None else table.alive[: table.size].copy()
-            if fwk.has_node_filters(state):
+            if n <= FEW_NODES:  # a batch filter's fixed cost outweighs a few per-node calls
+                outcome = fwk.run_filters_by_row(state, pod, snapshot, candidates)
+            elif fwk.has_node_filters(state):
                 # Per-node plugins cost a Python call per node: ask them only about the
                 # windows the search visits, after the batch filters ran over all rows.
                 outcome = fwk.run_batch_filters(state, pod, snapshot, candidates)
@@ -253,7 +257,8 @@ class Algorithm:
                 diagnosis.evaluated = _rotated_prefix(order, start, processed)
                 self._advance(walk, processed, snapshot.num_nodes)
                 return feasible, diagnosis
-            outcome = fwk.run_filters(state, pod, snapshot, candidates)
+            else:
+                outcome = fwk.run_filters(state, pod, snapshot, candidates)
             apply_nominated_pods(fwk, state, pod, snapshot, outcome, candidates, self.nominator)
             diagnosis.outcome = outcome
             passed = outcome.passed  # only rows of ``order`` can pass
