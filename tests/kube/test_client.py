@@ -310,3 +310,35 @@ def test_client_requests_take_tokens_from_the_bucket() -> None:
             return client._bucket.reserve()  # the third request would wait for a refill
 
     assert run(scenario()) > 0.5
+
+
+def test_time_spent_waiting_for_a_pooled_connection_is_not_the_requests_timeout() -> None:
+    # One connection, four requests of 0.3 s each: the last waits 0.9 s for the connection,
+    # longer than its 0.5 s timeout, and still succeeds (client-go's requests queue too).
+    async def slow(request: web.Request) -> web.Response:
+        await asyncio.sleep(0.3)
+        return web.json_response({"kind": "Status"})
+
+    async def scenario() -> list[dict[str, object]]:
+        async with serve({("GET", "/slow"): slow}) as client:
+            client._session.connector._limit = 1  # type: ignore[union-attr]  # noqa: SLF001 - a pool of one
+            return await asyncio.gather(*(client.request("GET", "/slow", timeout=0.5) for _ in range(4)))
+
+    assert [answer["kind"] for answer in run(scenario())] == ["Status"] * 4  # type: ignore[index]
+
+
+def test_a_server_that_does_not_answer_within_the_timeout_fails_the_request() -> None:
+    async def stalled(request: web.Request) -> web.Response:
+        await asyncio.sleep(2)
+        return web.json_response({})
+
+    async def scenario() -> ApiError:
+        async with serve({("GET", "/stalled"): stalled}) as client:
+            try:
+                await client.request("GET", "/stalled", timeout=0.3)
+            except ApiError as err:
+                return err
+            raise AssertionError("no timeout")
+
+    error = run(scenario())
+    assert isinstance(error, ApiError) and error.status == 0

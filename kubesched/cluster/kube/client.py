@@ -117,7 +117,11 @@ class ApiClient:
             data = bytes(body)
         else:
             data = orjson.dumps(body)
-        client_timeout = aiohttp.ClientTimeout(total=timeout if timeout is not None else self.timeout)
+        # The timeout runs from the request's sending: time waiting for one of the pool's
+        # connections (a burst of binds queues there) does not count, as client-go's requests
+        # queue without a deadline. Reaching the server at all is bounded on its own.
+        wait = timeout if timeout is not None else self.timeout
+        client_timeout = aiohttp.ClientTimeout(total=None, sock_connect=self.timeout, sock_read=wait)
         retries = 0
         observer = self.observer
         while True:
