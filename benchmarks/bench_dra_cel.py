@@ -119,8 +119,10 @@ def main() -> None:
     )
     timings = []
     allocator_cache = CelCache()
+    state = AllocatedState()  # one state for the cluster, as the plugin keeps it
+    features = Features()
     for _ in range(2):
-        allocator = Allocator(Features(), AllocatedState(), Lister(), index, allocator_cache)
+        allocator = Allocator(features, state, Lister(), index, allocator_cache)
         start = time.perf_counter()
         for node in nodes:
             if allocator.allocate(node, [claim]) is None:
