@@ -18,10 +18,18 @@ Standalone (for a benchmark's separate process)::
     python -m tests.apiserver --port 0 [--load FILE.json] [--bookmark-interval S] [--history N]
     # prints "READY http://127.0.0.1:PORT"; test controls under /_test/ (see control.py)
 
+Where a real v1.36.2 server answers differently from the generic rules, it answers as
+the exchanges recorded from one (``transcript/``, checked by ``test_transcript.py``):
+a resourceVersion=0 LIST ignores ``limit``, 429s are plain text, a too-new
+resourceVersion is a 504 with ``Retry-After``, compaction is served from the watch cache
+until ``restart()``, objects carry ``managedFields``. ``APIServer(tls=True)`` (``--tls``)
+serves HTTPS with the certificate in ``tls/``; clients trust ``tls.CA_FILE``.
+
 Modules: resources (the served table), storage (revision, objects, event log),
 listing and options (GET collections), selectors, watch (fan-out, bookmarks),
 writes and patching (PUT/PATCH/DELETE rules), admission (pod defaults, binding),
-errors (Status bodies), faults, handlers (routing), control (/_test/), server.
+lifecycle (event validation, a pending pod's deletion), managed_fields, errors (Status
+bodies), faults, handlers (routing), control (/_test/), tls, transcript, server.
 """
 
 from tests.apiserver.faults import Fault, Faults
