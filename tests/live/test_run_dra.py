@@ -9,6 +9,7 @@ writes: the finalizer, ``status.allocation`` and ``status.reservedFor`` through
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -343,3 +344,22 @@ def test_a_binding_failure_reported_by_the_driver_fails_the_binding(
     finally:
         driver.stop()
     assert not driver.errors, driver.errors
+
+
+def test_stopping_kubesched_ends_a_binding_condition_wait_under_way(
+        server: APIServer, kubeconfig: Path, controller: ClaimController) -> None:
+    server.create(node("n1"))
+    server.create(device_class())
+    server.create(node_slice("n1", 1, binding_conditions=True))
+    sched = Kubesched(server, kubeconfig).start()
+    try:
+        server.create(claim_template("attached-gpu"))
+        server.create(with_claim(pod("never-attached"), "gpu", template="attached-gpu"))
+        wait_until(lambda: any(e.get("reason") == "BindingConditionsPending" for e in events(server)),
+                   what="PreBind waiting for the driver")
+    finally:
+        sched.stop()
+    # The wait (600 s by default) must not keep a binding worker, and so the process, alive.
+    wait_until(lambda: not [t for t in threading.enumerate() if t.name.startswith("binding")], timeout=10,
+               what="the binding worker released")
+    assert node_of(server, "never-attached") is None

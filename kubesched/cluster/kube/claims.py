@@ -163,6 +163,7 @@ class ResourceClaimWrites:
     _bind_timeout: float
     _wall_clock: Callable[[], float]
     _claim_tasks: set[asyncio.Task[None]]
+    _claims_stopping: threading.Event
 
     # -- plumbing -------------------------------------------------------------------------
     def _wait_for(self, what: str, work: Coroutine[object, object, T]) -> T:
@@ -210,6 +211,14 @@ class ResourceClaimWrites:
     def binding_conditions_reported(self) -> bool:
         """DRA drivers report devices' binding conditions in this cluster: PreBind waits for them."""
         return True
+
+    def wait_while_running(self, seconds: float) -> bool:
+        """Sleep up to ``seconds`` on a binding worker; False at once when the client stops (the
+        process is exiting: a binding-condition wait must not hold it up to its timeout)."""
+        return not self._claims_stopping.wait(seconds)
+
+    def stop_claim_waits(self) -> None:
+        self._claims_stopping.set()
 
     def get_resource_claim(self, namespace: str, name: str) -> Doc:
         """GET the claim (raises ``ApiError``)."""

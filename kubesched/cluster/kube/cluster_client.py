@@ -125,6 +125,7 @@ class KubeClusterClient(ResourceClaimWrites):
         self.victims_deleted = 0
         self._background: set[asyncio.Task[None]] = set()  # preemptions under way
         self._claim_tasks: set[asyncio.Task[None]] = set()  # DynamicResources' writes in the background
+        self._claims_stopping = threading.Event()  # ends PreBind's binding-condition waits at shutdown
         # (call type, succeeded, seconds) of each background API call: the dispatcher's metrics
         self.on_call: Callable[[str, bool, float], None] | None = None
 
@@ -135,6 +136,7 @@ class KubeClusterClient(ResourceClaimWrites):
         self._workers = [self._loop.create_task(self._status_worker()) for _ in range(_STATUS_WORKERS)]
 
     async def stop(self) -> None:
+        self.stop_claim_waits()
         for task in self._workers:
             task.cancel()
         await asyncio.gather(*self._workers, return_exceptions=True)

@@ -51,6 +51,7 @@ POLL_INTERVAL = 5.0  # upstream's wait.PollUntilContextTimeout period
 DEFAULT_BINDING_TIMEOUT = 600.0  # config.DynamicResourcesBindingTimeoutDefault
 DEVICE_BINDING_TIMEOUT = "device binding timeout"  # ErrDeviceBindingTimeout
 DEVICE_BINDING_FAILED = "device binding failed"  # ErrDeviceBindingFailed
+CONTEXT_CANCELED = "context canceled"  # the scheduler stopping during the wait
 
 Lookup = Callable[[ResourceClaim], "JSONObject | None"]
 
@@ -189,6 +190,10 @@ class BindingConditionsReported(Protocol):
 
     def binding_conditions_reported(self) -> bool: ...
 
+    def wait_while_running(self, seconds: float) -> bool:
+        """Sleep up to ``seconds``; False when the client is stopping (upstream's context canceled)."""
+        ...
+
 
 def pre_bind_wait(handle: Handle, manager: DraManager, features: Features, claims: Sequence[ResourceClaim],
                   pod: PodInfo, node_name: str, timeout: float = DEFAULT_BINDING_TIMEOUT) -> Status | None:
@@ -204,8 +209,12 @@ def pre_bind_wait(handle: Handle, manager: DraManager, features: Features, claim
         return None
     handle.event_recorder.record_event(pod, "Normal", "BindingConditionsPending",
                                        f"waiting for binding conditions for device on node {node_name}")
+    def sleep(seconds: float) -> None:
+        if not client.wait_while_running(seconds):
+            raise BindingConditionError(CONTEXT_CANCELED)
+
     try:
-        wait_for_binding_conditions(claims, lambda claim: _latest(manager, claim), timeout)
+        wait_for_binding_conditions(claims, lambda claim: _latest(manager, claim), timeout, sleep=sleep)
     except BindingConditionError as err:
         return Status.as_error(err)
     return None
