@@ -79,20 +79,10 @@ def collection_path(api_version: str, plural: str) -> str:
 _NO_LIMITS: Mapping[str, float] = {}
 
 
-def strip_managed_fields(raw: dict[str, object]) -> dict[str, object]:
-    """kube-scheduler's informer transform (``TransformStripManagedFields``): objects kept
-    in memory lose ``metadata.managedFields``, which nothing in scheduling reads and which
-    can be a third of an object's size."""
-    meta = raw.get("metadata")
-    if isinstance(meta, dict):
-        meta.pop("managedFields", None)
-    return raw
-
-
 def _parse_pod(raw: dict[str, object]) -> PodInfo:
     # Pending pods keep their document (their PodScheduled condition decides whether a
-    # status patch is needed); the cache compacts bound ones.
-    strip_managed_fields(raw)
+    # status patch is needed); the cache compacts bound ones. (The informer has already
+    # dropped metadata.managedFields, as kube-scheduler's TransformStripManagedFields.)
     spec = raw.get("spec")
     bound = isinstance(spec, dict) and bool(spec.get("nodeName"))
     return parse_pod(raw, keep_raw=not bound)
@@ -261,5 +251,5 @@ def cache_sizes(cache: Cache) -> dict[str, int]:
 
 
 def _identity(raw: dict[str, object]) -> dict[str, object]:
-    return strip_managed_fields(raw)
+    return raw
 
