@@ -168,16 +168,26 @@ class CompilationResult:
     projection: Projection | None = None
     functions: dict[str, CelFunction] = field(default_factory=dict)
     _results: dict[DeviceKey, bool | str] = field(default_factory=dict)
+    # The outcome per device object (kept alive here, so its id stays its own).
+    _by_device: dict[int, tuple[Device, str, bool | str]] = field(default_factory=dict)
 
     def device_matches(self, driver: str, device: Device) -> bool:
         """Whether the device satisfies the selector; ``CelError`` on a runtime error."""
-        key = self._key(driver, device)
-        found = self._results.get(key)
-        if found is None:
-            found = self._evaluate(driver, device)
-            if len(self._results) >= _RESULTS_LIMIT:
-                self._results.clear()
-            self._results[key] = found
+        seen = self._by_device.get(id(device))
+        if seen is not None and seen[0] is device and seen[1] == driver:
+            found = seen[2]
+        else:
+            key = self._key(driver, device)
+            cached = self._results.get(key)
+            if cached is None:
+                cached = self._evaluate(driver, device)
+                if len(self._results) >= _RESULTS_LIMIT:
+                    self._results.clear()
+                self._results[key] = cached
+            found = cached
+            if len(self._by_device) >= _RESULTS_LIMIT:
+                self._by_device.clear()
+            self._by_device[id(device)] = (device, driver, found)
         if isinstance(found, str):
             raise CelError(found)
         return found
