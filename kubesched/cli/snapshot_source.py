@@ -186,6 +186,11 @@ def _from_cluster(options: SourceOptions, config: SchedulerConfig, registry: Reg
     try:
         taken = live.take_snapshot(conn, kinds, name, plugin_kinds=plugin_kinds, keep_node_raw=keep_node_raw,
                                    edits=edits, save=save, progress=report)
+    except SnapshotError:
+        if save is not None and options.save:  # half a cluster is no snapshot to keep
+            save.close()
+            Path(options.save).unlink(missing_ok=True)
+        raise
     finally:
         if save is not None:
             save.close()
@@ -227,6 +232,7 @@ def cluster_snapshot_file(options: SourceOptions, configs: list[SchedulerConfig]
                                save=save, progress=report)
     except SnapshotError as err:
         progress.finish()
+        Path(path).unlink(missing_ok=True)  # half a cluster is no snapshot to keep
         fail([str(p) for p in err.problems])
     except OSError as err:
         progress.finish()

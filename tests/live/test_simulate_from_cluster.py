@@ -121,6 +121,14 @@ def test_a_refused_list_is_one_line_and_exit_2(server: APIServer, kubeconfig: Pa
     assert line.startswith("error: cluster ") and "listing pods: 403 Forbidden" in line
 
 
+def test_a_failed_snapshot_leaves_no_half_saved_file(server: APIServer, kubeconfig: Path, tmp_path: Path):
+    serve(server, objects())
+    server.faults.add(method="GET", path="^/api/v1/pods", status=403, times=None)
+    saved = tmp_path / "snapshot.json"
+    assert invoke("simulate", "--kubeconfig", str(kubeconfig), "--save", str(saved)).exit_code == 2
+    assert not saved.exists()
+
+
 @pytest.mark.parametrize("args, message", [
     (["SNAP", "--kubeconfig", "KC"], "give a SNAPSHOT file or --kubeconfig, not both"),
     ([], "give a SNAPSHOT file (or - for standard input), or --kubeconfig FILE to take one from a cluster"),
