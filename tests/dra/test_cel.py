@@ -167,3 +167,22 @@ def test_semver_errors_use_the_library_messages(expression: str, message: str) -
 )
 def test_semver_normalization_and_precedence(expression: str, expected: bool) -> None:
     assert CelCache().get_or_compile(expression).device_matches(DRIVER, GPU) is expected
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        'device.attributes["gpu.example.com"].type.find("g.") == "gp"',
+        'device.attributes["gpu.example.com"].type.findAll("[gu]") == ["g", "u"]',
+        "[1, 2, 3].isSorted() && [3, 1].indexOf(1) == 1 && [1, 2].sum() == 3",
+        '"gpu".indexOf("u") == 2 && "a,b".split(",") == ["a", "b"]',
+    ],
+)
+def test_regex_and_list_libraries(expression: str) -> None:
+    assert CelCache().get_or_compile(expression).device_matches(DRIVER, GPU)
+
+
+def test_base_environment_functions_the_engine_lacks_compile_but_fail_when_evaluated() -> None:
+    assert validate_selector('isURL("https://example.com")') is None
+    with pytest.raises(CelError):
+        CelCache().get_or_compile('isURL("https://example.com")').device_matches(DRIVER, GPU)

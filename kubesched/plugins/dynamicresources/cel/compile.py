@@ -295,7 +295,16 @@ _STANDARD_FUNCTIONS = frozenset(
     "size contains startsWith endsWith matches int uint double string bytes bool timestamp duration type dyn "
     "getDate getDayOfMonth getDayOfWeek getDayOfYear getFullYear getHours getMilliseconds getMinutes getMonth getSeconds".split()
 )
-_TYPE_NAMES = frozenset("int uint double bool string bytes list map null_type type".split())
+# Functions of Kubernetes' base environment that this engine does not provide (URLs, IPs,
+# CIDRs, format, optionals, two-variable comprehensions): upstream accepts expressions that use
+# them, so they are not compile errors here either; evaluating one fails at run time.
+_UNPROVIDED = frozenset(
+    "url isURL getScheme getHost getHostname getPort getEscapedPath getQuery ip isIP cidr isCIDR family isUnspecified "
+    "isLoopback isLinkLocalMulticast isLinkLocalUnicast isGlobalUnicast containsIP containsCIDR masked prefixLength "
+    "format optMap optFlatMap hasValue value orValue or of none ofNonZeroValue exists all existsOne exists_one "
+    "transformList transformMap transformMapEntry".split()
+)
+_TYPE_NAMES = frozenset("int uint double bool string bytes list map null_type type optional".split())
 _BOUND = re.compile(r"\.\s*(?:all|exists|exists_one|map|filter)\s*\(\s*([A-Za-z_]\w*)\s*,")
 
 
@@ -320,7 +329,7 @@ def _check_references(expression: str, program: cel.Program) -> str | None:
         if name != "device" and name not in bound and name not in _TYPE_NAMES and name not in namespaces:
             return _located(expression, name, f"undeclared reference to '{name}' (in container '')")
     for name in references.get("functions", []):
-        if name[:1] in ("_", "!", "@", "-") or name in _STANDARD_FUNCTIONS or name in FUNCTIONS:
+        if name[:1] in ("_", "!", "@", "-") or name in _STANDARD_FUNCTIONS or name in FUNCTIONS or name in _UNPROVIDED:
             continue
         return _located(expression, name, f"undeclared reference to '{name}' (in container '')")
     return None

@@ -10,6 +10,7 @@ operation is a function below (``x.f(y)`` is ``f(x, y)`` in the engine). Names f
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from functools import lru_cache
@@ -28,7 +29,7 @@ SEMVER_TAG = "kubernetes.Semver"
 # What flows between the engine and these functions.
 CelValue = object
 QuantityMap = dict[str, str]
-CelFunction = Callable[[CelValue], object] | Callable[[CelValue, CelValue], object]
+CelFunction = Callable[[CelValue], object] | Callable[[CelValue, CelValue], object] | Callable[[CelValue, CelValue, CelValue], object]
 
 _INT64_MIN = -(2**63)
 _INT64_MAX = 2**63 - 1
@@ -198,8 +199,58 @@ FUNCTIONS: dict[str, CelFunction] = {
     "patch": patch,
 }
 
-# Kubernetes' base CEL environment also has cel-go's strings and sets extensions; the engine's
-# package ships them as Python functions.
-for _library in ("strings", "sets"):
+def find(text: CelValue, pattern: CelValue) -> str:
+    """The regex library's ``find``: the first match, or the empty string."""
+    match = _regex(pattern).search(_string(text))
+    return match.group(0) if match else ""
+
+
+def find_all(text: CelValue, pattern: CelValue, limit: CelValue = -1) -> list[str]:
+    """``findAll``: every match (at most ``limit`` when not negative)."""
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        raise NoSuchOverload()
+    found = [m.group(0) for m in _regex(pattern).finditer(_string(text))]
+    return found if limit < 0 else found[:limit]
+
+
+@lru_cache(maxsize=256)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+def _regex(pattern: CelValue) -> re.Pattern[str]:
+    return _compiled(_string(pattern))
+
+
+def is_sorted(items: CelValue) -> bool:
+    """The lists library's ``isSorted``."""
+    if not isinstance(items, list):
+        raise NoSuchOverload()
+    return all(a <= b for a, b in zip(items, items[1:]))
+
+
+_index_of_string = stdlib.EXTENSIONS["strings"]["indexOf"]
+_last_index_of_string = stdlib.EXTENSIONS["strings"]["lastIndexOf"]
+
+
+def index_of(target: CelValue, item: CelValue, *offset: CelValue) -> object:
+    """``indexOf`` of the strings extension, or of the lists library on a list."""
+    if isinstance(target, list):
+        return next((i for i, value in enumerate(target) if value == item), -1)
+    return _index_of_string(target, item, *offset)
+
+
+def last_index_of(target: CelValue, item: CelValue, *offset: CelValue) -> object:
+    if isinstance(target, list):
+        return next((i for i in range(len(target) - 1, -1, -1) if target[i] == item), -1)
+    return _last_index_of_string(target, item, *offset)
+
+
+FUNCTIONS.update({"find": find, "findAll": find_all, "isSorted": is_sorted, "indexOf": index_of, "lastIndexOf": last_index_of})
+
+# Kubernetes' base CEL environment also has cel-go's strings, sets and lists extensions (and the
+# lists library's sum/min/max); the engine's package ships them as Python functions.
+for _library in ("strings", "sets", "lists", "core"):
     for _name, _function in stdlib.EXTENSIONS[_library].items():
-        FUNCTIONS.setdefault(_name, _function)
+        if _name not in ("contains", "bool"):  # CEL's own contains and bool() stay the engine's
+            FUNCTIONS.setdefault(_name, _function)
