@@ -43,6 +43,17 @@ def _status(doc: Mapping[str, Any]) -> dict[str, Any]:
     return dict(status) if isinstance(status, Mapping) else {}
 
 
+class _Taken:
+    """The names of the claims stored in one namespace, as a container (no list built)."""
+
+    def __init__(self, store: ObjectStore, namespace: str) -> None:
+        self.store = store
+        self.namespace = namespace
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self.store.get(self.namespace, name) is not None
+
+
 class SimulatedClaims:
     clock: VirtualClock
     object_stores: ObjectStores | None
@@ -68,8 +79,7 @@ class SimulatedClaims:
         doc = copy.deepcopy(dict(claim))
         meta = _meta(doc)
         namespace = str(meta.get("namespace") or "default")
-        taken = {str(_meta(c).get("name")) for c in store.list(namespace)}
-        name = deterministic_name(namespace, str(meta.get("generateName") or ""), taken)
+        name = deterministic_name(namespace, str(meta.get("generateName") or ""), _Taken(store, namespace))
         meta.update(name=name, namespace=namespace, uid=claim_uid(namespace, name))
         doc["metadata"] = meta
         doc.pop("status", None)

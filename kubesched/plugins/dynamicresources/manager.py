@@ -24,7 +24,7 @@ from ...framework.handle import JSONObject
 from ...objects.dra import AllocationResult, ResourceClaimStatus, DeviceClass, ResourceClaim, ResourceSlice, parse_device_class, parse_resource_claim, parse_resource_slice
 from ...objects.errors import ObjectError
 from .extended_index import extended_resource_index
-from .names import API_VERSION, DEVICE_CLASS, PLURALS, RESOURCE_CLAIM, RESOURCE_SLICE
+from .names import API_VERSION, DEVICE_CLASS, EXTENDED_RESOURCE_CLAIM_ANNOTATION, PLURALS, RESOURCE_CLAIM, RESOURCE_SLICE
 from .structured import AllocatedState, Features as AllocatorFeatures, SliceIndex
 
 __all__ = ["DraManager"]
@@ -66,6 +66,7 @@ class DraManager:
         self.in_flight: dict[str, ResourceClaim] = {}  # claim uid -> the claim with its pending allocation
         self._slice_index: SliceIndex | None = None
         self._written: dict[int, tuple[JSONObject, AllocationResult]] = {}
+        self.extended_claims: dict[str, str] = {}  # controlling pod's uid -> its extended-resource claim's key
         # Claims change on the event loop (informers) and on binding workers (PreBind's assume).
         self._lock = threading.Lock()
         # Changes that may change where claims fit (see verdicts.py).
@@ -103,6 +104,7 @@ class DraManager:
             return
         with self._lock:
             self.claims[claim.key] = claim
+            self._index_extended(claim)
             if claim.allocation is not None:
                 self.in_flight.pop(claim.meta.uid, None)  # PreBind's write arrived: it replaces the in-flight one
                 self.allocated.add_allocation(claim.allocation, self.features)
@@ -111,9 +113,24 @@ class DraManager:
     def _claim_removed(self, obj: JSONObject) -> None:
         with self._lock:
             claim = self.claims.pop(_key(obj), None)
+            if claim is not None:
+                for owner in claim.meta.owner_references:
+                    if self.extended_claims.get(owner.uid) == claim.key:
+                        del self.extended_claims[owner.uid]
             if claim is not None and claim.allocation is not None:
                 self.allocated.remove_allocation(claim.allocation, self.features)
                 self._touch(claim.allocation)
+
+    def _index_extended(self, claim: ResourceClaim) -> None:
+        if claim.meta.annotations.get(EXTENDED_RESOURCE_CLAIM_ANNOTATION) == "true":
+            for owner in claim.meta.owner_references:
+                if owner.controller:
+                    self.extended_claims[owner.uid] = claim.key
+
+    def extended_claim_of(self, pod_uid: str) -> ResourceClaim | None:
+        """The extended-resource claim controlled by the pod of this uid, if any."""
+        key = self.extended_claims.get(pod_uid)
+        return self.claims.get(key) if key is not None else None
 
     def get_claim(self, namespace: str, name: str) -> ResourceClaim | None:
         return self.claims.get(f"{namespace}/{name}")
@@ -126,6 +143,7 @@ class DraManager:
                 self.allocated.remove_allocation(existing.allocation, self.features)
                 self._touch(existing.allocation)
             self.claims[claim.key] = claim
+            self._index_extended(claim)
             self.in_flight.pop(claim.meta.uid, None)
             if claim.allocation is not None:
                 self.allocated.add_allocation(claim.allocation, self.features)

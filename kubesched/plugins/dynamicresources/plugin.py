@@ -50,7 +50,7 @@ from ...objects.nodeinfo import NodeInfo
 from ...objects.pod import PodInfo
 from .binding import BindingMixin
 from .claims import ClaimNotCreated, claim_names
-from .extended import NodeCannotFit, backed_resources, is_extended_claim_of, node_requests
+from .extended import NodeCannotFit, backed_resources, is_dra_extended_resource, is_extended_claim_of, node_requests
 from .extended_claim import node_extended_claim, special_claim
 from .hints import HintsMixin
 from .manager import DraManager
@@ -185,10 +185,10 @@ class DynamicResources(HintsMixin, BindingMixin):
                 return None, status
         s.has_selectors = any(sel is not None for sel in s.available_on)
         s.prioritized = any(r.first_available for c in claims for r in c.spec.requests)
+        s.epoch_mark, s.touch_mark = self.manager.epoch, len(self.manager.touched)
         if s.backed is None:
             s.plain_claims = [claims[i] for i in s.to_allocate()]
             s.signature = tuple(spec_signature(c) for c in s.plain_claims)
-            s.epoch_mark, s.touch_mark = self.manager.epoch, len(self.manager.touched)
         if to_allocate:
             s.allocator = Allocator(self.allocator_features, self.manager.allocated_state(), self.manager,
                                     self.manager.slice_index(), self.cel_cache)
@@ -222,10 +222,12 @@ class DynamicResources(HintsMixin, BindingMixin):
 
     def _find_extended_claim(self, pod: PodInfo) -> ResourceClaim | None:
         """The extended-resource claim an earlier cycle created for the pod, if any."""
-        for claim in self.manager.list_claims():
-            owners = tuple((o.name, o.uid, o.controller) for o in claim.meta.owner_references)
-            if claim.namespace == pod.namespace and is_extended_claim_of(pod, claim.meta.annotations, owners):
-                return claim
+        claim = self.manager.extended_claim_of(pod.uid)
+        if claim is None:
+            return None
+        owners = tuple((o.name, o.uid, o.controller) for o in claim.meta.owner_references)
+        if claim.namespace == pod.namespace and is_extended_claim_of(pod, claim.meta.annotations, owners):
+            return claim
         return None
 
     # -- Filter -----------------------------------------------------------------------------------
@@ -303,6 +305,10 @@ class DynamicResources(HintsMixin, BindingMixin):
         infos = snapshot.node_infos
         m = self.manager
         claims = s.plain_claims
+        if claims is None and s.no_user_claim() and m.epoch == s.epoch_mark:
+            ext = s.extended_claim()
+            if ext is not None and not ext.spec.requests and ext.allocation is None:
+                return self._filter_extended(state, s, pod, snapshot, candidates[:size])
         if claims is None or s.signature is None or m.epoch != s.epoch_mark:
             return self._filter_rows(state, pod, infos, candidates[:size], size)
         unavailable = self._selector_failures(s, table, candidates[:size], size) if s.has_selectors else None
@@ -377,15 +383,74 @@ class DynamicResources(HintsMixin, BindingMixin):
                 codes[row] = index[key]
         return NodeVerdicts(codes, statuses)
 
-    def node_allocation(self, s: DraState, node_name: str) -> NodeAllocation | None:
+    def _filter_extended(self, state: CycleState, s: DraState, pod: PodInfo, snapshot: SnapshotView,
+                         candidates: BoolArray) -> NodeVerdicts:
+        """Only DRA-backed extended resources: nodes grouped by which of them they lack (those the
+        claim must ask devices for), one node claim per group, verdicts kept per group's claim."""
+        table = snapshot.table
+        size = table.size
+        infos = snapshot.node_infos
+        ext = s.extended_claim()
+        backed = s.backed or {}
+        class_for = self.manager.device_class_for
+        names = sorted(r for r, q in backed.items() if q and is_dra_extended_resource(r))
+        if ext is None or s.allocator is None or any(class_for(r) is None for r in names) or len(names) > 60:
+            return self._filter_rows(state, pod, infos, candidates, size)
+        lacking = np.zeros(size, dtype=np.int64)
+        for k, name in enumerate(names):
+            alloc, _ = table.scalar_columns(name)
+            lacking |= (alloc[:size] <= 0).astype(np.int64) << k
+        rows_of = table.node_derived((NAME, "rows"), partial(_rows_by_name, infos, size))
+        codes = np.zeros(size, dtype=np.int32)
+        statuses = [_CANNOT_ALLOCATE]
+        errors: list[tuple[int, Status]] = []
+        for key in np.unique(lacking[candidates]).tolist():
+            if key == 0:
+                continue  # every resource from a device plugin here: NodeResourcesFit's
+            needed = {name: backed[name] for k, name in enumerate(names) if key >> k & 1}
+            node_claim, requests, mappings = node_extended_claim(ext, pod, needed, class_for)
+            signature = ("extended", spec_signature(node_claim))
+            entry = table.node_derived((NAME, "verdicts", signature), partial(VerdictRows, size, s.epoch_mark, s.touch_mark))
+            entry.catch_up(s.epoch_mark, self.manager.touched, s.touch_mark, rows_of)
+            group = candidates & (lacking == key)
+            ok = entry.ok[:size]
+            for row in np.flatnonzero(group & (ok == UNKNOWN)).tolist():
+                info = infos[row]
+                if info is None:
+                    continue
+                try:
+                    results = s.allocator.allocate(info.node, [node_claim])
+                except NodeAllocationError as err:
+                    errors.append((row, _unresolvable(str(err))))
+                    continue
+                except AllocationError as err:
+                    errors.append((row, Status.as_error(err)))
+                    continue
+                if results is None or len(results) != 1:
+                    ok[row] = DOES_NOT_FIT
+                else:
+                    ok[row] = FITS
+                    s.node_allocations[info.node.name] = NodeAllocation(results, node_claim, requests, mappings)
+            codes[group & (ok == DOES_NOT_FIT)] = 1
+        for row, status in errors:
+            statuses.append(status)
+            codes[row] = len(statuses)
+        return NodeVerdicts(codes, statuses)
+
+    def node_allocation(self, s: DraState, node_name: str, state: CycleState | None = None,
+                        pod: PodInfo | None = None) -> NodeAllocation | None:
         """Filter's allocation on a node, computed now for a node whose verdict was kept from an
         earlier pod (same claims, same devices in use there: the same answer)."""
         found = s.node_allocations.get(node_name)
-        if found is not None or s.plain_claims is None or s.allocator is None:
+        if found is not None or s.allocator is None:
             return found
         info = self.handle.snapshot().get(node_name)
         if info is None:
             return None
+        if s.plain_claims is None:  # the extended-resource claim: Filter's per-node form records it
+            if state is None or pod is None or self.filter(state, pod, info) is not None:
+                return None
+            return s.node_allocations.get(node_name)
         try:
             results = s.allocator.allocate(info.node, s.plain_claims)
         except AllocationError:
@@ -428,7 +493,7 @@ class DynamicResources(HintsMixin, BindingMixin):
         s = state.get(STATE)
         if not self.enabled or not self.features.enable_dra_prioritized_list or s is None or not s.prioritized:
             return 0
-        found = self.node_allocation(s, node_info.node.name)
+        found = self.node_allocation(s, node_info.node.name, state, pod)
         return 0 if found is None else compute_score(s, found)
 
     def score_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> IntArray:
@@ -443,7 +508,7 @@ class DynamicResources(HintsMixin, BindingMixin):
                 out[k] = kept[row]
                 continue
             info = infos[row]
-            found = self.node_allocation(s, info.node.name) if info is not None else None
+            found = self.node_allocation(s, info.node.name, state, pod) if info is not None else None
             if found is not None:
                 out[k] = compute_score(s, found)
                 if kept is not None and row < len(kept):
@@ -470,7 +535,7 @@ class DynamicResources(HintsMixin, BindingMixin):
             return None
         ext_index = s.extended_index()
         needs_user_claims = any(i != ext_index for i in to_allocate)
-        found = self.node_allocation(s, node_name)
+        found = self.node_allocation(s, node_name, state, pod)
         if found is None or not found.results:
             if not needs_user_claims:
                 return None  # the extended resources come from a device plugin on this node
