@@ -129,3 +129,11 @@ def test_a_reason_filters_the_list_to_its_pods(page: Page, report: Path):
     assert sorted(rows(p)) == ["huge-0", "huge-1", "huge-2"]
     p.click("#reason-clear")
     assert len(rows(p)) == 100
+
+
+def test_the_what_if_section_says_where_the_evicted_pods_went(page: Page, report: Path):
+    p = open_report(page, report)
+    assert "2 fit elsewhere, 0 fit nowhere." in p.locator("#whatif").inner_text()
+    p.click("#whatif summary")
+    assert "default/api-0\tn1" in p.locator("#whatif details").inner_text()
+    assert page.errors == []

@@ -61,6 +61,8 @@
       const left = Object.entries(W.leftInPlace).map(([k, v]) => `${v} ${k}`).join(", ");
       h += `<p>${W.drainedNodes.length} node(s) drained, ${W.evicted.length} pod(s) evicted` + (left ? ` (left in place: ${esc(left)})` : "") + "</p>";
       h += `<p>${W.placedElsewhere.length} fit elsewhere, <b>${W.notPlaced.length} fit nowhere</b>.</p>`;
+      if (W.placedElsewhere.length) h += `<details><summary>where the ${W.placedElsewhere.length} went</summary><div class="scroll"><table><thead><tr><th>pod</th><th>node</th></tr></thead><tbody>` +
+        W.placedElsewhere.map((p) => `<tr><td>${esc(p.pod)}</td><td>${esc(p.node)}</td></tr>`).join("") + "</tbody></table></div></details>";
       if (W.notPlaced.length) h += "<table><thead><tr><th>pod</th><th>why not</th></tr></thead><tbody>" +
         W.notPlaced.map((p) => `<tr><td>${esc(p.pod)}</td><td>${esc(p.message)}${p.flags.length ? "<br><span class=\"warn\">" + esc(p.flags.join("; ")) + "</span>" : ""}</td></tr>`).join("") + "</tbody></table>";
       if (W.budgets.length) h += "<h3>PodDisruptionBudgets covering evicted pods</h3><table><thead><tr><th>budget</th><th class=\"num\">allowed</th><th class=\"num\">evicted</th><th>verdict</th></tr></thead><tbody>" +
