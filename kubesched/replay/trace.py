@@ -23,6 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Mapping
 
+from kubesched.cluster.dump_reader import read_dump
 from kubesched.cluster.snapshot import SnapshotError, load_snapshot
 from kubesched.objects import PodInfo
 from kubesched.objects.errors import ObjectError
@@ -163,11 +164,13 @@ def _kube_pods(path: str, need_times: bool = False) -> list[ReplayPod]:
         raise _snapshot_problems(err) from None
     out: list[ReplayPod] = []
     problems: list[TraceProblem] = []
+    bound = _bound_annotations(path) if snapshot.bound_pods else {}
     for pod in [*snapshot.bound_pods, *snapshot.pending_pods]:
         where = f"Pod {pod.key}"
         deleted = None
+        annotations = _annotations(pod.raw) if pod.raw is not None else bound.get(pod.key, {})
         try:
-            deleted = parse_timestamp(_annotations(pod.raw).get(DELETION_TIMESTAMP))
+            deleted = parse_timestamp(annotations.get(DELETION_TIMESTAMP))
         except ObjectError as err:
             problems.append(TraceProblem(path, 0, f"{where} metadata.annotations[{DELETION_TIMESTAMP}]", err.message))
         created = pod.creation_timestamp
@@ -186,6 +189,24 @@ def _kube_pods(path: str, need_times: bool = False) -> list[ReplayPod]:
     if problems:
         raise TraceError(problems)
     return out
+
+
+def _bound_annotations(path: str) -> dict[str, Mapping[str, Any]]:
+    """The annotations of the trace's bound pods (``spec.nodeName`` set), by key: the
+    snapshot loader keeps no document of a bound pod, and their departures are annotations."""
+    root = Path(path)
+    files = sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml", ".json") and p.is_file()) \
+        if root.is_dir() else [root]
+    found: dict[str, Mapping[str, Any]] = {}
+    for file in files:
+        for item in read_dump(file, []):  # unreadable documents were reported by the loader already
+            obj = item.obj
+            spec = obj.get("spec")
+            if obj.get("kind") == "Pod" and isinstance(spec, Mapping) and spec.get("nodeName"):
+                meta = obj.get("metadata")
+                meta = meta if isinstance(meta, Mapping) else {}
+                found[f"{meta.get('namespace') or 'default'}/{meta.get('name')}"] = _annotations(obj)
+    return found
 
 
 def _rfc3339(seconds: float) -> str:

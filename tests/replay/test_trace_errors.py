@@ -145,3 +145,17 @@ def test_replay_exits_2_with_every_kubernetes_trace_problem(tmp_path: Path) -> N
     assert result.exit_code == 2
     errors = [line for line in result.output.splitlines() if line.startswith("error: ")]
     assert len(errors) == 2 and "Pod default/late" in errors[0] and "Pod default/undated" in errors[1]
+
+
+def test_a_bound_kubernetes_pods_departure_is_read_too(tmp_path: Path) -> None:
+    nodes = _write(tmp_path, KUBE_NODE, "nodes.yaml")
+    pod = _kube_pod("ran", "2026-01-01T00:00:00Z", "2026-01-01T01:00:00Z").replace("spec:\n", "spec:\n  nodeName: gpu-1\n")
+    pods = _write(tmp_path, pod + _kube_pod("waits", "2026-01-01T00:30:00Z"), "pods.yaml")
+    trace = load_trace(str(nodes), str(pods), need_times=True)
+    assert {p.info.name: p.deleted for p in trace.pods} == {"ran": 3600.0, "waits": None}
+
+
+def test_a_bound_kubernetes_pod_deleted_before_it_was_created_is_an_error(tmp_path: Path) -> None:
+    pod = _kube_pod("late", "2026-01-02T00:00:00Z", "2026-01-01T00:00:00Z").replace("spec:\n", "spec:\n  nodeName: gpu-1\n")
+    [problem] = _kube_problems(tmp_path, pod)
+    assert "Pod default/late metadata.annotations[kubesched.io/deletion-timestamp]: is before" in problem
