@@ -33,9 +33,11 @@ from .what_if_report import what_if_document, what_if_lines
 @click.option("--explain", "explain_file", type=click.Path(dir_okay=False),
               help="Write each attempt's decision here as it happens, one JSON object a line.")
 @click.option("--explain-selector", "explain_selector", metavar="SELECTOR",
-              help="Explain only pods whose labels match this selector (kubectl -l syntax).")
+              help="Explain only pods whose labels match this selector (kubectl -l syntax); without --explain, "
+                   "say on the terminal why each is pending and whether preemption would help.")
 @click.option("--explain-pods", "explain_pods", metavar="PATTERN",
-              help="Explain only pods whose name (or namespace/name, when PATTERN has a /) matches this glob.")
+              help="Explain only pods whose name (or namespace/name, when PATTERN has a /) matches this glob; "
+                   "without --explain, say on the terminal why each is pending and whether preemption would help.")
 @click.option("--explain-failed", is_flag=True, help="Explain only the attempts that found no node.")
 @click.option("--output", "output_file", type=click.Path(dir_okay=False), help="Write the placements (namespace/name -> node) here.")
 @click.option("--format", "-o", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
@@ -59,7 +61,9 @@ def simulate(snapshot: str | None, config_file: str | None, explain_file: str | 
     `kubectl get nodes,pods,... -A -o json` writes it, or - for standard input) on a virtual clock.
 
     Bound pods occupy their nodes; pending pods whose spec.schedulerName matches a
-    profile are scheduled in queue order until the queue settles.
+    profile are scheduled in queue order until the queue settles. With --kubeconfig the
+    snapshot is taken from the cluster (read-only); --drain, --add and --remove edit it
+    first (see docs/simulate.md).
     """
     source_options_given = SourceOptions.pop(source_kwargs)
     check_source(snapshot, source_options_given)
