@@ -195,3 +195,21 @@ def test_the_binding_record_lists_the_devices_each_claim_got():
     assert attempts[0].binding["allocations"] == {"default/c": {
         "devices": [{"request": "gpu", "driver": "gpu.example.com", "pool": "n1", "device": "gpu-0"}],
         "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}}}
+
+
+def test_an_older_informer_update_does_not_undo_an_assumed_allocation():
+    """run: PreBind's status write is assumed at once; the informer still delivers the finalizer
+    write before it, which must not make the devices look free (upstream's assume cache)."""
+    from kubesched.objects.dra import parse_resource_claim
+
+    sim = simulate(node("n1"), gpu_slice("n1", 1), gpu_class(), claim("c"))
+    manager = sim.scheduler.profiles["default-scheduler"].instances["DynamicResources"].manager
+    store = manager.claim_store
+    base = stored_claim(sim, "c")
+    allocated = {**base, "metadata": {**base["metadata"], "resourceVersion": "3"},
+                 "status": {"allocation": {"devices": {"results": [
+                     {"request": "gpu", "driver": "gpu.example.com", "pool": "n1", "device": "gpu-0"}]}}}}
+    manager.assume_claim(allocated, parse_resource_claim(allocated))
+    store.upsert({**base, "metadata": {**base["metadata"], "resourceVersion": "2", "finalizers": ["x"]}})
+    assert manager.get_claim("default", "c").allocation is not None
+    assert manager.allocated_state().allocated_devices

@@ -56,6 +56,25 @@ class _Handler:
         self._remove(obj)
 
 
+class _ClaimHandler(_Handler):
+    """Claims: an update replaces the claim the manager holds, unless that one is newer (a claim
+    PreBind wrote and assumed, while the informer still delivers the older writes before it)."""
+
+    def __init__(self, manager: "DraManager") -> None:
+        super().__init__(manager._claim_added, manager._claim_removed)
+        self._manager = manager
+
+    def on_object_update(self, old: JSONObject, new: JSONObject) -> None:
+        self._manager._claim_updated(new)
+
+
+def _version(text: str) -> int | None:
+    try:
+        return int(text)
+    except ValueError:
+        return None
+
+
 class DraManager:
     def __init__(self, handle: Handle, features: AllocatorFeatures) -> None:
         self.features = features
@@ -75,7 +94,7 @@ class DraManager:
         self.claim_store = handle.object_store(API_VERSION, RESOURCE_CLAIM, PLURALS[RESOURCE_CLAIM])
         self.class_store = handle.object_store(API_VERSION, DEVICE_CLASS, PLURALS[DEVICE_CLASS])
         self.slice_store = handle.object_store(API_VERSION, RESOURCE_SLICE, PLURALS[RESOURCE_SLICE])
-        self.claim_store.add_handler(_Handler(self._claim_added, self._claim_removed))
+        self.claim_store.add_handler(_ClaimHandler(self))
         self.class_store.add_handler(_Handler(self._class_added, self._class_removed))
         self.slice_store.add_handler(_Handler(self._slice_added, self._slice_removed))
         self.extended = extended_resource_index(handle)
@@ -107,6 +126,30 @@ class DraManager:
             self._index_extended(claim)
             if claim.allocation is not None:
                 self.in_flight.pop(claim.meta.uid, None)  # PreBind's write arrived: it replaces the in-flight one
+                self.allocated.add_allocation(claim.allocation, self.features)
+                self._touch(claim.allocation)
+
+    def _claim_updated(self, obj: JSONObject) -> None:
+        """upstream's assume cache: an object older than the one held (by resourceVersion) is ignored."""
+        try:
+            claim = self.parse_claim(obj)
+        except ObjectError:
+            self._claim_removed(obj)
+            return
+        with self._lock:
+            held = self.claims.get(claim.key)
+            if held is not None:
+                mine, theirs = _version(held.meta.resource_version), _version(claim.meta.resource_version)
+                if mine is not None and theirs is not None and theirs < mine and held.meta.uid == claim.meta.uid:
+                    return
+                self.claims.pop(claim.key, None)
+                if held.allocation is not None:
+                    self.allocated.remove_allocation(held.allocation, self.features)
+                    self._touch(held.allocation)
+            self.claims[claim.key] = claim
+            self._index_extended(claim)
+            if claim.allocation is not None:
+                self.in_flight.pop(claim.meta.uid, None)
                 self.allocated.add_allocation(claim.allocation, self.features)
                 self._touch(claim.allocation)
 

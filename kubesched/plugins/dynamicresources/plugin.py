@@ -606,10 +606,8 @@ class DynamicResources(HintsMixin, BindingMixin):
             raw = self.manager.raw_claim(ext)
             if client is None or raw is None:
                 return None, Status(Code.ERROR, "deleting a claim needs a cluster client that writes claims")
-            try:
-                client.delete_resource_claim(raw)
-            except Exception as err:  # the API server's refusal
-                return None, Status.as_error(err)
+            # In the background: PostFilter runs in the scheduling cycle, which never waits on the API.
+            client.delete_resource_claim_in_background(raw)
             return None, Status(Code.UNSCHEDULABLE, "deletion of ResourceClaim completed")
         return None, Status(Code.UNSCHEDULABLE, "still not schedulable")
 
