@@ -174,7 +174,7 @@ class FilterRuns:
         verdicts) outweighs the per-node form's calls. Same outcome, row for row."""
         size = len(candidates)
         passed = np.array(candidates, dtype=bool)
-        rows = np.flatnonzero(passed).tolist()
+        rows = passed.nonzero()[0].tolist()
         statuses: list[Status] = []
         status_index: np.ndarray | None = None
         memo: dict[Status, int] = {}

@@ -26,6 +26,7 @@ class PodCompactor:
         # objects (the parser memoises them), so most parts are found without hashing them.
         # Each entry keeps its object alive, so an id is never reused while it is here.
         self._seen: dict[tuple[str, int], tuple[Any, Any]] = {}
+        self._last: tuple[tuple[Any, ...], tuple[Any, ...]] | None = None  # the last pod's parts, and shared
 
     def _share(self, key: Hashable, value: Any) -> Any:
         found = self._shared.get(key)
@@ -52,19 +53,35 @@ class PodCompactor:
         as it parses them, so the informer's copy and the cache's are one object."""
         if pod.raw is None:
             return pod
+        parts = (pod.labels, pod.node_selector, pod.tolerations, pod.images, pod.host_ports, pod.pod_affinity,
+                 pod.topology_spread_constraints, pod.owner_references)
+        last = self._last
+        if last is not None and parts == last[0]:  # the previous pod's template: the same shared parts
+            shared = last[1]
+        else:
+            shared = (
+                self._part("labels", pod.labels, lambda: ("labels", *sorted(pod.labels.items()))),
+                self._part("selector", pod.node_selector, lambda: ("selector", *sorted(pod.node_selector.items()))),
+                self._part("tolerations", pod.tolerations, lambda: ("tolerations", pod.tolerations)),
+                self._part("images", pod.images, lambda: ("images", pod.images)),
+                self._part("ports", pod.host_ports, lambda: ("ports", pod.host_ports)),
+                self._part("affinity", pod.pod_affinity, lambda: ("affinity", pod.pod_affinity)),
+                self._part("spread", pod.topology_spread_constraints, lambda: ("spread", pod.topology_spread_constraints)),
+                self._part("owners", pod.owner_references, lambda: ("owners", pod.owner_references)),
+            )
+            self._last = (parts, shared)
+        labels, selector, tolerations, images, ports, affinity, spread, owners = shared
         return pod.copy_with(
             namespace=sys.intern(pod.namespace),
             scheduler_name=sys.intern(pod.scheduler_name),
             node_name=sys.intern(pod.node_name),
-            labels=self._part("labels", pod.labels, lambda: ("labels", *sorted(pod.labels.items()))),
-            node_selector=self._part("selector", pod.node_selector,
-                                     lambda: ("selector", *sorted(pod.node_selector.items()))),
-            tolerations=self._part("tolerations", pod.tolerations, lambda: ("tolerations", pod.tolerations)),
-            images=self._part("images", pod.images, lambda: ("images", pod.images)),
-            host_ports=self._part("ports", pod.host_ports, lambda: ("ports", pod.host_ports)),
-            pod_affinity=self._part("affinity", pod.pod_affinity, lambda: ("affinity", pod.pod_affinity)),
-            topology_spread_constraints=self._part("spread", pod.topology_spread_constraints,
-                                                   lambda: ("spread", pod.topology_spread_constraints)),
-            owner_references=self._part("owners", pod.owner_references, lambda: ("owners", pod.owner_references)),
+            labels=labels,
+            node_selector=selector,
+            tolerations=tolerations,
+            images=images,
+            host_ports=ports,
+            pod_affinity=affinity,
+            topology_spread_constraints=spread,
+            owner_references=owners,
             raw=None,
         )

@@ -266,7 +266,7 @@ class Algorithm:
             if np.count_nonzero(passed) > to_find:
                 chosen, processed = _first_passing(passed, order, identity, start, to_find)
             else:
-                positions = np.flatnonzero(passed if identity else passed[order])
+                positions = (passed if identity else passed[order]).nonzero()[0]
                 split = int(positions.searchsorted(start))  # visited from start, then after wrapping
                 chosen = np.concatenate((positions[split:], positions[:split])) if split else positions
                 processed = n
@@ -323,7 +323,7 @@ def _first_passing(passed: np.ndarray, order: np.ndarray, identity: bool, start:
     while True:
         end = min(pos + width, limit)
         window = passed[pos:end] if identity else passed[order[pos:end]]
-        hits = np.flatnonzero(window)
+        hits = window.nonzero()[0]
         if len(hits) >= need:
             parts.append(hits[:need] + pos)
             found = parts[0] if len(parts) == 1 else np.concatenate(parts)
@@ -362,7 +362,7 @@ def _first_passing_windowed(fwk: Framework, state: CycleState, pod: PodInfo, sna
         end = min(pos + width, limit)
         rows = order[pos:end]
         fwk.run_node_filters(state, pod, snapshot, outcome, rows[candidates[rows]])
-        hits = np.flatnonzero(outcome.passed[rows])
+        hits = outcome.passed[rows].nonzero()[0]
         if chosen is not None:
             if len(hits):  # the next passing node: the walk stops there
                 return chosen, offset(int(hits[0]) + pos)
