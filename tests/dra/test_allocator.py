@@ -623,3 +623,27 @@ def test_allocated_state_versions_tell_diverging_copies_apart() -> None:
     assert len({before, state.pool_version(DRIVER_A, POOL_1), copy.pool_version(DRIVER_A, POOL_1)}) == 3
     assert state.pool_version(DRIVER_B, POOL_1) == before  # untouched pools keep the origin
     assert AllocatedState().pool_version(DRIVER_A, POOL_1) != before  # independent states never match
+
+
+def test_nodes_that_see_the_same_pools_share_one_search() -> None:
+    index = SliceIndex([resource_slice("s", None, POOL_1, DRIVER_A, device("device-1"), device("device-2"), allNodes=True)])
+    allocator = Allocator(Features(), AllocatedState(), Lister([device_class(CLASS_A, DRIVER_A)]), index)
+    c = claim("c", request("r", CLASS_A))
+    first = allocator.allocate(node(NODE_1), [c])
+    searched = allocator.num_allocate_one_invocations
+    second = allocator.allocate(node(NODE_2, "region-2"), [c])
+    assert allocator.num_allocate_one_invocations == searched
+    assert first is not None and second is not None
+    assert first[0].devices[0].device == second[0].devices[0].device == "device-1"
+
+
+def test_per_device_node_selection_keeps_searches_per_node() -> None:
+    slices = [
+        resource_slice("s", None, POOL_1, DRIVER_A, device("device-1", nodeName=NODE_1), device("device-2", nodeName=NODE_2), perDeviceNodeSelection=True)
+    ]
+    allocator = Allocator(Features(), AllocatedState(), Lister([device_class(CLASS_A, DRIVER_A)]), SliceIndex(slices))
+    c = claim("c", request("r", CLASS_A))
+    on_1 = allocator.allocate(node(NODE_1), [c])
+    on_2 = allocator.allocate(node(NODE_2), [c])
+    assert on_1 is not None and on_2 is not None
+    assert (on_1[0].devices[0].device, on_2[0].devices[0].device) == ("device-1", "device-2")

@@ -57,21 +57,22 @@ class Allocator:
         not fit on the node. Raises ``AllocationError`` (``NodeAllocationError`` for invalid pools)
         where upstream returns an error.
 
-        The outcome on a node is remembered (in the ``SliceIndex``, so across pods) by the claims'
-        specs, their classes and the node; it is reused while the allocated state shows the same
-        version for every pool the node sees (no device of them allocated or freed since).
+        The outcome is remembered (in the ``SliceIndex``, so across pods and across nodes that see
+        the same pools) by the claims' specs, their classes and the pools the node sees; it is
+        reused while the allocated state shows the same version for each of those pools (no
+        device of them allocated or freed since).
 
         ``deadline`` (``time.monotonic()`` seconds) bounds the search: past it, ``AllocationTimeout``."""
-        pools = self.index.pools_for(node, self.features)
+        pools, node_key = self.index.pools_and_key(node, self.features)
         claims_key = self._claims_key(claims)
         stamp: tuple[int, ...] = ()
         if claims_key is not None:
-            key = (node.name, claims_key)
+            key = (node_key, claims_key)
             versions = self.allocated_state.versions
             origin = self.allocated_state.origin
             stamp = tuple([versions.get(pool.key, origin) for pool in pools])
             found = self.index.memo.get(key)
-            if found is not None and found[0] is pools and found[1] == stamp:
+            if found is not None and found[1] == stamp:
                 remembered: list[ClaimPicks] | None = found[2]
                 return None if remembered is None else AllocationResults(self.features, node, claims, remembered)
         picks = Attempt(self, node, claims, deadline).run(pools)

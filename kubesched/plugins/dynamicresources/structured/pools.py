@@ -12,7 +12,7 @@ binding conditions last; slices in a pool by name.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kubesched.objects import Node
@@ -139,8 +139,10 @@ def gather_pools(
     node: Node,
     features: Features,
     slices_by_pool: Mapping[tuple[str, str], Sequence[ResourceSlice]],
+    intern: Callable[[Pool], Pool] | None = None,
 ) -> list[Pool]:
-    """``GatherPools`` for one node; ``slices_by_pool`` holds every slice, by (driver, pool)."""
+    """``GatherPools`` for one node; ``slices_by_pool`` holds every slice, by (driver, pool).
+    ``intern`` may replace each pool by an identical one built for another node."""
     pools: dict[tuple[str, str], list[ResourceSlice]] = {}
     for slice_ in slices_for_node:
         if not features.partitionable_devices and (slice_.per_device_node_selection or slice_.shared_counters):
@@ -166,9 +168,12 @@ def gather_pools(
                 continue  # obsolete: a newer generation exists for other nodes
             same = [s for s in everywhere if s.pool.generation == generation]
             if len(same) != wanted:
-                result.append(Pool(driver, name, is_incomplete=True))
+                incomplete = Pool(driver, name, is_incomplete=True)
+                result.append(intern(incomplete) if intern is not None else incomplete)
                 continue
             pool = _build_pool(driver, name, found, features, same)
+        if intern is not None:
+            pool = intern(pool)
         (with_conditions if _has_binding_conditions(pool) else result).append(pool)
     result.sort(key=lambda p: (p.driver, p.pool))
     with_conditions.sort(key=lambda p: (p.driver, p.pool))
@@ -209,7 +214,8 @@ class SliceIndex:
             else:
                 self.on_node.setdefault(slice_.node_name, []).append(slice_)
             self.by_pool.setdefault((slice_.driver, slice_.pool.name), []).append(slice_)
-        self._pools: dict[str, tuple[Node, Features, list[Pool]]] = {}
+        self._pools: dict[str, tuple[Node, Features, list[Pool], tuple[object, ...]]] = {}
+        self._interned_pools: dict[tuple[object, ...], Pool] = {}
         self._lock = threading.Lock()
         # Allocation outcomes per (node, claim specs, classes), with the allocation stamp they
         # were computed under (``Allocator.allocate``).
@@ -231,10 +237,35 @@ class SliceIndex:
             self.memo[key] = value
 
     def pools_for(self, node: Node, features: Features) -> list[Pool]:
+        return self.pools_and_key(node, features)[0]
+
+    def pools_and_key(self, node: Node, features: Features) -> tuple[list[Pool], tuple[object, ...]]:
+        """The node's pools, and what an allocation on the node depends on besides claims and
+        allocated devices: the pools themselves (shared with every node that sees the same
+        pools, e.g. network-attached ones), and the node's name when a pool selects devices
+        per node."""
         cached = self._pools.get(node.name)
         if cached is not None and (cached[0] is node or cached[0].labels == node.labels) and (cached[1] is features or cached[1] == features):
-            return cached[2]
-        pools = gather_pools(self.on_node.get(node.name, []) + self.shared, node, features, self.by_pool)
+            return cached[2], cached[3]
+        pools = gather_pools(self.on_node.get(node.name, []) + self.shared, node, features, self.by_pool, self._intern_pool)
+        key: tuple[object, ...] = tuple(id(pool) for pool in pools)
+        if any(s.per_device_node_selection for pool in pools for s in pool.slices_targeting_node):
+            key = (node.name, *key)
         with self._lock:
-            self._pools[node.name] = (node, features, pools)
-        return pools
+            self._pools[node.name] = (node, features, pools, key)
+        return pools, key
+
+    def _intern_pool(self, pool: Pool) -> Pool:
+        """One object for pools built alike for different nodes (same slices, same verdict); they
+        stay alive in this index, so their ids identify them."""
+        identity = (
+            pool.driver,
+            pool.pool,
+            pool.is_incomplete,
+            pool.is_invalid,
+            pool.invalid_reason,
+            tuple(id(s) for s in pool.slices_targeting_node),
+            tuple(id(s) for s in pool.slices_not_targeting_node),
+        )
+        with self._lock:
+            return self._interned_pools.setdefault(identity, pool)
