@@ -363,3 +363,40 @@ def test_stopping_kubesched_ends_a_binding_condition_wait_under_way(
     wait_until(lambda: not [t for t in threading.enumerate() if t.name.startswith("binding")], timeout=10,
                what="the binding worker released")
     assert node_of(server, "never-attached") is None
+
+
+def test_a_stale_extended_resources_claim_is_deleted_by_postfilter(
+        server: APIServer, kubeconfig: Path, started: list[Kubesched], gpus: None) -> None:
+    """The pod's extended-resources claim outlived a failed binding (its delete failed too) and its
+    node got cordoned: PostFilter deletes the claim (upstream's deleteClaim: finalizer, then
+    delete); once an event requeues the pod, a new claim places it elsewhere."""
+    server.create(device_class("gpu-extended", extended_resource_name="example.com/gpu"))
+    server.faults.add(method="POST", path=r"/pods/legacy/binding$", status=500, times=1, delay=1.0)
+    server.faults.add(method="DELETE", path=r"/resourceclaims/legacy-extended-resources-", status=500, times=1)
+    sched = _start(server, kubeconfig, started)
+    requester = pod("legacy")
+    for kind in ("requests", "limits"):
+        requester["spec"]["containers"][0]["resources"].setdefault(kind, {})["example.com/gpu"] = "1"
+    server.create(requester)
+
+    def allocated() -> list[dict[str, Any]]:
+        return [c for c in server.list("ResourceClaim") if (c.get("status") or {}).get("allocation")]
+
+    wait_until(allocated, what="the extended-resources claim written by PreBind")
+    stale = allocated()[0]
+    first_node = _devices(stale)[0][0]
+    cordoned = server.get("Node", None, first_node)
+    assert cordoned is not None
+    cordoned["spec"]["unschedulable"] = True
+    server.update(cordoned)
+    wait_until(lambda: "deletion of ResourceClaim completed" in (scheduled_condition(server, "legacy") or {}).get(
+        "message", ""), timeout=30, what="PostFilter's deletion reported")
+    wait_until(lambda: server.get("ResourceClaim", "default", stale["metadata"]["name"]) is None,
+               what="the stale claim deleted")
+    other = "n2" if first_node == "n1" else "n1"
+    labelled = server.get("Node", None, other)
+    assert labelled is not None
+    labelled["metadata"]["labels"]["gpu"] = "free"  # any node event the plugin listens to
+    server.update(labelled)
+    wait_until(lambda: node_of(server, "legacy") == other, timeout=30, what="the pod placed on the other node")
+    assert_invariants(server, sched)
