@@ -192,6 +192,7 @@ def test_the_binding_record_lists_the_devices_each_claim_got():
     snapshot = snapshot_from_objects([("t", o) for o in objects], plugin_kinds=frozenset(k for _, k in registry.object_kinds()))
     attempts = []
     Simulation(snapshot, parse_config(CONFIG, registry, UPSTREAM_ONLY), registry, on_attempt=attempts.append).run()
+    assert attempts[0].binding["devices"] == ["default/c gpu: gpu.example.com/n1/gpu-0"]
     assert attempts[0].binding["allocations"] == {"default/c": {
         "devices": [{"request": "gpu", "driver": "gpu.example.com", "pool": "n1", "device": "gpu-0"}],
         "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}}}

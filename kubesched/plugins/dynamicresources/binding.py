@@ -61,6 +61,7 @@ class BindingMixin:
         if s is None or s.empty():
             return None
         out: dict[str, object] = {}
+        lines: list[str] = []  # one line per device, for the reports (``devices``)
         for claim in s.claims:
             allocation = claim.allocation
             if allocation is None or claim.name == SPECIAL_CLAIM_NAME:
@@ -73,11 +74,13 @@ class BindingMixin:
                 if r.consumed_capacity:
                     device["consumedCapacity"] = {k: q.text for k, q in r.consumed_capacity.items()}
                 devices.append(device)
+                lines.append(f"{claim.key} {r.request}: {r.driver}/{r.pool}/{r.device}"
+                             + (" (admin access)" if r.admin_access else ""))
             entry: dict[str, object] = {"devices": devices}
             if allocation.node_selector is not None:
                 entry["nodeSelector"] = allocation.node_selector.raw
             out[claim.key] = entry
-        return {"allocations": out} if out else None
+        return {"allocations": out, "devices": lines} if out else None
 
     def pre_bind(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
         if not self.enabled:
