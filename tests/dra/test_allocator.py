@@ -410,6 +410,54 @@ CASES: dict[str, Case] = {
         ],
         expect=[[("req-0/subreq-1", DRIVER_A, POOL_1, "device-1")]],
     ),
+    "check-combinations-within-single-request-single-pool-single-slice": Case(
+        [claim("claim-0", request("req-0", CLASS_A, 5))],
+        [resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, *(device(f"device-{i}") for i in range(1, 5)))],
+        expect=None,
+        expect_invocations=16,
+    ),
+    "check-combinations-within-single-request-multiple-pools-multiple-slices": Case(
+        [claim("claim-0", request("req-0", CLASS_A, 5))],
+        [
+            resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, device("device-1"), count=2),
+            resource_slice("slice-2", NODE_1, POOL_1, DRIVER_A, device("device-2"), count=2),
+            resource_slice("slice-3", NODE_1, POOL_2, DRIVER_A, device("device-3"), device("device-4")),
+        ],
+        expect=None,
+        expect_invocations=16,
+    ),
+    "check-combinations-with-backtracking-across-slices-and-pools": Case(
+        [claim("claim-0", request("req-1", CLASS_A, 2), request("req-2", CLASS_A, 1, f'device.attributes["{DRIVER_A}"].type == "X"'))],
+        [
+            resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, device("device-1", None, {"type": {"string": "X"}}), count=2),
+            resource_slice("slice-2", NODE_1, POOL_1, DRIVER_A, device("device-2", None, {"type": {"string": "Y"}}), count=2),
+            resource_slice(
+                "slice-3", NODE_1, POOL_2, DRIVER_A,
+                device("device-3", None, {"type": {"string": "Y"}}, bindingConditions=["IsPrepare"], bindingFailureConditions=["Failed"]),
+            ),
+        ],
+        expect=[[("req-1", DRIVER_A, POOL_1, "device-2"), ("req-1", DRIVER_A, POOL_2, "device-3"), ("req-2", DRIVER_A, POOL_1, "device-1")]],
+        expect_invocations=12,
+    ),
+    "check-combinations-with-prioritized-list": Case(
+        [
+            claim(
+                "claim-0",
+                prioritized("req-1", sub_request("subreq-0", CLASS_A, 3, f'device.attributes["{DRIVER_A}"].type == "Y"'), sub_request("subreq-1", CLASS_A, 2)),
+                prioritized("req-2", sub_request("subreq-0", CLASS_A, 2), sub_request("subreq-1", CLASS_A, 1, f'device.attributes["{DRIVER_A}"].type == "X"')),
+            )
+        ],
+        [
+            resource_slice(
+                "slice-1", NODE_1, POOL_1, DRIVER_A,
+                device("device-1", None, {"type": {"string": "X"}}),
+                device("device-2", None, {"type": {"string": "Y"}}),
+                device("device-3", None, {"type": {"string": "Y"}}),
+            )
+        ],
+        expect=[[("req-1/subreq-1", DRIVER_A, POOL_1, "device-2"), ("req-1/subreq-1", DRIVER_A, POOL_1, "device-3"), ("req-2/subreq-1", DRIVER_A, POOL_1, "device-1")]],
+        expect_invocations=26,
+    ),
     "check-combinations-with-backtracking": Case(
         [claim("claim-0", request("req-1", CLASS_A, 2), request("req-2", CLASS_A, 1, f'device.attributes["{DRIVER_A}"].type == "X"'))],
         [
@@ -429,7 +477,12 @@ CASES: dict[str, Case] = {
 def _run(case: Case) -> list[list[Pick]] | None:
     state = case.state if case.state is not None else AllocatedState(allocated_devices=set(case.allocated))
     allocator = Allocator(case.features, state, Lister(case.classes), case.slices)
-    results = allocator.allocate(case.node, case.claims)
+    try:
+        results = allocator.allocate(case.node, case.claims)
+    finally:
+        if case.expect_invocations is not None:
+            # upstream's expectNumAllocateOneInvocations: the search visits what upstream's does
+            assert allocator.num_allocate_one_invocations == case.expect_invocations
     if results is None:
         return None
     return [[(d.request, d.driver, d.pool, d.device) for d in r.devices] for r in results]
