@@ -32,6 +32,7 @@ from kubesched.framework import (
     NodeVerdicts,
     PluginSpec,
     PreFilterResult,
+    SignFragment,
     SnapshotView,
     StateKey,
     Status,
@@ -101,6 +102,10 @@ class TeamQuota:
             return None, SKIP
         state.write(STATE, QuotaState(team, self.counts.used.get(team, 0), limit))
         return None, None
+
+    def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
+        """What the answers read of the pod: its team (so OpportunisticBatching stays on)."""
+        return [SignFragment(TEAM, pod.labels.get(TEAM))], None
 
     def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
         quota = state.read(STATE)
