@@ -80,6 +80,11 @@ def one_device(slice_name: str = "slice-1", node_name: str = NODE_1, pool: str =
     return resource_slice(slice_name, node_name, pool, driver, device("device-1"), **spec)
 
 
+def policy_range(value: str) -> dict[str, object]:
+    """upstream's withCapacityRequestPolicyRange: default 2, min 2, step 2, max 4."""
+    return {"value": value, "requestPolicy": {"default": "2", "validRange": {"min": "2", "step": "2", "max": "4"}}}
+
+
 def mem(size: str) -> str:
     return f'device.capacity["{DRIVER_A}"].memory.compareTo(quantity("{size}")) >= 0'
 
@@ -457,6 +462,52 @@ CASES: dict[str, Case] = {
         ],
         expect=[[("req-1/subreq-1", DRIVER_A, POOL_1, "device-2"), ("req-1/subreq-1", DRIVER_A, POOL_1, "device-3"), ("req-2/subreq-1", DRIVER_A, POOL_1, "device-1")]],
         expect_invocations=26,
+    ),
+    "consumable-capacity-multi-allocatable-device-with-allocated-capacity-next-device": Case(
+        [claim("claim-0", request("req-0", CLASS_A, 1, capacity={"requests": {"capacity0": "2"}}))],
+        [resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, device("device-1", {"capacity0": policy_range("2")}, allowMultipleAllocations=True), device("device-2", {"capacity0": policy_range("2")}, allowMultipleAllocations=True))],
+        state=AllocatedState(aggregated_capacity={DeviceID(DRIVER_A, POOL_1, "device-1"): {"capacity0": Fraction(2)}}),
+        expect=[[("req-0", DRIVER_A, POOL_1, "device-2")]],
+    ),
+    "consumable-capacity-with-multi-allocatable-device-backtrack": Case(
+        [
+            claim(
+                "claim-0",
+                request("req-0", CLASS_A, 1, capacity={"requests": {"capacity0": "2"}}),
+                request("req-1", CLASS_A, 1, capacity={"requests": {"capacity0": "2"}}),
+                constraints=[{"matchAttribute": STRING_ATTRIBUTE}],
+            ),
+            claim("claim-1", request("req-0", CLASS_A, 1, capacity={"requests": {"capacity0": "2"}})),
+        ],
+        [
+            resource_slice(
+                "slice-1", NODE_1, POOL_1, DRIVER_A,
+                device("device-2", {"capacity0": policy_range("2")}, {"stringAttribute": {"string": "v1"}}, allowMultipleAllocations=True),
+                device("device-1", {"capacity0": policy_range("4")}, {"stringAttribute": {"string": "v2"}}, allowMultipleAllocations=True),
+            )
+        ],
+        expect=[[("req-0", DRIVER_A, POOL_1, "device-1"), ("req-1", DRIVER_A, POOL_1, "device-1")], [("req-0", DRIVER_A, POOL_1, "device-2")]],
+    ),
+    "consumable-capacity-multi-allocatable-device-with-subrequest": Case(
+        [
+            claim(
+                "claim-0",
+                prioritized(
+                    "req-0",
+                    sub_request("subreq-0", CLASS_A, 1, capacity={"requests": {"capacity0": "4"}}),
+                    sub_request("subreq-1", CLASS_A, 1, capacity={"requests": {"capacity0": "2"}}),
+                    sub_request("subreq-2", CLASS_A, 1),
+                ),
+            )
+        ],
+        [resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, device("device-1", {"capacity0": policy_range("2")}, allowMultipleAllocations=True))],
+        expect=[[("req-0/subreq-1", DRIVER_A, POOL_1, "device-1")]],
+    ),
+    "consumable-capacity-multi-allocatable-device-with-no-available-consumable-capacity": Case(
+        [claim("claim-0", request("req-0", CLASS_A, 1, capacity={"requests": {"capacity0": "2"}}))],
+        [resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, device("device-1", {"capacity0": policy_range("2")}, allowMultipleAllocations=True))],
+        state=AllocatedState(aggregated_capacity={DeviceID(DRIVER_A, POOL_1, "device-1"): {"capacity0": Fraction(2)}}),
+        expect=None,
     ),
     "check-combinations-with-backtracking": Case(
         [claim("claim-0", request("req-1", CLASS_A, 2), request("req-2", CLASS_A, 1, f'device.attributes["{DRIVER_A}"].type == "X"'))],
