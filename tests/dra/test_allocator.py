@@ -509,6 +509,27 @@ CASES: dict[str, Case] = {
         state=AllocatedState(aggregated_capacity={DeviceID(DRIVER_A, POOL_1, "device-1"): {"capacity0": Fraction(2)}}),
         expect=None,
     ),
+    "all-devices-some-allocating-admin-access": Case(
+        [claim("claim-0", request("req-0", CLASS_A, 1, adminAccess=True), all_request("req-1", CLASS_A, adminAccess=True))],
+        [resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, device("device-1"), device("device-2"))],
+        expect=None,
+    ),
+    "count-devices-some-allocated-admin-access": Case(
+        [claim("claim-0", request("req-0", CLASS_A, 2, adminAccess=True))],
+        [resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, device("device-1"), device("device-2"))],
+        allocated=[DeviceID(DRIVER_A, POOL_1, "device-1")],
+        expect=[[("req-0", DRIVER_A, POOL_1, "device-1"), ("req-0", DRIVER_A, POOL_1, "device-2")]],
+    ),
+    "separate-claims-share-device-admin-access": Case(
+        [claim("claim-0", request("req-0", CLASS_A, 1, adminAccess=True)), claim("claim-1", request("req-0", CLASS_A, 1, adminAccess=True))],
+        [resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, device("device-1"), device("device-2"))],
+        expect=[[("req-0", DRIVER_A, POOL_1, "device-1")], [("req-0", DRIVER_A, POOL_1, "device-1")]],
+    ),
+    "admin-access-claims-device-allocating-for-non-admin-access": Case(
+        [claim("claim-0", request("req-0", CLASS_A)), claim("claim-1", request("req-0", CLASS_A, 1, adminAccess=True))],
+        [resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, device("device-1"), device("device-2"))],
+        expect=[[("req-0", DRIVER_A, POOL_1, "device-1")], [("req-0", DRIVER_A, POOL_1, "device-1")]],
+    ),
     "check-combinations-with-backtracking": Case(
         [claim("claim-0", request("req-1", CLASS_A, 2), request("req-2", CLASS_A, 1, f'device.attributes["{DRIVER_A}"].type == "X"'))],
         [
