@@ -86,3 +86,16 @@ def test_series_table_rows_carry_their_replay() -> None:
     replay = run_replay(ReplaySpec(*TRACE, "FGD", seed=9, mode="timeline"), record=True)
     rows = list(series([replay]).rows())
     assert {(r["policy"], r["seed"], r["mode"]) for r in rows} == {("FGD", 9, "timeline")}
+
+
+def test_a_recorded_timeline_plots_its_allocation_after_every_event() -> None:
+    seeds = [run_replay(ReplaySpec(*TRACE, "Random", seed=s, mode="timeline"), record=True) for s in (1, 2)]
+    [curve] = summarize(seeds)
+    assert curve.series_times == sorted({p.time for r in seeds for p in r.series})
+    last = [r.series[-1].gpu_allocation_ratio for r in seeds]
+    assert curve.series_allocation[-1] == pytest.approx(sum(last) / 2)
+    axis = time_axis([curve])
+    assert axis is not None
+    line = allocation_figure([curve]).axes[0].get_lines()[-1]
+    assert list(line.get_xdata()) == pytest.approx([t / axis.scale for t in curve.series_times])
+    assert line.get_drawstyle() == "steps-post"

@@ -22,7 +22,8 @@ def json_document(results: Sequence[ReplayResult]) -> dict[str, object]:
     return {
         "replays": [_without_recording(dataclasses.asdict(dataclasses.replace(r, pod_events=[], series=[])))
                     for r in results],
-        "curves": [dataclasses.asdict(c) for c in summarize(results)],
+        "curves": [dataclasses.asdict(dataclasses.replace(c, series_times=[], series_allocation=[]))
+                   for c in summarize(results)],  # the series are series.csv / series.parquet
     }
 
 

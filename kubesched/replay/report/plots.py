@@ -32,6 +32,10 @@ def allocation_figure(curves: Sequence[PolicyCurve]) -> Figure:
         ax.plot([0, min(top, 100), top], [0, min(top, 100), min(top, 100)], ":", color="grey", linewidth=1,
                 label="all allocated")
     for curve in curves:
+        if timeline is not None and curve.series_times:  # recorded: every event, not only the levels
+            ax.step([t / timeline.scale for t in curve.series_times], [y * 100 for y in curve.series_allocation],
+                    where="post", label=curve.label, linewidth=1.2)
+            continue
         allocation = [y * 100 for y in curve.allocation]
         xs, ys = timeline.points(curve, allocation, curve.end.allocation * 100 if curve.end else None) if timeline \
             else ([x * 100 for x in curve.levels], allocation)

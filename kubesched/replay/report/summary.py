@@ -60,6 +60,9 @@ class PolicyCurve:
     nodes: int = 0  # the cluster's nodes (the paper's figures are for its 1,213, not for a sample)
     end: EndState | None = None  # timeline mode: after the final departures (the curve ends at the last arrival)
     times: list[float] = field(default_factory=list)  # timeline mode: virtual seconds when each level was reached
+    # Recorded replays (run_replay(record=True)): the allocation after every event, mean over seeds, against time.
+    series_times: list[float] = field(default_factory=list)
+    series_allocation: list[float] = field(default_factory=list)
 
     def at(self, level: float) -> int | None:
         """The index of ``level`` in ``levels`` (None if not recorded)."""
@@ -120,8 +123,32 @@ def _curve(label: str, key: _Key, results: Sequence[ReplayResult]) -> PolicyCurv
         seconds=fmean(r.seconds for r in results),
         nodes=max(r.nodes for r in results),
         times=[fmean(p.time for p in points) for points in per_level],
+        **_series(results),
         end=_end([r.end for r in results if r.end is not None]) if all(r.end is not None for r in results) else None,
     )
+
+
+def _series(results: Sequence[ReplayResult]) -> dict[str, list[float]]:
+    """Each seed's allocation as a step function of virtual time, averaged at every time
+    any of them changed (nothing when a replay was not recorded)."""
+    if not results or any(not r.series for r in results):
+        return {}
+    times = sorted({p.time for r in results for p in r.series})
+    steps = [_steps(r, times) for r in results]
+    return {"series_times": times, "series_allocation": [fmean(column) for column in zip(*steps)]}
+
+
+def _steps(result: ReplayResult, times: Sequence[float]) -> list[float]:
+    """The replay's allocation at each of ``times``: its value after the last event at or before it."""
+    out: list[float] = []
+    points = result.series
+    i, value = 0, 0.0
+    for t in times:
+        while i < len(points) and points[i].time <= t:
+            value = points[i].gpu_allocation_ratio
+            i += 1
+        out.append(value)
+    return out
 
 
 def _end(ends: Sequence[LevelPoint]) -> EndState | None:

@@ -54,7 +54,8 @@ def final_rows(curves: Sequence[PolicyCurve]) -> list[FinalRow]:
             and curve.tie_break == "name") else None
         end = curve.end
         if end is not None:  # the timeline mode: after the trace's final departures
-            rows.append(FinalRow(curve.label, len(curve.seeds), end.arrived, end.allocation, end.allocation_std,
+            arrived = curve.levels[-1] if curve.levels else end.arrived  # every pod arrived: the last level
+            rows.append(FinalRow(curve.label, len(curve.seeds), arrived, end.allocation, end.allocation_std,
                                  end.unallocated_gpus, end.fragmentation_gpus, end.fragmentation_ratio,
                                  end.pods_failed, curve.seconds, paper))
             continue

@@ -44,5 +44,5 @@ def time_axis(curves: Sequence[PolicyCurve]) -> TimeAxis | None:
     """The time axis when every curve is a timeline replay's; None otherwise (plot against arrived workload)."""
     if not curves or any(c.mode != "timeline" or len(c.times) != len(c.levels) for c in curves):
         return None
-    span = max(max(c.times, default=0.0) if c.end is None else max(c.end.time, *c.times) for c in curves)
+    span = max(max([*c.times, *c.series_times, c.end.time if c.end is not None else 0.0], default=0.0) for c in curves)
     return next(TimeAxis(scale, unit) for at_least, scale, unit in _UNITS if span >= at_least)
