@@ -27,17 +27,17 @@ from typing import Callable
 import numpy as np
 
 from kubesched.clock import VirtualClock
-from kubesched.cluster.simulated import SimulatedCluster, fit_message
+from kubesched.cluster.simulated import SimulatedCluster
 from kubesched.framework import Registry
 from kubesched.framework.config import SchedulerConfig
 from kubesched.objects import Node, PodInfo
 from kubesched.plugins.gpushare import GPU_SHARE, FragmentationModel, typical_pods
 from kubesched.plugins.gpushare.share import GpuShare
-from kubesched.scheduler.attempt import Attempt
 from kubesched.scheduler.factory import new_scheduler
 
 from .arrivals import ARRIVE, fgd_arrivals, timeline_events
-from .events import PodEvent, SeriesPoint
+from .event_log import EventLog
+from .events import SeriesPoint
 from .profile import SCHEDULER_NAME, replay_config, replay_registry
 from .spec import LevelPoint, ReplayResult, ReplaySpec, default_levels, plugin_name, policy_name
 from .trace import Trace, load_trace
@@ -60,7 +60,7 @@ def run_replay(spec: ReplaySpec, progress: Progress | None = None, record: bool 
     registry = replay_registry()
     config = replay_config(plugin_name(spec.policy), spec.seed, typical, registry)
     capacity = trace.gpu_capacity_milli
-    log = _Log(capacity) if record else None
+    log = EventLog(capacity) if record else None
     world = _World(_ordered(trace.nodes, spec), config, registry, spec, log)
     result = ReplayResult(spec, policy_name(spec.policy), trace.name, len(trace.nodes), capacity / 1000)
     freeze = gc.isenabled()
@@ -108,65 +108,11 @@ def _trace_name(node: str, spec: ReplaySpec) -> str:
     return node.split("-", 1)[1] if spec.tie_break == "name" else node
 
 
-class _Log:
-    """Every pod's events and the cluster after each event, as the replay goes (``record``)."""
-
-    def __init__(self, capacity_milli: int) -> None:
-        self.capacity = capacity_milli
-        self.pods: dict[str, PodEvent] = {}  # by uid, in arrival order
-        self.series: list[SeriesPoint] = []
-        self.running = 0
-        self.pending = 0
-        self.failed = 0
-        self.arrived_milli = 0
-
-    def arrived(self, pod: PodInfo, gpu_milli: int, now: float) -> None:
-        self.pods[pod.uid] = PodEvent(pod.name, len(self.pods), now, pod.requests.requests.milli_cpu, gpu_milli)
-        self.pending += 1
-        self.arrived_milli += gpu_milli
-
-    def attempted(self, attempt: Attempt) -> None:
-        event = self.pods.get(attempt.pod.uid)
-        if event is not None:
-            event.attempts += 1
-            if attempt.result is None:
-                event.failure = fit_message(attempt.error)
-
-    def bound(self, uid: str, now: float, node: str, devices: tuple[int, ...]) -> None:
-        event = self.pods.get(uid)
-        if event is not None:
-            event.bound, event.node, event.failure = now, node, ""
-            event.gpu_devices = "|".join(str(d) for d in devices)
-            self.pending -= 1
-            self.running += 1
-
-    def left(self, uid: str, now: float, was_bound: bool, why: str) -> None:
-        event = self.pods.get(uid)
-        if event is None:
-            return
-        event.departure = now
-        if was_bound:
-            self.running -= 1
-        else:
-            self.pending -= 1
-            self.failed += 1
-            event.failure = f"{why}: {event.failure}" if event.failure else why
-
-    def still_pending(self) -> None:
-        """The trace ended: pods never bound and still waiting are failures too."""
-        for event in self.pods.values():
-            if event.bound is None and event.departure is None:
-                self.pending -= 1
-                self.failed += 1
-                event.failure = f"still pending when the trace ended: {event.failure}" if event.failure \
-                    else "still pending when the trace ended"
-
-
 class _World:
     """The scheduler, the simulated API server and the pods in the cluster."""
 
     def __init__(self, nodes: list[Node], config: SchedulerConfig, registry: Registry, spec: ReplaySpec,
-                 log: _Log | None = None) -> None:
+                 log: EventLog | None = None) -> None:
         self.clock = VirtualClock()
         self.cluster = SimulatedCluster(self.clock)
         self.spec = spec
