@@ -21,7 +21,8 @@ from rich.table import Table
 from ..planning import CapacityResult, CapacitySpec, PlanningError, SpecCapacity, run_capacity, to_document
 from ..planning.inputs import DEFAULT_CONFIG, load_config_file, load_registry
 from .common import fail, plugin_option
-from .snapshot_source import SourceOptions, check_source, cluster_options, cluster_snapshot_file
+from .snapshot_source import SourceOptions, check_source, cluster_snapshot_file, edited_snapshot_file, source_options
+from .what_if_report import edit_lines
 from .progress import PhaseProgress
 from .report import format_bytes, format_cpu
 
@@ -43,7 +44,7 @@ NAMES_SHOWN = 8  # node names listed per reason
               help="Among equally scored nodes: upstream's uniform random pick, or the smallest name.")
 @click.option("--seed", type=int, default=None, help="Seed for the random tie-break (default: a random one, printed).")
 @click.option("--all-nodes", is_flag=True, help="List every node in the distribution, and every node name per reason.")
-@cluster_options
+@source_options
 @plugin_option
 def capacity(snapshot_and_pods: tuple[str, ...], config_file: str, max_replicas: int | None, output_format: str,
              tie_break: str, seed: int | None, all_nodes: bool, plugins: tuple[str, ...], **cluster: Any) -> None:
@@ -72,6 +73,8 @@ def capacity(snapshot_and_pods: tuple[str, ...], config_file: str, max_replicas:
         except PlanningError as err:
             fail(err.lines)
         snapshot = cluster_snapshot_file(options, configs, registry, progress, scratch)
+    shown = snapshot if not options.kubeconfig else f"cluster {options.context or options.kubeconfig}"
+    snapshot, what_if = edited_snapshot_file(snapshot, options, scratch)
     spec = CapacitySpec(snapshot, pod_files, config_file, max_replicas, seed, tie_break, plugins)
     progress.start("placing replicas", unit="replicas placed")
     try:
@@ -80,6 +83,10 @@ def capacity(snapshot_and_pods: tuple[str, ...], config_file: str, max_replicas:
         progress.finish()
         fail(err.lines)
     progress.finish()
+    result.snapshot = shown if what_if is None else f"{shown} (edited: {'; '.join(what_if.edits)})"
+    if what_if is not None:
+        for line in edit_lines(what_if):
+            click.echo(line, err=True)
     if output_format == "json":
         document = {"kind": "CapacityReport", "replicas": result.replicas, **_object(to_document(result))}
         sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")

@@ -26,8 +26,8 @@ from ..planning.summary import summary_rows
 from ..planning.inputs import load_config_file, load_registry
 from .common import check_writable, fail, plugin_option
 from .progress import PhaseProgress
-from .snapshot_source import SourceOptions, check_source, cluster_options
-from .snapshot_source import cluster_snapshot_file
+from .snapshot_source import SourceOptions, check_source, cluster_snapshot_file, edited_snapshot_file, source_options
+from .what_if_report import edit_lines
 
 __all__ = ["compare"]
 
@@ -50,7 +50,7 @@ REASONS_SHOWN = 3  # unschedulable reasons per configuration in the terminal
               help="Among equally scored nodes: upstream's uniform random pick, or the smallest name.")
 @click.option("--seed", type=int, default=None,
               help="Seed for the random tie-break, the same for every configuration (default: a random one, printed).")
-@cluster_options
+@source_options
 @plugin_option
 def compare(snapshot: str | None, configs: tuple[str, ...], report_file: str | None, json_file: str | None,
             pods_shown: int, tie_break: str, seed: int | None, plugins: tuple[str, ...], **cluster: Any) -> None:
@@ -75,6 +75,8 @@ def compare(snapshot: str | None, configs: tuple[str, ...], report_file: str | N
         except PlanningError as err:
             fail(err.lines)
         snapshot = cluster_snapshot_file(options, loaded, registry, progress, scratch)
+    shown = snapshot if not options.kubeconfig else f"cluster {options.context or options.kubeconfig}"
+    snapshot, what_if = edited_snapshot_file(snapshot, options, scratch)
     try:
         result = run_compare(CompareSpec(snapshot, configs, seed, tie_break, plugins),
                              progress=lambda label: progress.start(f"scheduling under {label}"))
@@ -82,6 +84,10 @@ def compare(snapshot: str | None, configs: tuple[str, ...], report_file: str | N
         progress.finish()
         fail(err.lines)
     progress.finish()
+    result.snapshot = shown if what_if is None else f"{shown} (edited: {'; '.join(what_if.edits)})"
+    if what_if is not None:
+        for line in edit_lines(what_if):
+            click.echo(line, err=True)
     if writer is not None and report_file:
         _write(report_file, lambda path: writer(result, path))
     if json_file:

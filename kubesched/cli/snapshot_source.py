@@ -20,6 +20,7 @@ from typing import Any, BinaryIO, TypeVar
 import click
 
 from ..cluster.snapshot import STDIN, ClusterSnapshot, SnapshotError, load_snapshot
+from ..cluster.list_writer import write_edited
 from ..cluster.what_if import WhatIf, WhatIfEdits, WhatIfError, WhatIfRecord, check_budgets, parse_removal
 from ..framework.config import SchedulerConfig
 from ..framework.registry import Registry
@@ -28,7 +29,7 @@ from .label_query import LabelQueryError, parse_label_query
 from .progress import PhaseProgress
 
 __all__ = ["SourceOptions", "SnapshotSource", "source_options", "cluster_options", "read_source", "check_source",
-           "cluster_snapshot_file"]
+           "cluster_snapshot_file", "edited_snapshot_file"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -239,4 +240,26 @@ def cluster_snapshot_file(options: SourceOptions, configs: list[SchedulerConfig]
         fail([f"{path}: {err.strerror or err}"])
     progress.finish()
     return path
+
+
+def edited_snapshot_file(path: str, options: SourceOptions,
+                         scratch: tempfile.TemporaryDirectory[str]) -> tuple[str, WhatIfRecord | None]:
+    """For ``capacity`` and ``compare``: the snapshot at ``path`` with the what-if edits
+    applied, written into ``scratch`` (``path`` itself when there are none), and what they
+    did. Problems exit 2, one line each."""
+    what_if = _what_if(options)
+    if not what_if:
+        return path, None
+    edits = WhatIfEdits(what_if)
+    edited = Path(scratch.name) / "edited.json"
+    try:
+        with open(edited, "wb") as sink:
+            problems = write_edited(path, edits, sink)
+    except OSError as err:
+        fail([f"{edited}: {err.strerror or err}"])
+    if problems:
+        fail([str(p) for p in problems])
+    if edits.problems:
+        fail(edits.problems)
+    return str(edited), edits.record
 

@@ -9,7 +9,7 @@ from typing import Any
 from ..cluster.simulated import SimulationResult
 from ..cluster.what_if import WhatIfRecord
 
-__all__ = ["what_if_lines", "what_if_document", "drain_outcomes"]
+__all__ = ["what_if_lines", "what_if_document", "drain_outcomes", "edit_lines"]
 
 SHOWN = 20  # pods listed per part of the text report
 
@@ -26,6 +26,18 @@ def drain_outcomes(record: WhatIfRecord, result: SimulationResult) -> tuple[list
             why = outcome.message if outcome is not None and outcome.message else "not scheduled (no profile took it)"
             stuck.append((evicted.pod, why))
     return placed, stuck
+
+
+def edit_lines(record: WhatIfRecord) -> list[str]:
+    """What the edits did, before any scheduling (``capacity`` and ``compare``, whose reports
+    do not follow evicted pods): the edits, and how many pods a drain sends back to the queue."""
+    lines = ["What-if edits, applied before scheduling:"] + [f"  {edit}" for edit in record.edits]
+    if record.drained_nodes:
+        stayed = ", ".join(f"{count} {what}" for what, count in sorted(record.left_in_place.items()))
+        lines.append(f"  {len(record.drained_nodes)} node(s) drained: {len(record.evicted)} pod(s) pending again"
+                     + (f" (left in place: {stayed})" if stayed else "")
+                     + "; `simulate` with the same edits says where each goes")
+    return lines
 
 
 def what_if_lines(record: WhatIfRecord, result: SimulationResult) -> list[str]:

@@ -20,8 +20,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-import orjson
-
 from ..clock import VirtualClock
 from ..framework.config import SchedulerConfig
 from ..framework.preemption.pdb import PDB_API_VERSION, PDB_KIND, PDB_PLURAL
@@ -36,8 +34,9 @@ from .kube.informer import POD_FIELD_SELECTOR, Resource
 from .kube.reflector import Reflector
 from .simulated import SimulatedCluster
 from .snapshot import ClusterSnapshot, LoadProblem, ObjectEdits, SnapshotBuilder, SnapshotError, gc_paused
+from .list_writer import ListWriter
 
-__all__ = ["ListedKind", "LiveSnapshot", "listed_kinds", "take_snapshot", "PAGE_SIZE"]
+__all__ = ["ListedKind", "ListWriter", "LiveSnapshot", "listed_kinds", "take_snapshot", "PAGE_SIZE"]
 
 PAGE_SIZE = 500  # the live mode's page size
 Progress = Callable[[str, int], None]  # (kind's plural, objects listed so far of it)
@@ -82,27 +81,11 @@ def listed_kinds(config: SchedulerConfig, registry: Registry) -> list[ListedKind
     return kinds
 
 
-class _Saver:
-    """Objects as listed, written one by one into a JSON ``List``."""
-
-    def __init__(self, sink: BinaryIO) -> None:
-        self._sink = sink
-        self._first = True
-        sink.write(b'{"apiVersion":"v1","kind":"List","items":[\n')
-
-    def add(self, obj: dict[str, object]) -> None:
-        self._sink.write(orjson.dumps(obj) if self._first else b",\n" + orjson.dumps(obj))
-        self._first = False
-
-    def close(self) -> None:
-        self._sink.write(b"\n]}\n")
-
-
 class _Feed:
     """The reflector's sink for one kind: each item typed, saved, edited and compiled at once."""
 
     def __init__(self, listed: ListedKind, source: str, builder: SnapshotBuilder, edits: ObjectEdits | None,
-                 saver: _Saver | None, progress: Progress | None) -> None:
+                 saver: ListWriter | None, progress: Progress | None) -> None:
         self._listed = listed
         self._source = source
         self._builder = builder
@@ -138,7 +121,7 @@ class _Feed:
 
 
 async def _list_all(conn: Connection, kinds: list[ListedKind], source: str, builder: SnapshotBuilder,
-                    edits: ObjectEdits | None, saver: _Saver | None, progress: Progress | None,
+                    edits: ObjectEdits | None, saver: ListWriter | None, progress: Progress | None,
                     result: LiveSnapshot) -> None:
     async with ApiClient(conn) as api:
         for listed in kinds:
@@ -163,7 +146,7 @@ def take_snapshot(conn: Connection, kinds: list[ListedKind], source: str, *, plu
     """List ``kinds`` from the API server of ``conn`` into a snapshot; ``SnapshotError`` for a
     failed list (one line naming the kind) or bad objects (every one, as for a file)."""
     builder = SnapshotBuilder(plugin_kinds, keep_node_raw, check_duplicates=False)
-    saver = _Saver(save) if save is not None else None
+    saver = ListWriter(save) if save is not None else None
     result = LiveSnapshot(ClusterSnapshot())
     loop = asyncio.new_event_loop()
     started = loop.time()

@@ -23,8 +23,8 @@ from .dump_reader import describe as _describe
 from .dra_validation import DRA_KINDS, validate_dra_object
 from .dump_validation import object_problems
 
-__all__ = ["ClusterSnapshot", "SnapshotBuilder", "SnapshotError", "LoadProblem", "ObjectEdits", "STDIN", "gc_paused",
-           "load_snapshot", "snapshot_from_objects"]
+__all__ = ["ClusterSnapshot", "SnapshotBuilder", "SnapshotError", "LoadProblem", "ObjectEdits", "STDIN", "STDIN_NAME",
+           "gc_paused", "load_snapshot", "snapshot_files", "snapshot_from_objects"]
 
 USED_KINDS = ("Node", "Pod", "PriorityClass", "Namespace")
 # Workload objects: PodTopologySpread's system defaults read their selectors.
@@ -81,6 +81,11 @@ class ObjectEdits(Protocol):
 
     def feed(self, file: str, found: DumpObject) -> Iterable[tuple[str, DumpObject]]: ...
     def rest(self) -> Iterable[tuple[str, DumpObject]]: ...
+
+
+def snapshot_files(path: Path) -> list[Path]:
+    """The files a snapshot path names: itself, or a directory's YAML and JSON files in name order."""
+    return _files(path)
 
 
 def _files(path: Path) -> list[Path]:
