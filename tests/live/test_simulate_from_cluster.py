@@ -171,3 +171,11 @@ def test_the_documented_cluster_role_grants_get_and_list_on_every_listed_kind():
     registry = in_tree_registry()
     needed = {(k.api_version.rpartition("/")[0], k.plural) for k in listed_kinds(default_config(registry), registry)}
     assert needed <= granted
+
+
+def test_the_report_page_of_a_cluster_says_what_was_listed(server: APIServer, kubeconfig: Path, tmp_path: Path):
+    serve(server, objects())
+    page = tmp_path / "report.html"
+    assert invoke("simulate", "--kubeconfig", str(kubeconfig), "--report", str(page), "-q").exit_code == 0
+    text = page.read_text()
+    assert '"listed":{' in text and '"pods":7' in text and '"nodes":3' in text
