@@ -41,6 +41,7 @@ A = TypeVar("A")
 # The PodInfo fields a plugin may read, each swapped in from another pod of the cluster.
 POD_FIELDS = (
     "labels",
+    "annotations",
     "node_name",
     "scheduler_name",
     "priority",

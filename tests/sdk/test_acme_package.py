@@ -4,9 +4,12 @@ node documents) beside a broken sibling package, through the command line."""
 
 from __future__ import annotations
 
+import pytest
 from acme_plugins import node_facts, quota, window
 
-from kubesched.testing import assert_plugin_contract, random_clusters
+from kubesched.framework import PluginSpec, SignFragment, Status
+from kubesched.objects import PodInfo
+from kubesched.testing import ContractError, assert_plugin_contract, assert_signature_covers_reads, random_clusters
 
 from .conftest import Acme
 
@@ -185,3 +188,15 @@ def test_the_kernel_plugin_meets_the_contract_on_nodes_that_keep_their_documents
         for info in c.snapshot.list():
             info.node.raw = {"status": {"nodeInfo": {"kernelVersion": "6.1" if len(info.name) % 2 else "5.4"}}}
     assert_plugin_contract(node_facts.spec, points=["score"], clusters=clusters)
+
+
+class ForgetsTheAnnotation(window.MaintenanceWindow):
+    def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
+        return [], None  # but Filter reads acme.io/maintenance
+
+
+def test_a_signature_that_misses_an_annotation_the_filter_reads_fails_the_contract():
+    spec = PluginSpec("MaintenanceWindow", lambda args, handle: ForgetsTheAnnotation(args),
+                      args_type=window.MaintenanceWindowArgs)
+    with pytest.raises(ContractError, match="annotations"):
+        assert_signature_covers_reads(spec, clusters=CLUSTERS)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from kubesched.framework import CycleState, Handle, PluginSpec
+from kubesched.framework import CycleState, Handle, PluginSpec, SignFragment, Status
 from kubesched.objects import NodeInfo, PodInfo
 
 
@@ -29,6 +29,9 @@ class KernelPreference:
 
     def __init__(self, args: KernelPreferenceArgs) -> None:
         self.prefer = args.prefer
+
+    def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
+        return [], None  # its score reads no field of the pod
 
     def score(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> int:
         return 100 if kernel_of(node.node.raw).startswith(self.prefer) else 0

@@ -24,10 +24,12 @@ from kubesched.framework import (
     PluginSpec,
     PreFilterResult,
     QueueingHint,
+    SignFragment,
     SnapshotView,
     StateKey,
     Status,
 )
+from kubesched.framework.signing import RESOURCES_SIGNER, resources_signer
 from kubesched.objects import NodeInfo, PodInfo
 
 OVER_QUOTA = Status(Code.UNSCHEDULABLE, "team over quota")
@@ -100,6 +102,10 @@ class TeamQuota:
         used = self.usage.by_team.get(pod.namespace)
         state.write(USAGE, used.clone() if used is not None else Usage())
         return None, None
+
+    def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
+        """Its answers read the pod's namespace and its cpu request."""
+        return [SignFragment("acme.io/team", pod.namespace), SignFragment(RESOURCES_SIGNER, resources_signer(pod))], None
 
     def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
         used, limits = state.read(USAGE), self.limits[pod.namespace]

@@ -23,6 +23,7 @@ from kubesched.framework import (
     Handle,
     PluginSpec,
     QueueingHint,
+    SignFragment,
     Status,
 )
 from kubesched.objects import Node, NodeInfo, PodInfo
@@ -59,6 +60,10 @@ class MaintenanceWindow:
 
     def __init__(self, args: MaintenanceWindowArgs) -> None:
         self.timeout = float(args.approval_timeout_seconds)
+
+    def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
+        """Filter reads one annotation of the pod: pods alike in it may be batched."""
+        return [SignFragment(TOLERATE, pod.annotations.get(TOLERATE))], None
 
     def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
         if pod.annotations.get(TOLERATE) == "tolerate" or is_open(node.node):
