@@ -219,12 +219,13 @@ class WhatIfEdits:
         """The ``--remove`` naming this object: its kind in lower case, singular or plural; a
         namespaced object named without a namespace is looked for in ``default``."""
         namespace, name = str(meta.get("namespace") or ""), str(meta.get("name") or "")
+        # An object written without a namespace lives in "default" (kubectl's dumps name it).
+        namespaces = (namespace, "") if namespace == "default" else (namespace, "default") if not namespace else (namespace,)
         for spelled in (kind.lower(), kind.lower() + "s"):
-            found = self._removals.get((spelled, namespace, name))
-            if found is None and namespace == "default":
-                found = self._removals.get((spelled, "", name))
-            if found is not None:
-                return found
+            for ns in namespaces:
+                found = self._removals.get((spelled, ns, name))
+                if found is not None:
+                    return found
         return None
 
     def _drains(self, name: str, node: Mapping[str, Any]) -> bool:

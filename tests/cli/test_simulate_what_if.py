@@ -170,3 +170,10 @@ def test_an_edit_that_cannot_apply_is_one_line_and_exit_2(cluster: Path, args: l
 
 def test_without_edits_the_report_has_no_what_if_part(cluster: Path):
     assert "whatIf" not in what_if(str(cluster))
+
+
+def test_a_pod_written_without_a_namespace_is_removed_by_its_default_namespace(tmp_path: Path):
+    bare = pod("a")
+    del bare["metadata"]["namespace"]
+    snap = write_list(tmp_path / "s.yaml", [node("n1"), bare, pod("b")])
+    assert what_if(str(snap), "--remove", "pod/default/a")["pods"]["pending"] == 1
