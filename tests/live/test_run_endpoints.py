@@ -42,6 +42,7 @@ def test_the_process_fills_upstreams_metrics_and_serves_its_z_pages(server: APIS
         assert _sample(body, 'scheduler_event_handling_duration_seconds_count{event="NodeAdd"}') == 1.0
         assert (_sample(body, 'scheduler_event_handling_duration_seconds_count{event="UnschedulablePodAdd"}')
                 == 2.0)
+        assert _sample(body, 'scheduler_event_handling_duration_seconds_count{event="AssignedPodAdd"}') == 1.0
         assert _sample(body, 'scheduler_goroutines{operation="binding"}') == 0.0
         assert _sample(body, 'scheduler_async_api_call_execution_total{call_type="pod_binding",result="success"}') \
             == 1.0

@@ -66,14 +66,15 @@ class _Guarded(Generic[T]):
         self._kind = kind
         self._metrics = metrics
 
-    def _run(self, what: str, name: str, call: Callable[[], None], resource: str = "") -> None:
+    def _run(self, what: str, name: str, call: Callable[[], None], resource: str = "", label: str = "") -> None:
         started = time.perf_counter() if self._metrics is not None else 0.0
         try:
             call()
         except Exception:  # one object must never stop scheduling the others
             log.exception("handling %s of %s %s failed", what, self._kind, name)
         if self._metrics is not None:
-            self._metrics.event_handling((resource or self._kind) + _ACTIONS[what], time.perf_counter() - started)
+            self._metrics.event_handling(label or (resource or self._kind) + _ACTIONS[what],
+                                         time.perf_counter() - started)
         self._wake()
 
 
@@ -90,7 +91,9 @@ class PodEvents(_Guarded[PodInfo]):
         self._run("add", obj.key, lambda: self._scheduler.on_pod_add(obj), _pod_resource(obj))
 
     def on_update(self, old: PodInfo, new: PodInfo) -> None:
-        self._run("update", new.key, lambda: self._scheduler.on_pod_update(old, new), _pod_resource(old))
+        # A pending pod becoming bound is upstream's AssignedPodAdd (addAssignedPodToCache).
+        label = "AssignedPodAdd" if new.node_name and not old.node_name else ""
+        self._run("update", new.key, lambda: self._scheduler.on_pod_update(old, new), _pod_resource(old), label)
 
     def on_delete(self, obj: PodInfo | DeletedFinalStateUnknown[PodInfo]) -> None:
         pod = _unwrap(obj)
