@@ -48,6 +48,7 @@ from ...objects.dra import ResourceClaim
 from ...objects.node import Node
 from ...objects.nodeinfo import NodeInfo
 from ...objects.pod import PodInfo
+from .args import DynamicResourcesArgs
 from .binding import BindingMixin
 from .claims import ClaimNotCreated, claim_names
 from .extended import NodeCannotFit, backed_resources, is_dra_extended_resource, is_extended_claim_of, node_requests
@@ -497,10 +498,10 @@ class DynamicResources(HintsMixin, BindingMixin):
         return 0 if found is None else compute_score(s, found)
 
     def score_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> IntArray:
-        out = np.zeros(len(rows), dtype=np.int64)
         s = state.get(STATE)
-        if not self.enabled or not self.features.enable_dra_prioritized_list or s is None or not s.prioritized:
-            return out  # only firstAvailable requests score
+        if s is None or not s.prioritized or not self.enabled or not self.features.enable_dra_prioritized_list:
+            return _zeros(len(rows))  # only firstAvailable requests score
+        out = np.zeros(len(rows), dtype=np.int64)
         infos = snapshot.node_infos
         kept = s.verdicts.score if s.verdicts is not None else None
         for k, row in enumerate(rows.tolist()):
@@ -641,9 +642,28 @@ def compute_score(s: DraState, found: NodeAllocation) -> int:
     return score
 
 
-def new(args: None, handle: Handle) -> DynamicResources:
-    return DynamicResources(handle, handle.features)
+def new(args: DynamicResourcesArgs | None, handle: Handle) -> DynamicResources:
+    plugin = DynamicResources(handle, handle.features)
+    if args is not None:
+        args.check_gates(handle.features)
+        plugin.binding_timeout = args.binding_timeout_seconds()
+    return plugin
 
 
 def _rows_by_name(infos: Sequence[NodeInfo | None], size: int) -> dict[str, int]:
     return {info.node.name: row for row, info in enumerate(infos[:size]) if info is not None}
+
+
+_ZEROS: dict[int, IntArray] = {}
+
+
+def _zeros(size: int) -> IntArray:
+    """A shared read-only array of ``size`` zero scores (the usual answer: a pod without claims)."""
+    found = _ZEROS.get(size)
+    if found is None:
+        if len(_ZEROS) > 64:
+            _ZEROS.clear()
+        found = np.zeros(size, dtype=np.int64)
+        found.flags.writeable = False
+        _ZEROS[size] = found
+    return found
