@@ -186,9 +186,12 @@ def execute(command: str, cwd: Path) -> tuple[int, list[str]]:
 @contextlib.contextmanager
 def importable_only(paths: list[str]) -> Iterator[None]:
     """As if PYTHONPATH were ``paths``: the tutorial's modules (which the tests import) are
-    hidden unless a path gives them, and modules imported meanwhile are forgotten after."""
+    hidden unless a path gives them, and modules imported meanwhile from ``paths`` are
+    forgotten after. Others imported meanwhile (kubesched's own, installed libraries) stay:
+    an extension module must not be initialised twice in one process."""
     saved_path, saved_modules = list(sys.path), dict(sys.modules)
     hidden = {str(TUTORIAL), str(TUTORIAL.resolve())}
+    given = set(paths) | {str(Path(p).resolve()) for p in paths}
     sys.path[:] = paths + [p for p in saved_path if p not in hidden]
     for name in [n for n, m in sys.modules.items() if _under(m, hidden)]:
         del sys.modules[name]
@@ -196,8 +199,10 @@ def importable_only(paths: list[str]) -> Iterator[None]:
         yield
     finally:
         sys.path[:] = saved_path
+        kept = {n: m for n, m in sys.modules.items() if n not in saved_modules and not _under(m, given | hidden)}
         sys.modules.clear()
         sys.modules.update(saved_modules)
+        sys.modules.update(kept)
 
 
 def _under(module: ModuleType | None, roots: set[str]) -> bool:
