@@ -26,6 +26,9 @@ from .state import STATE, DraState
 __all__ = ["BindingMixin", "BindError"]
 
 
+_SKIP = Status(Code.SKIP)
+
+
 class BindError(Exception):
     """A claim could not be written; ``str`` is upstream's error text."""
 
@@ -49,8 +52,8 @@ class BindingMixin:
 
     def pre_bind_pre_flight(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
         s = state.get(STATE)
-        if not self.enabled or s is None or s.empty():
-            return Status(Code.SKIP)
+        if s is None or s.empty() or not self.enabled:
+            return _SKIP
         return None
 
     def explain_binding(self, state: CycleState, pod: PodInfo, node_name: str) -> dict[str, object] | None:

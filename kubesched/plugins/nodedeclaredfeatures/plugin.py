@@ -65,8 +65,24 @@ def _spec(pod: PodInfo) -> dict[str, object] | None:
     return spec if isinstance(spec, dict) else None
 
 
+_MEMO: dict[str, tuple[object, frozenset[str], tuple[str, ...]]] = {}  # pod uid -> (its spec, features, sorted)
+
+
+def _memo(pod: PodInfo) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The pod's needed features, inferred once per spec (signing and PreFilter both ask, every attempt)."""
+    spec = _spec(pod)
+    found = _MEMO.get(pod.uid)
+    if found is not None and found[0] is spec:
+        return found[1], found[2]
+    features = infer_for_scheduling(spec)
+    if len(_MEMO) >= 4096:
+        _MEMO.clear()
+    _MEMO[pod.uid] = (spec, features, tuple(sorted(features)))
+    return features, _MEMO[pod.uid][2]
+
+
 def required_features(pod: PodInfo) -> frozenset[str]:
-    return infer_for_scheduling(_spec(pod))
+    return _memo(pod)[0]
 
 
 def _declares(node: Node, required: frozenset[str]) -> bool:
@@ -121,7 +137,7 @@ class NodeDeclaredFeatures:
 
     def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
         """The features the pod needs (upstream signs them whether the gate is on or not)."""
-        return [SignFragment(FEATURES_SIGNER, tuple(sorted(required_features(pod))))], None
+        return [SignFragment(FEATURES_SIGNER, _memo(pod)[1])], None
 
     # -- queueing hints -------------------------------------------------------------------
     def events_to_register(self) -> list[ClusterEventWithHint]:
