@@ -105,5 +105,6 @@ def in_tree_registry(features: Features = DEFAULT_FEATURES) -> Registry:
                                  object_kinds=((PDB_API_VERSION, PDB_KIND),)))
     registry.register(PluginSpec(defaultbinder.NAME, defaultbinder.new))
     registry.register(PluginSpec(nodedeclaredfeatures.NAME, nodedeclaredfeatures.new))
-    registry.register(PluginSpec(dynamicresources.NAME, dynamicresources.new, object_kinds=dynamicresources.OBJECT_KINDS))
+    registry.register(PluginSpec(dynamicresources.NAME, dynamicresources.new, args_type=dynamicresources.DynamicResourcesArgs,
+                                 object_kinds=dynamicresources.OBJECT_KINDS))
     return registry

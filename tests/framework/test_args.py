@@ -182,7 +182,7 @@ def test_every_in_tree_plugin_with_args_decodes_them_with_decode_args():
     registry = in_tree_registry()
     with_args = [spec for spec in registry.specs() if spec.takes_args]
     assert sorted(spec.name for spec in with_args) == [
-        "DefaultPreemption", "InterPodAffinity", "NodeAffinity", "NodeResourcesBalancedAllocation", "NodeResourcesFit", "PodTopologySpread",
+        "DefaultPreemption", "DynamicResources", "InterPodAffinity", "NodeAffinity", "NodeResourcesBalancedAllocation", "NodeResourcesFit", "PodTopologySpread",
         "VolumeBinding",
     ]
     for spec in with_args:

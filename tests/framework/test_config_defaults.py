@@ -39,9 +39,10 @@ DEFAULTS: dict[str, Any] = {
     "podMaxBackoffSeconds": 10,
 }
 
-# Upstream's default pluginConfig (``pluginConfigs``), minus DynamicResources (kubesched lacks it).
+# Upstream's default pluginConfig (``pluginConfigs``).
 DEFAULT_PLUGIN_CONFIG = {
     "DefaultPreemption": {"minCandidateNodesPercentage": 10, "minCandidateNodesAbsolute": 100},
+    "DynamicResources": {"filterTimeout": "10s", "bindingTimeout": "10m0s"},
     "InterPodAffinity": {"hardPodAffinityWeight": 1},
     "NodeAffinity": {},
     "NodeResourcesBalancedAllocation": {"resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]},

@@ -7,7 +7,8 @@ and simulate's resourceclaim controller (``controller.py``). The allocator is up
 structured allocator (``structured/``) with its CEL environment (``cel/``).
 """
 
+from .args import DynamicResourcesArgs
 from .names import NAME, OBJECT_KINDS
 from .plugin import DynamicResources, new
 
-__all__ = ["NAME", "OBJECT_KINDS", "DynamicResources", "new"]
+__all__ = ["NAME", "OBJECT_KINDS", "DynamicResources", "DynamicResourcesArgs", "new"]
