@@ -186,7 +186,8 @@ class NodeResourcesFit:
         if alloc.allowed_pod_number < 1:
             return QueueingHint.SKIP
         checks = [("cpu", want.milli_cpu), ("memory", want.memory), ("ephemeral-storage", want.ephemeral_storage)]
-        checks += self._checked_scalars(want)
+        delegated = self._delegated(want)  # DRA-backed and absent from the node: DynamicResources' to judge
+        checks += [(n, a) for n, a in self._checked_scalars(want) if not (n in delegated and alloc.get(n) <= 0)]
         if any(amount > alloc.get(name) for name, amount in checks):
             return QueueingHint.SKIP
         if isinstance(old, Node) and all(alloc.get(n) <= old.allocatable.get(n) for n, _ in checks) and \
