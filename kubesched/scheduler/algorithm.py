@@ -245,7 +245,12 @@ class Algorithm:
             candidates = allowed if allowed is not None else table.alive[: table.size].copy()
             if n <= FEW_NODES:  # a batch filter's fixed cost outweighs a few per-node calls
                 outcome = fwk.run_filters_by_row(state, pod, snapshot, candidates)
-            elif fwk.has_node_filters(state):
+                apply_nominated_pods(fwk, state, pod, snapshot, outcome, candidates, self.nominator)
+                diagnosis.outcome = outcome
+                feasible, diagnosis.evaluated, processed = _walk_few(outcome.passed, order.tolist(), start, to_find)
+                self._advance(walk, processed, snapshot.num_nodes)
+                return feasible, diagnosis
+            if fwk.has_node_filters(state):
                 # Per-node plugins cost a Python call per node: ask them only about the
                 # windows the search visits, after the batch filters ran over all rows.
                 outcome = fwk.run_batch_filters(state, pod, snapshot, candidates)
@@ -385,6 +390,17 @@ def _first_passing_windowed(fwk: Framework, state: CycleState, pod: PodInfo, sna
                     return chosen, n
                 return (np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)), n
             pos, limit, wrapped = 0, start, True
+
+
+def _walk_few(passed: np.ndarray, order: list[int], start: int, want: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """The walk over a handful of nodes in plain Python (array calls cost more than the work
+    there): the rows kept, the rows visited, and how far the start index moves."""
+    n = len(order)
+    visit = order[start:] + order[:start]
+    hits = [i for i, row in enumerate(visit) if passed[row]]
+    processed = hits[want] if len(hits) > want else n
+    return (np.array([visit[i] for i in hits[:want]], dtype=np.int64),
+            np.array(visit[:processed], dtype=np.int64), processed)
 
 
 def _rotated_prefix(order: np.ndarray, start: int, count: int) -> np.ndarray:
