@@ -3,13 +3,15 @@ index, a single feasible node, the tie-break, and the FitError message."""
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.status import Code, Status
-from kubesched.scheduler.algorithm import Algorithm, num_feasible_nodes_to_find
+from kubesched.scheduler.algorithm import Algorithm, _first_passing, _walk_few, num_feasible_nodes_to_find
 from kubesched.scheduler.fit_error import Diagnosis, FitError, NoNodesAvailableError
 
 from ..helpers import Cluster, expr, framework, make_pod, node, only, pod, required_node_affinity, taint
@@ -219,3 +221,24 @@ def test_a_postfilter_message_follows_the_filter_message():
         "0/3 nodes are available: 3 Insufficient cpu. "
         "preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."
     )
+
+
+# -- the walk's stopping rule, three ways ------------------------------------------------------------------
+@pytest.mark.parametrize("seed", range(40))
+def test_the_walk_stops_at_the_node_after_the_last_one_kept_in_every_form(seed):
+    # upstream's rule: keep the first `want` passing nodes from `start`, stop at the next
+    # passing one, advance by the nodes visited before it (all of them if none)
+    rng = random.Random(seed)
+    n = rng.randint(1, 40)
+    order = np.array(rng.sample(range(n), n), dtype=np.int64)
+    passed = np.array([rng.random() < 0.5 for _ in range(n)])
+    start, want = rng.randrange(n), rng.randint(1, n)
+    visit = [int(order[(start + i) % n]) for i in range(n)]
+    hits = [i for i, row in enumerate(visit) if passed[row]]
+    expect_kept = [visit[i] for i in hits[:want]]
+    expect_advance = hits[want] if len(hits) > want else n
+    kept, visited, advance = _walk_few(passed, order.tolist(), start, want)
+    assert kept.tolist() == expect_kept and advance == expect_advance and visited.tolist() == visit[:advance]
+    if len(hits) > want:
+        chosen, processed = _first_passing(passed, order, False, start, want)
+        assert order[chosen].tolist() == expect_kept and processed == expect_advance
