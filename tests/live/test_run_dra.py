@@ -47,6 +47,11 @@ def _devices(claim: dict[str, Any] | None) -> list[tuple[str, str]]:
     return [(r["pool"], r["device"]) for r in results]
 
 
+def _metrics(sched: Kubesched) -> str:
+    """What /metrics serves (the scheduler's registry, with run's own families)."""
+    return sched.call(lambda live: live.metrics.exposition().decode() if live.metrics is not None else "")
+
+
 @pytest.fixture
 def controller(server: APIServer) -> Iterator[ClaimController]:
     running = ClaimController(server)
@@ -145,6 +150,7 @@ def test_a_dra_backed_extended_resource_gets_a_claim_created_by_kubesched(
     assert claim["status"]["reservedFor"] == [_consumer(server, "legacy")]
     assert _devices(claim) == [(node_of(server, "legacy"), "gpu-0")]
     assert [m["resourceName"] for m in status["requestMappings"]] == ["example.com/gpu"]
+    assert 'scheduler_resourceclaim_creates_total{status="success"} 1.0' in _metrics(sched)
     assert_invariants(server, sched)
 
 
@@ -313,6 +319,9 @@ def test_binding_waits_for_the_devices_binding_conditions_then_binds(
         driver.attach_allowed.set()
         wait_until(lambda: node_of(server, "needs-attach") == "n1", timeout=30, what="the pod bound once attached")
         assert driver.attached == [claim["metadata"]["name"]]
+        labels = 'driver="gpu.example.com",profile="default-scheduler",status="success"'
+        assert f"scheduler_dra_bindingconditions_allocations_total{{{labels}}} 1.0" in _metrics(sched)
+        assert f"scheduler_dra_bindingconditions_wait_duration_seconds_count{{{labels}}} 1.0" in _metrics(sched)
         assert_invariants(server, sched)
     finally:
         driver.stop()

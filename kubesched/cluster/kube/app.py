@@ -23,9 +23,11 @@ from typing import Callable, Coroutine
 
 from ... import __version__
 from ...framework.config import SchedulerConfig, versioned_config
+from ...framework.features import DEFAULT_FEATURES
 from ...framework.registry import Registry
 from ...objects.pod import PodInfo
 from ...scheduler.metrics import SchedulerMetrics
+from .claim_metrics import ClaimMetrics
 from .client import ApiClient
 from .connection import Connection
 from .driver import LiveOptions, LiveScheduler
@@ -213,9 +215,14 @@ async def run_scheduler(settings: RunSettings, *, stop: asyncio.Event | None = N
 
 
 def _instrument(live: LiveScheduler, broadcaster: EventBroadcaster, live_metrics: LiveMetrics) -> None:
-    """The background work's metrics: status patches and binds (the API dispatcher's), events."""
+    """The background work's metrics: status patches and binds (the API dispatcher's), events,
+    DynamicResources' claim creations and binding-condition waits."""
     client, bindings = live.client, live.bindings
     assert client is not None and bindings is not None
+    features = live.registry.features if live.registry is not None else DEFAULT_FEATURES
+    claim_metrics = ClaimMetrics(live_metrics.registry, features)
+    client.on_claim_created = claim_metrics.claim_created
+    client.on_binding_conditions = claim_metrics.binding_conditions
     calls = live_metrics.async_calls
     client.on_call = calls.executed
     calls.set_pending_source(POD_STATUS_PATCH, lambda: client.pending_status_patches)

@@ -164,6 +164,9 @@ class ResourceClaimWrites:
     _wall_clock: Callable[[], float]
     _claim_tasks: set[asyncio.Task[None]]
     _claims_stopping: threading.Event
+    # Metric hooks (claim_metrics.ClaimMetrics in run): a claim created, a binding-condition wait.
+    on_claim_created: Callable[[bool], None] | None = None
+    on_binding_conditions: Callable[[str, str, float, list[str], list[str]], None] | None = None
 
     # -- plumbing -------------------------------------------------------------------------
     def _wait_for(self, what: str, work: Coroutine[object, object, T]) -> T:
@@ -219,6 +222,13 @@ class ResourceClaimWrites:
 
     def stop_claim_waits(self) -> None:
         self._claims_stopping.set()
+
+    def observe_binding_conditions(self, profile: str, status: str, seconds: float, waited: list[str],
+                                   counted: list[str]) -> None:
+        """A binding-condition wait ended (``success``, ``failure``, ``timeout``, ``error``):
+        ``waited`` the driver of each allocated device, ``counted`` of each with binding conditions."""
+        if self.on_binding_conditions is not None:
+            self.on_binding_conditions(profile, status, seconds, waited, counted)
 
     def get_resource_claim(self, namespace: str, name: str) -> Doc:
         """GET the claim (raises ``ApiError``)."""
@@ -294,9 +304,16 @@ class ResourceClaimWrites:
         meta.pop("uid", None)
         namespace = str(meta.get("namespace") or "")
         try:
-            return await self._api.request("POST", claim_path(namespace), body=body, timeout=self._bind_timeout)
+            created = await self._api.request("POST", claim_path(namespace), body=body, timeout=self._bind_timeout)
         except ApiError as err:
+            self._claim_created(False)
             raise ClaimWriteError(f"create claim for extended resources {namespace}/: {err.message}", err) from None
+        self._claim_created(True)
+        return created
+
+    def _claim_created(self, ok: bool) -> None:
+        if self.on_claim_created is not None:
+            self.on_claim_created(ok)
 
     def patch_pod_extended_resource_claim_status(self, pod: PodInfo, status: Mapping[str, object]) -> None:
         """Set the pod's ``status.extendedResourceClaimStatus`` (``requestMappings``, ``resourceClaimName``)."""

@@ -194,6 +194,11 @@ class BindingConditionsReported(Protocol):
         """Sleep up to ``seconds``; False when the client is stopping (upstream's context canceled)."""
         ...
 
+    def observe_binding_conditions(self, profile: str, status: str, seconds: float, waited: list[str],
+                                   counted: list[str]) -> None:
+        """The wait's outcome for upstream's ``scheduler_dra_bindingconditions_*`` metrics."""
+        ...
+
 
 def pre_bind_wait(handle: Handle, manager: DraManager, features: Features, claims: Sequence[ResourceClaim],
                   pod: PodInfo, node_name: str, timeout: float = DEFAULT_BINDING_TIMEOUT) -> Status | None:
@@ -213,8 +218,27 @@ def pre_bind_wait(handle: Handle, manager: DraManager, features: Features, claim
         if not client.wait_while_running(seconds):
             raise BindingConditionError(CONTEXT_CANCELED)
 
+    started = time.monotonic()
+    failure: BindingConditionError | None = None
     try:
         wait_for_binding_conditions(claims, lambda claim: _latest(manager, claim), timeout, sleep=sleep)
     except BindingConditionError as err:
-        return Status.as_error(err)
-    return None
+        failure = err
+    waited = [r.driver for c in claims if c.allocation is not None for r in c.allocation.devices]
+    counted = [r.driver for c in claims if c.allocation is not None for r in c.allocation.devices
+               if r.binding_conditions]
+    client.observe_binding_conditions(handle.profile_name, _outcome(failure), time.monotonic() - started,
+                                      waited, counted)
+    return None if failure is None else Status.as_error(failure)
+
+
+def _outcome(failure: BindingConditionError | None) -> str:
+    """The metrics' ``status`` label: success, failure, timeout or error."""
+    if failure is None:
+        return "success"
+    text = str(failure)
+    if text.startswith(DEVICE_BINDING_FAILED):
+        return "failure"
+    if text.startswith(DEVICE_BINDING_TIMEOUT):
+        return "timeout"
+    return "error"
