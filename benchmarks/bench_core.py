@@ -114,6 +114,7 @@ def main(argv: list[str] | None = None) -> int:
                     seed=args.seed,
                     trace_memory=args.trace_memory,
                     profiler=profiler,
+                    batching=args.batching == "on",
                 )
             if args.child_result:
                 Path(args.child_result).write_text(json.dumps(dataclasses.asdict(result)))
@@ -133,7 +134,7 @@ def _run_child(name: str, nodes: int, init: int, pods: int, args: argparse.Names
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
         command = [
             sys.executable, __file__, "--workload", name, "--nodes", str(nodes), "--init-pods", str(init),
-            "--pods", str(pods), "--seed", str(args.seed), "--tie-break", args.tie_break, "--child-result", out.name,
+            "--pods", str(pods), "--seed", str(args.seed), "--tie-break", args.tie_break, "--batching", args.batching, "--child-result", out.name,
         ]
         if args.trace_memory:
             command.append("--trace-memory")

@@ -459,6 +459,7 @@ def run_workload(
     driver: Callable[[Simulation], Progress] | None = None,
     measured: Callable[[str], bool] | None = None,
     prepare: Callable[[Simulation], None] | None = None,
+    batching: bool = True,
 ) -> WorkloadResult:
     """The one measured run every benchmark script uses: build a snapshot, load it, and time
     ``Simulation.run`` alone (scheduler_perf measures the scheduling of the measured pods,
@@ -485,6 +486,7 @@ def run_workload(
     gc.collect()
     with Timer() as load_timer:
         sim = new_simulation(snapshot, config, tie_break, seed)
+    sim.scheduler.algorithm.batching = sim.scheduler.algorithm.batching and batching
     del snapshot
     if prepare is not None:
         prepare(sim)
@@ -601,6 +603,8 @@ def benchmark_parser(doc: str | None, workloads: Sequence[str]) -> argparse.Argu
     parser.add_argument("--seed", type=int, default=0, help="seed of the random tie-break (default 0)")
     parser.add_argument("--tie-break", choices=["heap", "random", "name"], default="heap",
                         help="upstream's heap order (default), a seeded random pick, or the smallest name")
+    parser.add_argument("--batching", choices=["on", "off"], default="on",
+                        help="OpportunisticBatching (the feature gate; on by default, as upstream)")
     parser.add_argument("--repeat", type=int, default=1, help="run each workload N times and report each run")
     parser.add_argument("--profile", metavar="FILE", help="cProfile the measured run into FILE (slows it down)")
     parser.add_argument(
