@@ -14,6 +14,7 @@ from typing import Any
 
 from ..objects.dra import (
     DeviceRequest,
+    check_admin_access,
     DeviceSelector,
     parse_device_class,
     parse_resource_claim,
@@ -23,7 +24,7 @@ from ..objects.dra import (
 from ..objects.errors import ObjectError
 from ..plugins.dynamicresources.cel import validate_selector
 
-__all__ = ["DRA_KINDS", "validate_dra_object"]
+__all__ = ["DRA_KINDS", "validate_dra_object", "admin_access_problems"]
 
 DRA_KINDS = frozenset({"DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice"})
 
@@ -54,3 +55,22 @@ def validate_dra_object(kind: str, raw: Mapping[str, Any]) -> None:
         _check_requests(parse_resource_claim_template(raw).spec.requests, "spec.spec.devices.requests")
     elif kind == "ResourceSlice":
         parse_resource_slice(raw)
+
+
+def admin_access_problems(objects: Mapping[str, list[dict[str, Any]]],
+                          namespaces: Mapping[str, Mapping[str, str]]) -> list[tuple[Mapping[str, Any], str, str]]:
+    """Claims and templates asking for admin access in a namespace of the snapshot without the
+    ``resource.kubernetes.io/admin-access: "true"`` label (the API server's admission refuses
+    them); namespaces the snapshot does not list are not judged. ``(object, field, message)``."""
+    out: list[tuple[Mapping[str, Any], str, str]] = []
+    for kind, parse, path in (("ResourceClaim", parse_resource_claim, "spec"),
+                              ("ResourceClaimTemplate", parse_resource_claim_template, "spec.spec")):
+        for raw in objects.get(kind, []):
+            try:
+                parsed = parse(raw)
+                labels = namespaces.get(parsed.meta.namespace)
+                if labels is not None:
+                    check_admin_access(parsed.spec, labels, path)
+            except ObjectError as err:
+                out.append((raw, err.field, err.message))
+    return out

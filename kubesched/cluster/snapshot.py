@@ -20,7 +20,7 @@ from ..objects.pod import PodInfo, parse_pod
 from ..objects.storage import validate_storage_object
 from .dump_reader import STDIN, STDIN_NAME, DumpObject, ReadProblem, read_dump
 from .dump_reader import describe as _describe
-from .dra_validation import DRA_KINDS, validate_dra_object
+from .dra_validation import DRA_KINDS, admin_access_problems, validate_dra_object
 from .dump_validation import object_problems
 
 __all__ = ["ClusterSnapshot", "SnapshotBuilder", "SnapshotError", "LoadProblem", "ObjectEdits", "STDIN", "STDIN_NAME",
@@ -185,6 +185,7 @@ class SnapshotBuilder:
         self._resource_claims_modelled = RESOURCE_CLAIM_KIND in plugin_kinds
         self._node_names: set[str] = set()
         self._claims: list[tuple[str, Mapping[str, Any]]] = []
+        self._dra_files: dict[int, str] = {}  # id of a kept DRA object -> its file (for admission problems)
         self._waiting_pods: list[tuple[int, str, Mapping[str, Any]]] = []  # (order, file, pod) to compile at the end
         self._pending: list[tuple[float, int, PodInfo]] = []
         self._pods = 0  # pods seen: the order of pending pods with the same creation time
@@ -316,7 +317,10 @@ class SnapshotBuilder:
             validate_storage_object(kind, obj)  # PVs, claims, ...: one clear line for a bad one
             if kind in DRA_KINDS:
                 validate_dra_object(kind, obj)
-            snap.objects.setdefault(kind, []).append(dict(obj))
+            kept = dict(obj)
+            snap.objects.setdefault(kind, []).append(kept)
+            if kind in DRA_KINDS:
+                self._dra_files[id(kept)] = file
             if kind == "PersistentVolumeClaim":
                 self._claims.append((file, obj))
         else:  # Deployments, Secrets, custom resources, ...: counted, not read
@@ -329,6 +333,8 @@ class SnapshotBuilder:
             self._compile_pod(file, obj, order)
         self._waiting_pods = []
         _check_claim_namespaces(snap, self._claims, self.problems)
+        for obj, path, message in admin_access_problems(snap.objects, snap.namespaces):
+            self.problems.append(LoadProblem(self._dra_files.get(id(obj), ""), _describe(obj), path, message))
         missing = snap.pods_on_missing_nodes
         nodes = self._node_names
         for pod in snap.bound_pods:

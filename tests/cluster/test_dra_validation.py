@@ -43,3 +43,14 @@ def test_a_selector_that_does_not_compile_is_refused(kind, doc, field):
 
 def test_valid_dra_objects_load():
     assert _load(_slice("a", "b")) == []
+
+
+def test_admin_access_outside_a_labelled_namespace_is_refused():
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}}
+    admin = {"apiVersion": API, "kind": "ResourceClaim", "metadata": {"name": "c", "namespace": "team"},
+             "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu", "adminAccess": True}}]}}}
+    problems = _load(namespace, admin)
+    assert len(problems) == 1
+    assert problems[0].startswith("dump.json: ResourceClaim team/c spec.devices.requests[0].adminAccess: Forbidden: ")
+    labelled = {**namespace, "metadata": {"name": "team", "labels": {"resource.kubernetes.io/admin-access": "true"}}}
+    assert _load(labelled, admin) == []
