@@ -29,8 +29,10 @@ def _chromium() -> str | None:
     return None
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """One chromium per test module: Playwright's sync API keeps an event loop running on
+    this thread while it is open, which later tests' ``asyncio.run`` must not find."""
     executable = _chromium()
     if executable is None:
         pytest.skip("chromium is not installed (.ci/run installs it: apt-get install chromium)")
