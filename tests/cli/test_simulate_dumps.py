@@ -100,14 +100,15 @@ def test_a_node_without_allocatable_or_capacity_is_warned_about(tmp_path: Path):
     assert f"warning: {path}: Node bare status: has neither allocatable nor capacity: no pod fits it" in result.output
 
 
-def test_pods_with_resource_claims_are_reported_as_needing_dynamic_resources(tmp_path: Path):
+def test_a_pod_whose_claim_template_is_missing_waits_for_its_claim(tmp_path: Path):
+    """DynamicResources is modelled: the pod is queued; without its template no claim is made
+    for it, and it waits as upstream's PreEnqueue keeps it waiting."""
     claim = pod("trainer", resourceClaims=[{"name": "gpu", "resourceClaimTemplateName": "gpu-template"}])
     path = write_list(tmp_path / "s.yaml", [node("n1"), claim, pod("plain")])
     result = run(str(path))
-    assert "1 pending pod(s) on 1 node(s): 1 scheduled" in result.output
-    assert ("1 pending pod(s) need DynamicResources, which kubesched does not model yet; not scheduled: default/trainer"
-            in result.output)
-    assert summary(str(path))["snapshot"]["unmodelled"] == {"DynamicResources": ["default/trainer"]}
+    assert "2 pending pod(s) on 1 node(s): 1 scheduled, 0 unschedulable, 1 gated" in result.output
+    assert 'default/trainer: pod "default/trainer": ResourceClaim not created yet' in result.output
+    assert summary(str(path))["snapshot"]["unmodelled"] == {}
 
 
 def test_a_dash_reads_the_snapshot_from_stdin(tmp_path: Path):
