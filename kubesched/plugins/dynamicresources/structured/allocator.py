@@ -47,6 +47,7 @@ class Allocator:
         self.num_allocate_one_invocations = 0
         self._shared_devices: set[DeviceID] | None = None
         self._signatures: dict[int, tuple[ResourceClaim, int]] = {}
+        self._stamps: dict[tuple[object, ...], tuple[int, ...]] = {}
         self._features_id = self.index.intern(
             ("features", features.admin_access, features.prioritized_list, features.partitionable_devices, features.device_taints,
              features.device_binding_and_status, features.consumable_capacity, features.list_type_attributes)
@@ -68,9 +69,13 @@ class Allocator:
         stamp: tuple[int, ...] = ()
         if claims_key is not None:
             key = (node_key, claims_key)
-            versions = self.allocated_state.versions
-            origin = self.allocated_state.origin
-            stamp = tuple([versions.get(pool.key, origin) for pool in pools])
+            found_stamp = self._stamps.get(node_key)
+            if found_stamp is None:  # the state does not change while this allocator lives
+                versions = self.allocated_state.versions
+                origin = self.allocated_state.origin
+                found_stamp = tuple([versions.get(pool.key, origin) for pool in pools])
+                self._stamps[node_key] = found_stamp
+            stamp = found_stamp
             found = self.index.memo.get(key)
             if found is not None and found[1] == stamp:
                 remembered: list[ClaimPicks] | None = found[2]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
+from functools import lru_cache
 
 from kubesched.objects.dra import Device
 
@@ -15,8 +16,23 @@ from .types import DeviceID
 
 __all__ = ["CounterSets", "CounterTracker"]
 
+# Counter values: plain ints when whole (nearly always; much faster than Fraction arithmetic).
+Number = int | Fraction
 # counter set name -> counter name -> value
-CounterSets = dict[str, dict[str, Fraction]]
+CounterSets = dict[str, dict[str, Number]]
+
+
+def _number(value: Fraction) -> Number:
+    return value.numerator if value.denominator == 1 else value
+
+
+@lru_cache(maxsize=1 << 16)
+def _consumption(device: Device) -> tuple[tuple[str, tuple[tuple[str, Number], ...]], ...]:
+    """The device's ``consumesCounters`` as (counter set, ((counter, value), ...)) (devices
+    hash by identity)."""
+    return tuple(
+        (c.counter_set, tuple((name, _number(q.value)) for name, q in c.counters.items())) for c in device.consumes_counters
+    )
 
 
 class CounterTracker:
@@ -33,17 +49,17 @@ class CounterTracker:
         found = self._available.get(pool.pool)
         if found is not None:
             return found
-        available: CounterSets = {name: {c: q.value for c, q in cs.counters.items()} for name, cs in pool.counter_sets.items()}
+        available: CounterSets = {name: {c: _number(q.value) for c, q in cs.counters.items()} for name, cs in pool.counter_sets.items()}
         for slices in (pool.slices_targeting_node, pool.slices_not_targeting_node):
             for slice_ in slices:
                 for device in slice_.devices:
                     if not device.consumes_counters or not self._is_allocated(DeviceID(slice_.driver, slice_.pool.name, device.name)):
                         continue
-                    for consumption in device.consumes_counters:
-                        counters = available.get(consumption.counter_set, {})
-                        for name, quantity in consumption.counters.items():
+                    for counter_set, values in _consumption(device):
+                        counters = available.get(counter_set, {})
+                        for name, value in values:
                             if name in counters:
-                                counters[name] -= quantity.value
+                                counters[name] -= value
         self._available[pool.pool] = available
         return available
 
@@ -52,10 +68,10 @@ class CounterTracker:
         when some counter of the pool would go below zero."""
         available = self._available_for(pool)
         consumed = self._consumed.setdefault(pool.pool, {})
-        for consumption in device.consumes_counters:
-            counters = consumed.setdefault(consumption.counter_set, {})
-            for name, quantity in consumption.counters.items():
-                counters[name] = counters.get(name, Fraction(0)) + quantity.value
+        for counter_set, values in _consumption(device):
+            counters = consumed.setdefault(counter_set, {})
+            for name, value in values:
+                counters[name] = counters.get(name, 0) + value
         for set_name, counters_available in available.items():
             used = consumed.get(set_name, {})
             for name, value in counters_available.items():
@@ -67,7 +83,7 @@ class CounterTracker:
     def release(self, pool: Pool, device: Device) -> None:
         """``deallocateCountersForDevice``."""
         consumed = self._consumed.get(pool.pool, {})
-        for consumption in device.consumes_counters:
-            counters = consumed.setdefault(consumption.counter_set, {})
-            for name, quantity in consumption.counters.items():
-                counters[name] = counters.get(name, Fraction(0)) - quantity.value
+        for counter_set, values in _consumption(device):
+            counters = consumed.setdefault(counter_set, {})
+            for name, value in values:
+                counters[name] = counters.get(name, 0) - value
