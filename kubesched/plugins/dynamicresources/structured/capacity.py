@@ -118,6 +118,8 @@ def request_fits_capacity(
         for name in requests:
             if name not in capacity:
                 raise MissingCapacity()
+    elif current is None and allocating is None and all(cap.request_policy is None for cap in capacity.values()):
+        return True  # nothing requested, nothing consumed: each capacity is consumed whole, which fits
     for name, cap in capacity.items():
         consumed = calculate_consumed_capacity(requests.get(name) if requests else None, cap)
         if violates_policy(consumed, cap.request_policy):
