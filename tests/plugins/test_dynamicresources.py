@@ -214,3 +214,21 @@ def test_an_older_informer_update_does_not_undo_an_assumed_allocation():
     store.upsert({**base, "metadata": {**base["metadata"], "resourceVersion": "2", "finalizers": ["x"]}})
     assert manager.get_claim("default", "c").allocation is not None
     assert manager.allocated_state().allocated_devices
+
+
+def test_a_claim_whose_device_binding_failed_is_available_nowhere():
+    """With DRADeviceBindingConditions, a driver reporting a binding failure condition makes the
+    allocated claim unavailable on every node (PostFilter may then deallocate it)."""
+    failed = claim("c")
+    result = {"request": "gpu", "driver": "gpu.example.com", "pool": "n1", "device": "gpu-0",
+              "bindingConditions": ["attached"], "bindingFailureConditions": ["failed"]}
+    failed["status"] = {
+        "allocation": {"devices": {"results": [result]}, "allocationTimestamp": "2024-01-01T00:00:00Z",
+                       "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                           {"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}},
+        "devices": [{"driver": "gpu.example.com", "pool": "n1", "device": "gpu-0",
+                     "conditions": [{"type": "failed", "status": "True", "reason": "Broken", "message": "no link",
+                                     "lastTransitionTime": "2024-01-01T00:00:00Z"}]}],
+    }
+    sim = simulate(node("n1"), gpu_slice("n1", 1), gpu_class(), failed, pod("p", claims={"gpu": "c"}))
+    assert sim.outcomes["default/p"].message == "0/1 nodes are available: 1 resourceclaim not available on the node."

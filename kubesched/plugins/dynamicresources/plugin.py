@@ -47,9 +47,11 @@ from ...framework.views import IntArray
 from ...objects.dra import ResourceClaim
 from ...objects.node import Node
 from ...objects.nodeinfo import NodeInfo
+from ...objects.selectors import NodeSelector
 from ...objects.pod import PodInfo
 from .args import DynamicResourcesArgs
 from .binding import BindingMixin
+from .binding_conditions import BindingConditionError, claim_ready, claim_timed_out
 from .claims import ClaimNotCreated, claim_names
 from .extended import NodeCannotFit, backed_resources, is_dra_extended_resource, is_extended_claim_of, node_requests
 from .extended_claim import node_extended_claim, special_claim
@@ -73,6 +75,7 @@ __all__ = ["DynamicResources", "allocator_features", "new"]
 
 _SKIP = Status(Code.SKIP)
 _NO_CLAIMS = DraState()  # shared by every pod without claims: never written to
+_NOWHERE = NodeSelector(())  # matches no node: a claim whose binding failed is available nowhere
 _CANNOT_ALLOCATE = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_CANNOT_ALLOCATE)
 _NOT_AVAILABLE = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_NOT_AVAILABLE)
 
@@ -170,11 +173,15 @@ class DynamicResources(HintsMixin, BindingMixin):
         s.allocations = [None] * len(claims)
         to_allocate = 0
         ext = s.extended_index()
+        binding_checked = (self.features.enable_dra_device_binding_conditions
+                           and self.features.enable_dra_resource_claim_device_status)
         for index, claim in enumerate(claims):
             allocation = claim.allocation
             if allocation is not None:
                 if allocation.node_selector is not None:
                     s.available_on[index] = allocation.node_selector.compiled
+                if binding_checked and self._binding_failed(claim):
+                    s.available_on[index] = _NOWHERE  # unavailable on every node: PostFilter may deallocate it
                 continue
             to_allocate += 1
             if self.manager.pending_allocation(claim.meta.uid) is not None:
@@ -194,6 +201,21 @@ class DynamicResources(HintsMixin, BindingMixin):
             s.allocator = Allocator(self.allocator_features, self.manager.allocated_state(), self.manager,
                                     self.manager.slice_index(), self.cel_cache)
         return None, None
+
+    def _binding_failed(self, claim: ResourceClaim) -> bool:
+        """upstream's Filter check of an allocated claim: a binding failure condition is true, or its
+        binding conditions are not met and the binding timeout has passed since its allocation."""
+        allocation = claim.allocation
+        if allocation is None or not any(r.binding_conditions for r in allocation.devices):
+            return False
+        doc = self.manager.raw_claim(claim)
+        if doc is None:
+            return False
+        try:
+            ready = claim_ready(doc)
+        except BindingConditionError:
+            return True
+        return not ready and claim_timed_out(doc, self.binding_timeout, self.handle.now())
 
     def _check_requests(self, claim: ResourceClaim) -> Status | None:
         for request in claim.spec.requests:
