@@ -9,6 +9,7 @@ from kubesched.objects.dra import parse_device_class
 from kubesched.objects.pod import parse_pod
 from kubesched.plugins.dynamicresources.claims import deterministic_name, generate_name
 from kubesched.plugins.dynamicresources.extended import requests_and_mappings
+from kubesched.plugins.dynamicresources.structured import AllocationTimeout
 
 from .dra_helpers import claim, gpu_class, gpu_slice, node, pod, request, simulate, stored_claim, template
 
@@ -232,3 +233,25 @@ def test_a_claim_whose_device_binding_failed_is_available_nowhere():
     }
     sim = simulate(node("n1"), gpu_slice("n1", 1), gpu_class(), failed, pod("p", claims={"gpu": "c"}))
     assert sim.outcomes["default/p"].message == "0/1 nodes are available: 1 resourceclaim not available on the node."
+
+
+def test_an_allocation_past_the_filter_timeout_is_an_error_naming_the_node():
+    sim = simulate(node("n1"), gpu_slice("n1", 1), gpu_class(), claim("c"))
+    plugin = sim.scheduler.profiles["default-scheduler"].instances["DynamicResources"]
+    snapshot = sim.scheduler.cache.snapshot()
+    p = parse_pod(pod("p", claims={"gpu": "c"}))
+    state = CycleState()
+    plugin.pre_filter(state, p, snapshot)
+    deadlines = []
+
+    class Slow:  # the allocator's search, past its deadline
+        def allocate(self, node, claims, deadline=None):
+            deadlines.append(deadline)
+            raise AllocationTimeout("filter operation aborted: context deadline exceeded")
+
+    from kubesched.plugins.dynamicresources.state import STATE
+    state.get(STATE).allocator = Slow()
+    status = plugin.filter(state, p, snapshot.get("n1"))
+    assert deadlines and deadlines[0] is not None  # the filter timeout, 10 s by default
+    assert status is not None and status.code.name == "ERROR"
+    assert status.message == "node n1: timed out trying to allocate devices"

@@ -69,6 +69,11 @@ class DynamicResourcesArgs:
             raise ArgsError("bindingTimeout", "Forbidden: DRADeviceBindingConditions or "
                                               "DRAResourceClaimDeviceStatus feature gate is disabled")
 
+    def filter_timeout_seconds(self) -> float:
+        """How long one node's allocation may take in Filter (0: no limit)."""
+        nanos = _nanos(self.filter_timeout)
+        return (nanos if nanos is not None else _nanos(DEFAULT_FILTER_TIMEOUT) or 0) / NANOS_PER_SECOND
+
     def binding_timeout_seconds(self) -> float:
         nanos = _nanos(self.binding_timeout)
         return (nanos if nanos is not None else _DEFAULT_BINDING_NANOS) / NANOS_PER_SECOND

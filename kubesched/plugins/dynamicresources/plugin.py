@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from functools import partial
 
@@ -67,7 +68,7 @@ from .names import (
 )
 from .state import STATE, DraState, NodeAllocation
 from .cel import CelCache
-from .structured import AllocationError, Allocator, Features as AllocatorFeatures, NodeAllocationError
+from .structured import AllocationError, AllocationTimeout, Allocator, Features as AllocatorFeatures, NodeAllocationError
 from .structured.pools import spec_signature
 from .verdicts import DOES_NOT_FIT, FITS, UNKNOWN, VerdictRows
 
@@ -78,6 +79,11 @@ _NO_CLAIMS = DraState()  # shared by every pod without claims: never written to
 _NOWHERE = NodeSelector(())  # matches no node: a claim whose binding failed is available nowhere
 _CANNOT_ALLOCATE = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_CANNOT_ALLOCATE)
 _NOT_AVAILABLE = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_NOT_AVAILABLE)
+
+
+def _timed_out(node: str) -> Status:
+    """A node's allocation past the filter timeout: an error (retried with backoff), as upstream's."""
+    return Status(Code.ERROR, f"node {node}: timed out trying to allocate devices")
 
 
 def _unresolvable(message: str) -> Status:
@@ -112,6 +118,7 @@ class DynamicResources(HintsMixin, BindingMixin):
         self.allocator_features = allocator_features(features)
         self.manager = DraManager(handle, self.allocator_features)
         self.cel_cache = CelCache()
+        self.filter_timeout = 10.0  # DynamicResourcesArgs.filterTimeout (upstream's default)
 
     # -- signing, PreEnqueue --------------------------------------------------------------------
     def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
@@ -217,6 +224,12 @@ class DynamicResources(HintsMixin, BindingMixin):
             return True
         return not ready and claim_timed_out(doc, self.binding_timeout, self.handle.now())
 
+    def _deadline(self) -> float | None:
+        """DRASchedulerFilterTimeout: when one node's allocation must end (``time.monotonic``)."""
+        if not self.features.enable_dra_scheduler_filter_timeout or self.filter_timeout <= 0:
+            return None
+        return time.monotonic() + self.filter_timeout
+
     def _check_requests(self, claim: ResourceClaim) -> Status | None:
         for request in claim.spec.requests:
             if request.exactly is not None:
@@ -302,7 +315,9 @@ class DynamicResources(HintsMixin, BindingMixin):
                     continue
                 to_allocate.append(claim)
             try:
-                results = s.allocator.allocate(node, to_allocate)
+                results = s.allocator.allocate(node, to_allocate, self._deadline())
+            except AllocationTimeout:
+                return _timed_out(node.name)
             except NodeAllocationError as err:
                 return _unresolvable(str(err))
             except AllocationError as err:
@@ -353,7 +368,10 @@ class DynamicResources(HintsMixin, BindingMixin):
             if info is None:
                 continue
             try:
-                results = s.allocator.allocate(info.node, claims)
+                results = s.allocator.allocate(info.node, claims, self._deadline())
+            except AllocationTimeout:
+                errors.append((row, _timed_out(info.node.name)))
+                continue
             except NodeAllocationError as err:
                 errors.append((row, _unresolvable(str(err))))
                 continue
@@ -442,7 +460,10 @@ class DynamicResources(HintsMixin, BindingMixin):
                 if info is None:
                     continue
                 try:
-                    results = s.allocator.allocate(info.node, [node_claim])
+                    results = s.allocator.allocate(info.node, [node_claim], self._deadline())
+                except AllocationTimeout:
+                    errors.append((row, _timed_out(info.node.name)))
+                    continue
                 except NodeAllocationError as err:
                     errors.append((row, _unresolvable(str(err))))
                     continue
@@ -475,7 +496,7 @@ class DynamicResources(HintsMixin, BindingMixin):
                 return None
             return s.node_allocations.get(node_name)
         try:
-            results = s.allocator.allocate(info.node, s.plain_claims)
+            results = s.allocator.allocate(info.node, s.plain_claims, self._deadline())
         except AllocationError:
             return None
         if results is None or len(results) != len(s.plain_claims):
@@ -497,7 +518,9 @@ class DynamicResources(HintsMixin, BindingMixin):
         results = None
         if s.allocator is not None:
             try:
-                results = s.allocator.allocate(node, claims)
+                results = s.allocator.allocate(node, claims, self._deadline())
+            except AllocationTimeout:
+                return _timed_out(node.name)
             except NodeAllocationError as err:
                 return _unresolvable(str(err))
             except AllocationError as err:
@@ -669,6 +692,7 @@ def new(args: DynamicResourcesArgs | None, handle: Handle) -> DynamicResources:
     if args is not None:
         args.check_gates(handle.features)
         plugin.binding_timeout = args.binding_timeout_seconds()
+        plugin.filter_timeout = args.filter_timeout_seconds()
     return plugin
 
 
