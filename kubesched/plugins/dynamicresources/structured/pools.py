@@ -19,7 +19,7 @@ from kubesched.objects import Node
 from kubesched.objects.dra import CounterSet, DraNodeSelector, RequestSpec, ResourceClaim, ResourceSlice
 
 from .picks import ClaimPicks
-from .types import Features
+from .types import DeviceID, Features
 
 __all__ = ["Pool", "SliceIndex", "node_matches", "gather_pools", "spec_signature"]
 
@@ -216,6 +216,7 @@ class SliceIndex:
             self.by_pool.setdefault((slice_.driver, slice_.pool.name), []).append(slice_)
         self._pools: dict[str, tuple[Node, Features, list[Pool], tuple[object, ...]]] = {}
         self._interned_pools: dict[tuple[object, ...], Pool] = {}
+        self._device_ids: dict[int, tuple[ResourceSlice, tuple[DeviceID, ...]]] = {}
         self._lock = threading.Lock()
         # Allocation outcomes per (node, claim specs, classes), with the allocation stamp they
         # were computed under (``Allocator.allocate``).
@@ -254,6 +255,16 @@ class SliceIndex:
         with self._lock:
             self._pools[node.name] = (node, features, pools, key)
         return pools, key
+
+    def device_ids(self, slice_: ResourceSlice) -> tuple[DeviceID, ...]:
+        """The ids of the slice's devices, in order (built once per slice)."""
+        found = self._device_ids.get(id(slice_))
+        if found is not None and found[0] is slice_:
+            return found[1]
+        ids = tuple(DeviceID(slice_.driver, slice_.pool.name, d.name) for d in slice_.devices)
+        with self._lock:
+            self._device_ids[id(slice_)] = (slice_, ids)
+        return ids
 
     def _intern_pool(self, pool: Pool) -> Pool:
         """One object for pools built alike for different nodes (same slices, same verdict); they

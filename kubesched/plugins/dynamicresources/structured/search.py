@@ -95,7 +95,7 @@ class Attempt:
         self.node = node
         self.claims = claims
         self.pools: list[Pool] = []
-        self.device_matches_request: dict[tuple[DeviceID, int, int, int], bool] = {}
+        self.device_matches_request: dict[tuple[int, int, int, int], bool] = {}
         self.constraints: list[list[Constraint]] = [[] for _ in claims]
         self.counters = CounterTracker(parent.available_counters, parent.is_allocated)
         self.request_data: dict[tuple[int, int, int], _RequestData] = {}
@@ -235,6 +235,7 @@ class Attempt:
             return done
         admin = bool(request.admin_access)
         pools = self.pools
+        device_ids = self.a.index.device_ids
         for pool_index in range(start[0], len(pools)):
             pool = pools[pool_index]
             if pool.is_incomplete or pool.is_invalid:
@@ -243,10 +244,11 @@ class Attempt:
             for slice_index in range(start[1] if pool_index == start[0] else 0, len(slices)):
                 slice_ = slices[slice_index]
                 devices = slice_.devices
+                ids = device_ids(slice_)
                 first = start[2] if pool_index == start[0] and slice_index == start[1] else 0
                 for position in range(first, len(devices)):
                     device = devices[position]
-                    device_id = DeviceID(pool.driver, pool.pool, device.name)
+                    device_id = ids[position]
                     if admin:
                         if claim_index in self.allocating_devices.get(device_id, ()):
                             continue
@@ -287,8 +289,7 @@ class Attempt:
     def _is_selectable(self, key: tuple[int, int, int], data: _RequestData, slice_: ResourceSlice, device: Device) -> bool:
         if not self.features.device_binding_and_status and device.binding_conditions:
             return False
-        device_id = DeviceID(slice_.driver, slice_.pool.name, device.name)
-        cache_key = (device_id, *key)
+        cache_key = (id(device), *key)  # devices stay alive in the slice index while this runs
         found = self.device_matches_request.get(cache_key)
         if found is not None:
             return found
