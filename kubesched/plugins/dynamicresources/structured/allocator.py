@@ -17,7 +17,7 @@ from kubesched.objects import Node
 from kubesched.objects.dra import ResourceClaim, ResourceSlice
 
 from ..cel import CelCache
-from .pools import SliceIndex, spec_signature
+from .pools import Pool, SliceIndex, spec_signature
 from .results import AllocationResults, ClaimPicks
 from .counters import CounterSets
 from .search import Attempt
@@ -114,6 +114,10 @@ class Allocator:
                 self._signatures[id(claim)] = found
             parts.append(found[1])
         return tuple(parts)
+
+    def pool_version(self, pool: Pool) -> int:
+        """The version of ``pool`` in this allocator's allocated state."""
+        return self.allocated_state.versions.get(pool.key, self.allocated_state.origin)
 
     def is_allocated(self, device_id: DeviceID) -> bool:
         if device_id in self.allocated_state.allocated_devices or device_id in self.allocated_state.aggregated_capacity:

@@ -38,17 +38,33 @@ def _consumption(device: Device) -> tuple[tuple[str, tuple[tuple[str, Number], .
 class CounterTracker:
     """The counters of one ``Allocate`` call."""
 
-    __slots__ = ("_available", "_is_allocated", "_consumed")
+    __slots__ = ("_available", "_is_allocated", "_consumed", "_across", "_version")
 
-    def __init__(self, available: dict[str, CounterSets], is_allocated: Callable[[DeviceID], bool]) -> None:
+    def __init__(
+        self,
+        available: dict[str, CounterSets],
+        is_allocated: Callable[[DeviceID], bool],
+        across: dict[tuple[int, int], tuple[Pool, CounterSets]] | None = None,
+        version: Callable[[Pool], int] | None = None,
+    ) -> None:
         self._available = available  # the allocator's cache, shared by its calls
         self._is_allocated = is_allocated
         self._consumed: dict[str, CounterSets] = {}
+        # Optionally, counters left per (pool, version of the pool in the allocated state),
+        # kept across allocators: the same pool with the same allocations leaves the same.
+        self._across = across
+        self._version = version
 
     def _available_for(self, pool: Pool) -> CounterSets:
         found = self._available.get(pool.pool)
         if found is not None:
             return found
+        key = (id(pool), self._version(pool)) if self._across is not None and self._version is not None else None
+        if key is not None and self._across is not None:
+            remembered = self._across.get(key)
+            if remembered is not None and remembered[0] is pool:
+                self._available[pool.pool] = remembered[1]
+                return remembered[1]
         available: CounterSets = {name: {c: _number(q.value) for c, q in cs.counters.items()} for name, cs in pool.counter_sets.items()}
         for slices in (pool.slices_targeting_node, pool.slices_not_targeting_node):
             for slice_ in slices:
@@ -61,6 +77,10 @@ class CounterTracker:
                             if name in counters:
                                 counters[name] -= value
         self._available[pool.pool] = available
+        if key is not None and self._across is not None:
+            if len(self._across) >= 1 << 16:
+                self._across.clear()
+            self._across[key] = (pool, available)
         return available
 
     def take(self, pool: Pool, device: Device) -> bool:

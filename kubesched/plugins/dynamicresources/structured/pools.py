@@ -12,6 +12,7 @@ binding conditions last; slices in a pool by name.
 from __future__ import annotations
 
 import threading
+from fractions import Fraction
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -217,6 +218,8 @@ class SliceIndex:
         self._pools: dict[str, tuple[Node, Features, list[Pool], tuple[object, ...]]] = {}
         self._interned_pools: dict[tuple[object, ...], Pool] = {}
         self._device_ids: dict[int, tuple[ResourceSlice, tuple[DeviceID, ...]]] = {}
+        # Shared counters left per (pool, its version in the allocated state), across allocators.
+        self.counters_left: dict[tuple[int, int], tuple[Pool, dict[str, dict[str, int | Fraction]]]] = {}
         self._lock = threading.Lock()
         # Allocation outcomes per (node, claim specs, classes), with the allocation stamp they
         # were computed under (``Allocator.allocate``).
