@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.extender_config import ExtenderConfig
 from kubesched.objects.pod import parse_pod
 from kubesched.scheduler.algorithm import Algorithm
 from kubesched.scheduler.batching import HINT_NONE, HINT_USED
+from kubesched.scheduler.extender import HTTPExtender
 from kubesched.scheduler.metrics import SchedulerMetrics
 
 from ..helpers import Cluster, framework, make_pod, node, only, pod
@@ -150,3 +152,17 @@ def test_batching_metrics_count_hints_and_flushes():
     assert value("scheduler_batch_cache_flushed_total", profile="default-scheduler", reason="pod_skipped") == 1
     assert value("scheduler_get_node_hint_duration_seconds_count", hinted="hint", profile="default-scheduler") == 1
     assert value("scheduler_store_schedule_results_duration_seconds_count", profile="default-scheduler") == 3
+
+
+def test_with_extenders_ties_are_random_and_no_pod_is_batched():
+    # upstream sets nodeScoreHeap's random key only when extenders exist, and turns
+    # signatures off for a profile with extenders
+    c = filled_cluster(8)
+    fwk = framework(c, LIST_DEFAULTING)
+    picks = set()
+    for seed in range(12):
+        algo = Algorithm(seed=seed, extenders=[HTTPExtender(ExtenderConfig("http://extender.invalid"))])
+        assert not algo.batching
+        picks.add(algo.schedule_pod(fwk, CycleState(), make_pod("p"), c.snapshot).suggested_host)
+    assert len(picks) > 1
+    assert {Algorithm().schedule_pod(fwk, CycleState(), make_pod("p"), c.snapshot).suggested_host for _ in range(3)} == {"n0"}
