@@ -118,3 +118,27 @@ def test_per_device_node_selection_keeps_searches_per_node() -> None:
     on_2 = allocator.allocate(node(NODE_2), [c])
     assert on_1 is not None and on_2 is not None
     assert (on_1[0].devices[0].device, on_2[0].devices[0].device) == ("device-1", "device-2")
+
+
+def test_counters_left_follow_the_allocated_state_across_allocators() -> None:
+    def consuming(name: str) -> dict[str, object]:
+        return device(name, consumesCounters=[{"counterSet": "cs", "counters": {"memory": {"value": "4Gi"}}}])
+
+    index = SliceIndex(
+        [
+            resource_slice("devices", NODE_1, POOL_1, DRIVER_A, consuming("device-1"), consuming("device-2"), consuming("device-3"), count=2),
+            resource_slice("counters", NODE_1, POOL_1, DRIVER_A, count=2, sharedCounters=[{"name": "cs", "counters": {"memory": {"value": "8Gi"}}}]),
+        ]
+    )
+    lister = Lister([device_class(CLASS_A, DRIVER_A)])
+    state = AllocatedState()
+
+    def pick(name: str) -> str | None:
+        results = Allocator(Features(), state, lister, index).allocate(node(), [claim(name, request("r", CLASS_A))])
+        if results is None:
+            return None
+        allocation = results[0]
+        state.add_allocation(allocation)
+        return allocation.devices[0].device
+
+    assert [pick("a"), pick("b"), pick("c")] == ["device-1", "device-2", None]  # 8Gi of counters: two devices
