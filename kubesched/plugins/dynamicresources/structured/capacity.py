@@ -108,10 +108,10 @@ def violates_policy(consumed: Quantity, policy: CapacityRequestPolicy | None) ->
 
 
 def request_fits_capacity(
-    current: Mapping[str, Fraction] | None,
+    current: Mapping[str, int | Fraction] | None,
     requests: Mapping[str, Quantity] | None,
     capacity: Mapping[str, DeviceCapacity],
-    allocating: Mapping[str, Fraction] | None,
+    allocating: Mapping[str, int | Fraction] | None,
 ) -> bool:
     """``CmpRequestOverCapacity``; ``MissingCapacity`` when a requested capacity is unknown."""
     if requests:
@@ -124,12 +124,12 @@ def request_fits_capacity(
         consumed = calculate_consumed_capacity(requests.get(name) if requests else None, cap)
         if violates_policy(consumed, cap.request_policy):
             return False
-        total = consumed.value
+        total = consumed.number
         if current is not None:
             total += current.get(name, 0)
         if allocating is not None and name in allocating:
             total += allocating[name]
-        if total > cap.value.value:
+        if total > cap.value.number:
             return False
     return True
 
@@ -140,4 +140,4 @@ def consumed_capacity_from_request(requests: Mapping[str, Quantity] | None, capa
 
 
 def as_consumed(consumed: Mapping[str, Quantity]) -> ConsumedCapacity:
-    return {name: q.value for name, q in consumed.items()}
+    return {name: q.number for name, q in consumed.items()}

@@ -22,8 +22,6 @@ Number = int | Fraction
 CounterSets = dict[str, dict[str, Number]]
 
 
-def _number(value: Fraction) -> Number:
-    return value.numerator if value.denominator == 1 else value
 
 
 @lru_cache(maxsize=1 << 16)
@@ -31,7 +29,7 @@ def _consumption(device: Device) -> tuple[tuple[str, tuple[tuple[str, Number], .
     """The device's ``consumesCounters`` as (counter set, ((counter, value), ...)) (devices
     hash by identity)."""
     return tuple(
-        (c.counter_set, tuple((name, _number(q.value)) for name, q in c.counters.items())) for c in device.consumes_counters
+        (c.counter_set, tuple((name, q.number) for name, q in c.counters.items())) for c in device.consumes_counters
     )
 
 
@@ -65,7 +63,7 @@ class CounterTracker:
             if remembered is not None and remembered[0] is pool:
                 self._available[pool.pool] = remembered[1]
                 return remembered[1]
-        available: CounterSets = {name: {c: _number(q.value) for c, q in cs.counters.items()} for name, cs in pool.counter_sets.items()}
+        available: CounterSets = {name: {c: q.number for c, q in cs.counters.items()} for name, cs in pool.counter_sets.items()}
         for slices in (pool.slices_targeting_node, pool.slices_not_targeting_node):
             for slice_ in slices:
                 for device in slice_.devices:

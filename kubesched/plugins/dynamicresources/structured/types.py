@@ -63,12 +63,12 @@ class DeviceID(NamedTuple):
 
 
 # Capacity consumed on one device, by capacity name.
-ConsumedCapacity = dict[str, Fraction]
+ConsumedCapacity = dict[str, int | Fraction]
 
 
-def add_capacity(into: ConsumedCapacity, added: Mapping[str, Fraction]) -> None:
+def add_capacity(into: ConsumedCapacity, added: Mapping[str, int | Fraction]) -> None:
     for name, value in added.items():
-        into[name] = into.get(name, Fraction(0)) + value
+        into[name] = into.get(name, 0) + value
 
 
 # Numbers for AllocatedState versions: unique across all states, so that two states that show
@@ -120,7 +120,7 @@ class AllocatedState:
             if features.consumable_capacity and result.share_id is not None:
                 self.allocated_shared_device_ids.add((device_id, result.share_id))
                 if result.consumed_capacity is not None:
-                    add_capacity(self.aggregated_capacity.setdefault(device_id, {}), {k: q.value for k, q in result.consumed_capacity.items()})
+                    add_capacity(self.aggregated_capacity.setdefault(device_id, {}), {k: q.number for k, q in result.consumed_capacity.items()})
                 continue
             self.allocated_devices.add(device_id)
 
@@ -139,7 +139,7 @@ class AllocatedState:
                 if consumed is not None and result.consumed_capacity is not None:
                     for name, quantity in result.consumed_capacity.items():
                         if name in consumed:
-                            consumed[name] -= quantity.value
+                            consumed[name] -= quantity.number
                     if all(v == 0 for v in consumed.values()):
                         del self.aggregated_capacity[device_id]
                 continue
