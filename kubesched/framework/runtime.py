@@ -40,7 +40,7 @@ from .runtime_binding import BindingRuns
 from .runtime_filter import FilterRuns
 from .runtime_score import ScoreRuns
 from .runtime_sign import SignRuns
-from .status import Code, Status
+from .status import SKIP, Code, Status
 from .views import SnapshotView
 
 __all__ = ["Framework", "FilterOutcome", "ScoreOutcome", "FrameworkError", "go_list", "EXTENSION_POINTS", "POINT_METHODS"]
@@ -130,7 +130,7 @@ class Framework(FilterRuns, ScoreRuns, BindingRuns, SignRuns):
             if status is None:
                 if res is None:  # the common answer: nothing to narrow, nothing to say
                     continue
-            elif status.is_skip():
+            elif status is SKIP or status.code == Code.SKIP:
                 skipped.add(plugin.name)
                 continue
             elif not status.is_success():
