@@ -36,12 +36,12 @@ def _format(quantity: Quantity) -> str:
 
 def _same(a: Quantity, b: Quantity) -> bool:
     """Go's ``==`` on two quantities as the informer decodes them: value and format."""
-    return a.value == b.value and _format(a) == _format(b)
+    return a.number == b.number and _format(a) == _format(b)
 
 
 def _round_up_range(requested: Quantity, valid_range: CapacityRequestPolicyRange) -> Quantity:
     assert valid_range.min is not None
-    if requested.value < valid_range.min.value:
+    if requested.number < valid_range.min.number:
         return valid_range.min
     if valid_range.step is None:
         return requested
@@ -67,7 +67,7 @@ def _go_mod(a: int, b: int) -> int:
 
 def _round_up_values(requested: Quantity, values: tuple[Quantity, ...]) -> Quantity:
     for valid in values:
-        if requested.value <= valid.value:
+        if requested.number <= valid.number:
             return valid
     return requested
 
@@ -95,7 +95,7 @@ def violates_policy(consumed: Quantity, policy: CapacityRequestPolicy | None) ->
         return False
     if policy.valid_range is not None:
         rng = policy.valid_range
-        if rng.max is not None and consumed.value > rng.max.value:
+        if rng.max is not None and consumed.number > rng.max.number:
             return True
         if rng.step is not None and rng.min is not None:
             added = int_value(consumed.value) - int_value(rng.min.value)
@@ -103,7 +103,7 @@ def violates_policy(consumed: Quantity, policy: CapacityRequestPolicy | None) ->
                 return True
         return False
     if policy.valid_values:
-        return not any(consumed.value == v.value for v in policy.valid_values)
+        return not any(consumed.number == v.number for v in policy.valid_values)
     return False
 
 
