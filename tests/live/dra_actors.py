@@ -155,9 +155,11 @@ class ClaimController(_Loop):
 class Driver(_Loop):
     """Reports a device's binding conditions met (or failed) once a claim allocated it."""
 
-    def __init__(self, server: APIServer, *, outcome: str = "attached", period: float = 0.1) -> None:
+    def __init__(self, server: APIServer, *, outcome: str = "attached", failing_pools: frozenset[str] = frozenset(),
+                 period: float = 0.1) -> None:
         super().__init__(server, period)
         self.outcome = outcome
+        self.failing_pools = failing_pools  # devices of these pools report "failed" whatever ``outcome``
         self.attach_allowed = threading.Event()
         self.attached: list[str] = []
 
@@ -172,7 +174,8 @@ class Driver(_Loop):
                 continue
             status["devices"] = [{
                 "driver": r["driver"], "pool": r["pool"], "device": r["device"],
-                "conditions": [{"type": self.outcome, "status": "True", "reason": "Done", "message": self.outcome,
-                                "lastTransitionTime": "2026-01-01T00:00:00Z"}]} for r in pending]
+                "conditions": [{"type": outcome, "status": "True", "reason": "Done", "message": outcome,
+                                "lastTransitionTime": "2026-01-01T00:00:00Z"}]}
+                for r in pending for outcome in ["failed" if r["pool"] in self.failing_pools else self.outcome]]
             self.server.update(claim)
             self.attached.append(claim["metadata"]["name"])

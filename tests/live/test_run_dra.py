@@ -409,3 +409,39 @@ def test_a_stale_extended_resources_claim_is_deleted_by_postfilter(
     server.update(labelled)
     wait_until(lambda: node_of(server, "legacy") == other, timeout=30, what="the pod placed on the other node")
     assert_invariants(server, sched)
+
+
+def test_after_a_failed_device_binding_the_claim_is_deallocated_and_the_pod_gets_another_device(
+        server: APIServer, kubeconfig: Path, started: list[Kubesched], controller: ClaimController) -> None:
+    """Upstream's recovery: the driver reports n1's device failed (and withdraws it); Filter finds
+    the allocated claim's binding failed, PostFilter deallocates it, and the next attempt gets
+    n2's device, which the driver attaches."""
+    for name in ("n1", "n2"):
+        server.create(node(name))
+    server.create(device_class())
+    server.create(node_slice("n1", 1, binding_conditions=True))
+    server.create(node_slice("n2", 1, binding_conditions=True))
+    driver = Driver(server, failing_pools=frozenset({"n1"}))
+    driver.attach_allowed.set()
+    driver.start()
+    try:
+        sched = _start(server, kubeconfig, started)
+        server.create(claim_template("attached-gpu"))
+        server.create(with_claim(pod("second-try"), "gpu", template="attached-gpu"))
+        wait_until(lambda: node_of(server, "second-try") is not None or "device binding failed" in (
+            scheduled_condition(server, "second-try") or {}).get("message", ""), timeout=30,
+            what="the first binding failed (or the pod bound on n2 at once)")
+        withdrawn = node_slice("n1", 0, binding_conditions=True, generation=2)
+        current = server.get("ResourceSlice", None, withdrawn["metadata"]["name"])
+        assert current is not None
+        withdrawn["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
+        server.update(withdrawn)  # the driver takes the broken device out of its pool
+        wait_until(lambda: node_of(server, "second-try") is not None, timeout=60, what="the pod bound")
+        assert node_of(server, "second-try") == "n2"
+        claim = claim_of(server, "second-try", "gpu")
+        assert _devices(claim) == [("n2", "gpu-0")]
+        assert claim is not None and claim["status"]["reservedFor"] == [_consumer(server, "second-try")]
+        assert_invariants(server, sched, expect_condition=False)
+    finally:
+        driver.stop()
+    assert not driver.errors, driver.errors
