@@ -255,3 +255,32 @@ def test_an_allocation_past_the_filter_timeout_is_an_error_naming_the_node():
     assert deadlines and deadlines[0] is not None  # the filter timeout, 10 s by default
     assert status is not None and status.code.name == "ERROR"
     assert status.message == "node n1: timed out trying to allocate devices"
+
+
+@pytest.mark.parametrize("claims, requests", [
+    pytest.param({"gpu": "free"}, None, id="a claim to allocate"),
+    pytest.param({"gpu": "taken"}, None, id="a claim allocated on n1"),
+    pytest.param(None, {"example.com/gpu": "1"}, id="a DRA-backed extended resource"),
+])
+def test_the_batch_and_per_node_filters_agree(claims, requests):
+    taken = claim("taken")
+    taken["status"] = {"allocation": {"devices": {"results": [
+        {"request": "gpu", "driver": "gpu.example.com", "pool": "n1", "device": "gpu-0"}]},
+        "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}}}
+    sim = simulate(node("n1"), node("n2"), node("n3", **{"example.com/gpu": "1"}), gpu_slice("n1", 1), gpu_slice("n2", 1),
+                   gpu_class("gpu", extended="example.com/gpu"), claim("free"), taken)
+    plugin = sim.scheduler.profiles["default-scheduler"].instances["DynamicResources"]
+    snapshot = sim.scheduler.cache.snapshot()
+    p = parse_pod(pod("p", claims=claims, requests=requests))
+    batch_state, node_state = CycleState(), CycleState()
+    plugin.pre_filter(batch_state, p, snapshot)
+    plugin.pre_filter(node_state, p, snapshot)
+    import numpy as np
+    size = snapshot.table.size
+    verdicts = plugin.filter_nodes(batch_state, p, snapshot, np.ones(size, dtype=bool))
+    for row, info in enumerate(snapshot.node_infos[:size]):
+        single = plugin.filter(node_state, p, info)
+        code = int(verdicts.codes[row])
+        batch = verdicts.statuses[code - 1] if code else None
+        assert (None if batch is None else (batch.code, batch.reasons)) == (
+            None if single is None else (single.code, single.reasons)), info.node.name
