@@ -15,14 +15,13 @@ from kubesched.objects.dra import (
     EXACT_COUNT,
     Device,
     DeviceClass,
-    DeviceSelector,
     Quantity,
     RequestSpec,
     ResourceClaim,
     ResourceSlice,
 )
 
-from ..cel import CelError
+from ..cel import CelError, CompilationResult
 from .capacity import MissingCapacity, as_consumed, consumed_capacity_from_request, request_fits_capacity
 from .constraints import Constraint, DistinctAttributeConstraint, MatchAttributeConstraint
 from .counters import CounterTracker
@@ -56,6 +55,9 @@ class _RequestData:
     num_devices: int = 0
     selected_sub_request_index: int = 0
     all_devices: list["_Candidate"] | None = None
+    # The class's and the request's selectors, compiled (looked up in the CEL cache once).
+    class_selectors: tuple[CompilationResult, ...] = ()
+    request_selectors: tuple[CompilationResult, ...] = ()
 
     def request_name(self) -> str:
         return f"{self.parent_name}/{self.request.name}" if self.parent_name is not None else self.request.name
@@ -155,7 +157,14 @@ class Attempt:
                 f"claim {claim.key}, request {request.name}: could not retrieve device class {request.device_class_name}: "
                 f'deviceclass.resource.k8s.io "{request.device_class_name}" not found'
             )
-        data = _RequestData(request, parent, device_class)
+        cache = self.a.cel_cache
+        data = _RequestData(
+            request,
+            parent,
+            device_class,
+            class_selectors=tuple(cache.get_or_compile(s.expression) for s in device_class.selectors),
+            request_selectors=tuple(cache.get_or_compile(s.expression) for s in request.selectors),
+        )
         if request.allocation_mode == EXACT_COUNT:
             data.num_devices = request.count
             return data
@@ -294,28 +303,29 @@ class Attempt:
         if found is not None:
             return found
         result = True
-        if data.device_class is not None and not self._selectors_match(key[0], device, slice_.driver, data.device_class, data.device_class.selectors):
+        if data.device_class is not None and not self._selectors_match(key[0], device, slice_.driver, data.device_class, data.class_selectors):
             result = False
-        elif not self._selectors_match(key[0], device, slice_.driver, None, data.request.selectors):
+        elif not self._selectors_match(key[0], device, slice_.driver, None, data.request_selectors):
             result = False
         elif slice_.per_device_node_selection and not node_matches(self.node, device.node_name, device.all_nodes, device.node_selector):
             result = False
         self.device_matches_request[cache_key] = result
         return result
 
-    def _selectors_match(self, claim_index: int, device: Device, driver: str, device_class: DeviceClass | None, selectors: tuple[DeviceSelector, ...]) -> bool:
-        for i, selector in enumerate(selectors):
-            compiled = self.a.cel_cache.get_or_compile(selector.expression)
-            owner = f"class {device_class.name}" if device_class is not None else f"claim {self.claims[claim_index].key}"
+    def _selectors_match(self, claim_index: int, device: Device, driver: str, device_class: DeviceClass | None, selectors: tuple[CompilationResult, ...]) -> bool:
+        for i, compiled in enumerate(selectors):
             if compiled.error is not None:
-                raise AllocationError(f"{owner}: selector #{i}: CEL compile error: {compiled.error}")
+                raise AllocationError(f"{self._owner(claim_index, device_class)}: selector #{i}: CEL compile error: {compiled.error}")
             try:
                 matches = compiled.device_matches(driver, device)
             except CelError as err:
-                raise AllocationError(f"{owner}: selector #{i}: CEL runtime error: {err}") from None
+                raise AllocationError(f"{self._owner(claim_index, device_class)}: selector #{i}: CEL runtime error: {err}") from None
             if not matches:
                 return False
         return True
+
+    def _owner(self, claim_index: int, device_class: DeviceClass | None) -> str:
+        return f"class {device_class.name}" if device_class is not None else f"claim {self.claims[claim_index].key}"
 
     def _allocate_device(self, key: tuple[int, int, int], data: _RequestData, candidate: _Candidate, must: bool) -> tuple[bool, Callable[[], None]]:
         """``allocateDevice``: False when the device cannot be added (upstream leaves some state
