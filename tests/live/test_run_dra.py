@@ -445,3 +445,27 @@ def test_after_a_failed_device_binding_the_claim_is_deallocated_and_the_pod_gets
     finally:
         driver.stop()
     assert not driver.errors, driver.errors
+
+
+def test_pods_reserving_one_allocated_claim_at_once_all_get_in_through_conflict_retries(
+        server: APIServer, kubeconfig: Path, started: list[Kubesched], gpus: None) -> None:
+    """Five pods' PreBinds append to the same claim's reservedFor concurrently: the losers of
+    each race get a 409, read the claim again and retry (client-go's RetryOnConflict)."""
+    shared = resource_claim("shared")
+    shared["metadata"]["finalizers"] = [FINALIZER]
+    shared["status"] = {"allocation": {
+        "devices": {"results": [{"request": "gpu", "driver": "gpu.example.com", "pool": "n2", "device": "gpu-0"}]},
+        "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+            {"key": "metadata.name", "operator": "In", "values": ["n2"]}]}]},
+        "allocationTimestamp": "2026-01-01T00:00:00Z"}}
+    server.create(shared)  # allocated earlier, by a pod long gone
+    sched = _start(server, kubeconfig, started)
+    names = [f"sharer-{i}" for i in range(5)]
+    for name in names:
+        server.create(with_claim(pod(name), "gpu", claim="shared"))
+    wait_until(lambda: all(node_of(server, n) == "n2" for n in names), timeout=30, what="every pod bound on n2")
+    claim = server.get("ResourceClaim", "default", "shared")
+    assert claim is not None
+    assert sorted(r["name"] for r in claim["status"]["reservedFor"]) == names
+    assert _devices(claim) == [("n2", "gpu-0")]  # the allocation untouched
+    assert_invariants(server, sched)
