@@ -469,3 +469,23 @@ def test_pods_reserving_one_allocated_claim_at_once_all_get_in_through_conflict_
     assert sorted(r["name"] for r in claim["status"]["reservedFor"]) == names
     assert _devices(claim) == [("n2", "gpu-0")]  # the allocation untouched
     assert_invariants(server, sched)
+
+
+def test_a_claim_whose_binding_timed_out_is_deallocated(
+        server: APIServer, kubeconfig: Path, started: list[Kubesched], controller: ClaimController) -> None:
+    """bindingTimeout 1s and a driver that never attaches: PreBind gives up, and the next
+    attempt finds the claim timed out (its allocationTimestamp, the API server's wall-clock
+    time, older than the timeout), so PostFilter deallocates it."""
+    server.create(node("n1"))
+    server.create(device_class())
+    server.create(node_slice("n1", 1, binding_conditions=True))
+    sched = _start(server, kubeconfig, started, {"profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [
+        {"name": "DynamicResources", "args": {"bindingTimeout": "1s"}}]}]})
+    server.create(claim_template("attached-gpu"))
+    server.create(with_claim(pod("impatient"), "gpu", template="attached-gpu"))
+    wait_until(lambda: "device binding timeout" in (scheduled_condition(server, "impatient") or {}).get("message", ""),
+               timeout=30, what="PreBind's wait timing out")
+    wait_until(lambda: "deallocation of ResourceClaim completed" in (scheduled_condition(server, "impatient") or {}).get(
+        "message", ""), timeout=30, what="PostFilter deallocating the timed-out claim")
+    assert node_of(server, "impatient") is None
+    assert_invariants(server, sched, expect_condition=False)

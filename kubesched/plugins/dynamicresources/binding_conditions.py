@@ -44,6 +44,7 @@ __all__ = [
     "claim_timed_out",
     "has_binding_conditions",
     "pre_bind_wait",
+    "timestamp_clock",
     "wait_for_binding_conditions",
 ]
 
@@ -198,6 +199,16 @@ class BindingConditionsReported(Protocol):
                                    counted: list[str]) -> None:
         """The wait's outcome for upstream's ``scheduler_dra_bindingconditions_*`` metrics."""
         ...
+
+
+def timestamp_clock(handle: Handle) -> float:
+    """Now, on the clock claims' ``allocationTimestamp`` is written with: the wall clock in ``run``
+    (the API server's time; the scheduler's own clock there is monotonic), the simulated clock in
+    ``simulate``, whose claim writes stamp its time."""
+    client = handle.client
+    if isinstance(client, BindingConditionsReported) and client.binding_conditions_reported():
+        return time.time()
+    return handle.now()
 
 
 def pre_bind_wait(handle: Handle, manager: DraManager, features: Features, claims: Sequence[ResourceClaim],

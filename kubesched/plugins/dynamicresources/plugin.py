@@ -52,7 +52,7 @@ from ...objects.selectors import NodeSelector
 from ...objects.pod import PodInfo
 from .args import DynamicResourcesArgs
 from .binding import BindingMixin
-from .binding_conditions import BindingConditionError, claim_ready, claim_timed_out
+from .binding_conditions import BindingConditionError, claim_ready, claim_timed_out, timestamp_clock
 from .claims import ClaimNotCreated, claim_names
 from .extended import NodeCannotFit, backed_resources, is_dra_extended_resource, is_extended_claim_of, node_requests
 from .extended_claim import node_extended_claim, special_claim
@@ -222,7 +222,7 @@ class DynamicResources(HintsMixin, BindingMixin):
             ready = claim_ready(doc)
         except BindingConditionError:
             return True
-        return not ready and claim_timed_out(doc, self.binding_timeout, self.handle.now())
+        return not ready and claim_timed_out(doc, self.binding_timeout, timestamp_clock(self.handle))
 
     def _deadline(self) -> float | None:
         """DRASchedulerFilterTimeout: when one node's allocation must end (``time.monotonic``)."""
