@@ -59,6 +59,7 @@ _STRATEGIC = "application/strategic-merge-patch+json"
 DEFAULT_RETRY = (5, 0.010, 1.0, 0.1)
 DEFAULT_BACKOFF = (4, 0.010, 5.0, 0.1)
 
+_MAX_REQUESTS = 3 * DEFAULT_RETRY[0]
 T = TypeVar("T")
 Doc = dict[str, object]
 
@@ -175,7 +176,9 @@ class ResourceClaimWrites:
             work.close()
             raise RuntimeError(f"{what} must run on a binding worker, not on the event loop")
         future = asyncio.run_coroutine_threadsafe(work, self._loop)
-        return future.result(self._bind_timeout + 30.0)
+        # Bounded (a loop that stopped never answers), above the longest the work can take:
+        # five conflict retries of a GET and two PUTs, each within the request timeout.
+        return future.result(self._bind_timeout * _MAX_REQUESTS + 5.0)
 
     def _claims_in_background(self, what: str, work: Coroutine[object, object, object]) -> None:
         async def logged() -> None:
