@@ -179,3 +179,20 @@ def test_the_report_page_of_a_cluster_says_what_was_listed(server: APIServer, ku
     assert invoke("simulate", "--kubeconfig", str(kubeconfig), "--report", str(page), "-q").exit_code == 0
     text = page.read_text()
     assert '"listed":{' in text and '"pods":7' in text and '"nodes":3' in text
+
+
+def test_context_picks_the_cluster_of_that_context(server: APIServer, kubeconfig: Path, tmp_path: Path):
+    serve(server, objects())
+    test_cluster = yaml.safe_load(kubeconfig.read_text())["clusters"][0]["cluster"]  # with the test CA over https
+    config = tmp_path / "two-contexts"
+    config.write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config", "current-context": "gone",
+        "clusters": [{"name": "gone", "cluster": {"server": "http://127.0.0.1:9"}},
+                     {"name": "test", "cluster": test_cluster}],
+        "users": [{"name": "u", "user": {"token": "t"}}],
+        "contexts": [{"name": "gone", "context": {"cluster": "gone", "user": "u"}},
+                     {"name": "test", "context": {"cluster": "test", "user": "u"}}],
+    }))
+    result = invoke("simulate", "--kubeconfig", str(config), "--context", "test", "-q")
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("cluster test: 4 pending pod(s) on 3 node(s)")
