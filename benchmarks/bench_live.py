@@ -112,7 +112,8 @@ class Result:
         attempts = self.unschedulable_attempts / self.unschedulable if self.unschedulable else float("nan")
         return (f"{self.mode:8s} {self.nodes:6d} nodes {self.bound:7d}/{self.pods} pods: {rate:8.0f} pods/s, "
                 f"latency p50 {p50:.0f} ms p99 {p99:.0f} ms, CPU {per_pod:.2f} ms/pod after sync "
-                f"({per_pod_all:.2f} ms/pod whole process), sync {self.sync_seconds:.1f} s, "
+                f"({per_pod_all:.2f} ms/pod whole process), sync {self.sync_seconds:.1f} s "
+                f"({self.cpu_to_sync:.2f} s CPU from start to synced), "
                 f"peak RSS {self.peak_rss_mib:.0f} MiB, events/pod {events:.2f}, "
                 f"attempts/unschedulable pod {attempts:.2f}, error attempts {self.errors:.0f}{share}{context}")
 
