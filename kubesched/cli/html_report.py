@@ -91,7 +91,8 @@ def _detail(decision: Decision | None, preempted: list[list[str]], victim_of: st
                     out["x"]["permit"] = permit
                 if binding.get("devices"):  # DRA's allocations, when the binding cycle records them
                     out["x"]["devices"] = binding["devices"]
-                rest = {k: v for k, v in binding.items() if k not in ("permit", "devices")}
+                # (DRA's per-claim "allocations" repeat the devices' lines at length: left to --explain.)
+                rest = {k: v for k, v in binding.items() if k not in ("permit", "devices", "allocations")}
                 if rest and rest != {"result": "bound"}:  # a plain binding says nothing the status does not
                     out["x"]["binding"] = rest
     if preempted:

@@ -3,6 +3,7 @@ with identical decisions stored once (the browser tests in tests/browser open it
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from pathlib import Path
@@ -94,3 +95,22 @@ def test_allocated_devices_show_when_the_attempt_records_them(tmp_path: Path):
     data = report_data(summarize(sim, result, "s", "name", None), log.decisions)
     [row] = data["pods"]
     assert data["details"][row[6]]["x"]["devices"] == devices
+
+
+def test_a_dra_pod_s_details_list_the_devices_it_was_allocated(tmp_path: Path):
+    """End to end with DynamicResources: a conformance scenario's cluster, claims and queue."""
+    case = Path(__file__).resolve().parents[1] / "conformance" / "cases-dra" / "scn-0001.json.gz"
+    scenario = json.loads(gzip.decompress(case.read_bytes()))["scenario"]
+    kinds = ("namespaces", "nodes", "deviceClasses", "resourceSlices", "resourceClaimTemplates", "resourceClaims",
+             "pods", "queue")
+    snap = tmp_path / "dra.json"
+    snap.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [o for k in kinds for o in scenario[k]]}))
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(cli, ["simulate", str(snap), "--report", str(out), "-q"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    found = re.search(r'<script id="data" type="application/json">(.*?)</script>', out.read_text(), re.S)
+    assert found is not None
+    data = json.loads(found.group(1))
+    scheduled = [data["details"][p[6]] for p in data["pods"] if data["statuses"][p[2]] == "scheduled"]
+    devices = [line for detail in scheduled for line in detail.get("x", {}).get("devices", [])]
+    assert devices and all(": " in line and "/" in line for line in devices)
