@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 from aiohttp import web
-from kubesched.cluster.kube import connection, kubeconfig
+from kubernetes.config import incluster_config
+
+from kubesched.cluster.kube import connection
 from kubesched.cluster.kube.client import ApiClient
 from kubesched.cluster.kube.connection import ConfigurationError, load_connection
 
@@ -144,8 +146,8 @@ def test_no_configuration_at_all_is_an_error() -> None:
 def service_account(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     pki = _pki(tmp_path)
     (tmp_path / "token").write_text("sa-token")
-    monkeypatch.setattr(kubeconfig, "SERVICE_TOKEN_FILENAME", str(tmp_path / "token"))
-    monkeypatch.setattr(kubeconfig, "SERVICE_CERT_FILENAME", str(pki["ca"]))
+    monkeypatch.setattr(incluster_config, "SERVICE_TOKEN_FILENAME", str(tmp_path / "token"))
+    monkeypatch.setattr(incluster_config, "SERVICE_CERT_FILENAME", str(pki["ca"]))
     monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1")
     monkeypatch.setenv("KUBERNETES_SERVICE_PORT", "443")
     return tmp_path
@@ -163,8 +165,16 @@ def test_in_cluster_token_is_reread_after_rotation(service_account: Path, monkey
     conn = load_connection()
     assert conn.token() == "sa-token"
     (service_account / "token").write_text("rotated-token")
-    assert conn.token() == "sa-token"  # read again only once a minute has passed
-    monkeypatch.setattr(kubeconfig, "TOKEN_FILE_PERIOD", 0.0)  # as if the minute had passed
+
+    class _Later:  # the loader's clock, two minutes on: past its one-minute refresh period
+        timedelta = datetime.timedelta
+
+        class datetime:  # noqa: N801 - stands in for datetime.datetime
+            @staticmethod
+            def now() -> datetime.datetime:
+                return datetime.datetime.now() + datetime.timedelta(minutes=2)
+
+    monkeypatch.setattr(incluster_config, "datetime", _Later)
     assert conn.token() == "rotated-token"
 
 

@@ -1,11 +1,12 @@
 """Where the API server is and how to authenticate: kubeconfig or in-cluster service account.
 
 Parsing kubeconfig (contexts, merged ``$KUBECONFIG`` lists, client certificates, CA data,
-exec credential plugins, token files, basic auth) is ``kubeconfig.py``'s, as client-go's
-``clientcmd`` reads them. Only the outcome is kept: the server URL, an ``ssl.SSLContext``
-and a token source (exec plugins re-run when their credential expires; token files,
-the in-cluster one included, are re-read every minute, which picks up the kubelet's
-rotation of projected service account tokens), asked at most once a second.
+exec credential plugins, token files, basic auth) is delegated to the official
+``kubernetes`` package's loaders, so kubesched accepts exactly the files kubectl users have.
+Only the outcome is kept: the server URL, an ``ssl.SSLContext`` and a token source that
+re-runs the loader's refresh hook (exec plugins re-run when their credential expires; the
+in-cluster token file is re-read every minute, which picks up the kubelet's rotation of
+projected service account tokens).
 
 Choice of source, as kube-scheduler's ``--kubeconfig``/``--master`` (explicit flags win):
 an explicit kubeconfig; else, when neither flag is given and ``KUBERNETES_SERVICE_HOST`` is
@@ -16,23 +17,28 @@ available it yields an unauthenticated connection, as upstream's ``BuildConfigFr
 
 from __future__ import annotations
 
+import base64
+import binascii
 import logging
 import os
 import ssl
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
+
+from kubernetes.client import Configuration
+from kubernetes.config import incluster_config, kube_config
+from kubernetes.config.config_exception import ConfigException
 
 from kubesched import __version__
-
-from . import kubeconfig as kubeconfig_files
-from .kubeconfig import ClientSettings, KubeconfigError, write_temporary
 
 __all__ = ["Connection", "ConfigurationError", "load_connection", "DEFAULT_USER_AGENT"]
 
 log = logging.getLogger(__name__)
 
 DEFAULT_USER_AGENT = f"kubesched/{__version__}"
+_TOKEN_KEY = "BearerToken"
 REFRESH_INTERVAL = 1.0  # seconds between calls of the credential refresh hook
 
 
@@ -71,7 +77,7 @@ def load_connection(
         if not os.path.isfile(os.path.expanduser(kubeconfig)):
             raise ConfigurationError(f"kubeconfig {kubeconfig}: file does not exist")
         return _from_kubeconfig(os.path.expanduser(kubeconfig), context, master, qps, burst)
-    if not master and os.environ.get(kubeconfig_files.SERVICE_HOST_ENV_NAME):
+    if not master and os.environ.get(incluster_config.SERVICE_HOST_ENV_NAME):
         return _in_cluster(qps, burst)
     paths = os.environ.get("KUBECONFIG") or os.path.join("~", ".kube", "config")
     present = [p for p in paths.split(os.pathsep) if p and os.path.isfile(os.path.expanduser(p))]
@@ -85,21 +91,36 @@ def load_connection(
 
 
 def _from_kubeconfig(path: str, context: str | None, master: str | None, qps: float, burst: int) -> Connection:
+    cfg = type.__call__(Configuration)  # a fresh Configuration, not a copy of the process default
     try:
-        settings = kubeconfig_files.kubeconfig_settings([p for p in path.split(os.pathsep) if p], context)
-    except KubeconfigError as exc:
+        kube_config.load_kube_config(  # type: ignore[no-untyped-call]
+            config_file=path, context=context, client_configuration=cfg, persist_config=False)
+    except ConfigException as exc:
+        if context is not None and f"name {context} in" in str(exc):
+            raise ConfigurationError(f"kubeconfig {path}: context {context!r} not found") from None
         raise ConfigurationError(f"kubeconfig {path}: {_one_line(exc)}") from None
+    except Exception as exc:  # YAML syntax errors, unreadable files, malformed entries
+        raise ConfigurationError(f"kubeconfig {path}: {type(exc).__name__}: {_one_line(exc)}") from None
     if master:
-        settings.server = master.rstrip("/")
-    return _connection(settings, qps, burst, source=f"kubeconfig {path}")
+        cfg.host = master.rstrip("/")
+    return _connection(cfg, qps, burst, source=f"kubeconfig {path}")
 
 
 def _in_cluster(qps: float, burst: int) -> Connection:
+    # The module attributes are read at call time so tests can point them at temporary files.
+    loader = incluster_config.InClusterConfigLoader(  # type: ignore[no-untyped-call]
+        token_filename=incluster_config.SERVICE_TOKEN_FILENAME,
+        cert_filename=incluster_config.SERVICE_CERT_FILENAME,
+        try_refresh_token=True,
+    )
+    cfg = type.__call__(Configuration)
     try:
-        settings = kubeconfig_files.in_cluster_settings()
-    except KubeconfigError as exc:
+        loader.load_and_set(cfg)  # type: ignore[no-untyped-call]
+    except ConfigException as exc:
         raise ConfigurationError(f"in-cluster configuration: {_one_line(exc)}") from None
-    return _connection(settings, qps, burst, source="in-cluster configuration")
+    except OSError as exc:
+        raise ConfigurationError(f"in-cluster configuration: {_one_line(exc)}") from None
+    return _connection(cfg, qps, burst, source="in-cluster configuration")
 
 
 def _bare(master: str, qps: float, burst: int) -> Connection:
@@ -108,64 +129,58 @@ def _bare(master: str, qps: float, burst: int) -> Connection:
     return Connection(server=server, ssl=context, token=_no_token, basic_auth=None, qps=qps, burst=burst)
 
 
-def _connection(settings: ClientSettings, qps: float, burst: int, *, source: str) -> Connection:
-    server = settings.server.rstrip("/")
+def _connection(cfg: Configuration, qps: float, burst: int, *, source: str) -> Connection:
+    server = str(cfg.host or "").rstrip("/")
     if not server.startswith(("http://", "https://")):
         raise ConfigurationError(f"{source}: server {server!r} is not an http(s) URL")
-    context = _ssl_context(settings, source) if server.startswith("https://") else None
-    token = _token_source(settings.token, source) if settings.token is not None else _no_token
-    return Connection(server=server, ssl=context, token=token, basic_auth=settings.basic_auth, qps=qps,
-                      burst=burst, tls_server_name=settings.tls_server_name)
+    context = _ssl_context(cfg, source) if server.startswith("https://") else None
+    basic_auth: tuple[str, str] | None = None
+    token: Callable[[], str | None] = _no_token
+    initial = cfg.api_key.get(_TOKEN_KEY)
+    if isinstance(initial, str) and initial[:6].lower() == "basic ":
+        basic_auth = _decode_basic(initial[6:], source)
+    elif initial or cfg.refresh_api_key_hook is not None:
+        token = _token_source(cfg)
+    return Connection(server=server, ssl=context, token=token, basic_auth=basic_auth, qps=qps, burst=burst,
+                      tls_server_name=getattr(cfg, "tls_server_name", None) or None)
 
 
-def _ssl_context(settings: ClientSettings, source: str) -> ssl.SSLContext:
-    temporary: list[str] = []
+def _ssl_context(cfg: Configuration, source: str) -> ssl.SSLContext:
     try:
-        if settings.insecure:
+        if cfg.verify_ssl:
+            context = ssl.create_default_context(cafile=cfg.ssl_ca_cert or None)
+        else:
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
             context.check_hostname = False
             context.verify_mode = ssl.CERT_NONE
-        elif settings.ca_data is not None:
-            context = ssl.create_default_context(cadata=settings.ca_data.decode("ascii", errors="replace"))
-        else:
-            context = ssl.create_default_context(cafile=settings.ca_file or None)
-        cert, key = settings.cert_file, settings.key_file
-        pair = ((settings.cert_data, settings.key_data) if settings.cert_data is not None
-                else settings.exec_certificates())
-        if pair is not None and pair[0] is not None:
-            cert = write_temporary(pair[0])
-            temporary.append(cert)
-            if pair[1] is not None:
-                key = write_temporary(pair[1])
-                temporary.append(key)
-        if cert:
-            context.load_cert_chain(cert, key or None)
-    except (ssl.SSLError, OSError, ValueError) as exc:
+        if cfg.cert_file:
+            context.load_cert_chain(cfg.cert_file, cfg.key_file or None)
+    except (ssl.SSLError, OSError) as exc:
         raise ConfigurationError(f"{source}: TLS material: {_one_line(exc)}") from None
-    finally:
-        for path in temporary:  # the key is in the context now: no copy left on disk
-            os.unlink(path)
     return context
 
 
-def _token_source(source_token: Callable[[], str | None], source: str) -> Callable[[], str | None]:
-    """The bearer token, asked of its source at most once a second.
+def _token_source(cfg: Configuration) -> Callable[[], str | None]:
+    """The bearer token, refreshed through the loader's hook at most once a second.
 
-    The source re-runs an expired exec plugin or re-reads a token file; even when nothing
-    expired it costs too much to pay on every request. A failing refresh keeps the last token."""
-    state: list[str | None] = [None]
-    last = [-REFRESH_INTERVAL]
+    The hook re-runs an expired exec plugin or re-reads the service account token; it
+    costs tens of microseconds even when nothing expired, too much to pay on every request.
+    """
+    hook = cfg.refresh_api_key_hook
+    state: list[object] = [None, -REFRESH_INTERVAL]  # token, monotonic time of the last refresh
 
     def token() -> str | None:
         now = time.monotonic()
-        if now - last[0] < REFRESH_INTERVAL:
-            return state[0]
-        try:
-            state[0] = _bearer(source_token())
-        except Exception as exc:  # a failing exec plugin: keep using the last token
-            log.warning("refreshing the API credential of %s failed: %s", source, _one_line(exc))
-        last[0] = now
-        return state[0]
+        if now - cast(float, state[1]) < REFRESH_INTERVAL:
+            return cast("str | None", state[0])
+        if hook is not None:
+            try:
+                hook(cfg)
+            except Exception as exc:  # a failing exec plugin: keep using the last token
+                log.warning("refreshing the API credential failed: %s", _one_line(exc))
+        state[0] = _bearer(cfg.api_key.get(_TOKEN_KEY))
+        state[1] = now
+        return cast("str | None", state[0])
 
     return token
 
@@ -177,6 +192,14 @@ def _bearer(value: object) -> str | None:
     if text[:7].lower() == "bearer ":
         text = text[7:].strip()
     return text or None
+
+
+def _decode_basic(encoded: str, source: str) -> tuple[str, str]:
+    try:
+        user, _, password = base64.b64decode(encoded.strip()).decode("utf-8").partition(":")
+    except (binascii.Error, UnicodeDecodeError):
+        raise ConfigurationError(f"{source}: malformed username/password") from None
+    return user, password
 
 
 def _one_line(exc: BaseException) -> str:
