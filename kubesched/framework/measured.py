@@ -14,12 +14,20 @@ from typing import Callable, Concatenate, ParamSpec, Protocol, TypeVar
 
 from .status import Code, Status
 
-__all__ = ["PluginObserver", "code_label", "PointObserver", "measured", "first_status", "second_status", "no_status", "own_status"]
+__all__ = ["PluginObserver", "code_label", "count_evaluations", "PointObserver", "measured", "first_status", "second_status", "no_status", "own_status"]
 
 PointObserver = Callable[[str, str, float], None]
 """Told of one extension point run: its name as upstream labels it, the status code's label, seconds."""
 PluginObserver = Callable[[str, str, str, float], None]
 """Told of one plugin's run in a sampled cycle: plugin, extension point, status code label, seconds."""
+
+
+def count_evaluations(evaluations: dict[tuple[str, str], int], plugin: str, point: str, count: int) -> None:
+    """Add ``count`` evaluations of ``plugin`` at ``point`` (upstream's ``plugin_evaluation_total``:
+    one per plugin call, so one per node asked at Filter and Score). A batch plugin asked
+    about k nodes adds k in one step."""
+    key = (plugin, point)
+    evaluations[key] = evaluations.get(key, 0) + count
 
 
 def code_label(status: Status | None) -> str:

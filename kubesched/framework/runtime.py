@@ -34,7 +34,7 @@ from .interfaces import (
     QueueSortPlugin,
     ReservePlugin,
 )
-from .measured import PluginObserver, PointObserver, code_label, measured, second_status
+from .measured import PluginObserver, PointObserver, code_label, count_evaluations, measured, second_status
 from .outcomes import EXTENSION_POINTS, POINT_METHODS, FilterOutcome, FrameworkError, ScoreOutcome, go_list
 from .runtime_binding import BindingRuns
 from .runtime_filter import FilterRuns
@@ -64,6 +64,9 @@ class Framework(FilterRuns, ScoreRuns, BindingRuns, SignRuns):
         self.instances: dict[str, Plugin] = instances or {}
         self.observe_point: PointObserver | None = None  # extension-point timings (the live mode's metrics)
         self.observe_plugin: PluginObserver | None = None  # per-plugin timings, in sampled cycles
+        # (plugin, extension point) -> evaluations, upstream's plugin_evaluation_total; None
+        # (simulate) counts nothing. A plain dict the scrape reads: a few additions per cycle.
+        self.plugin_evaluations: dict[tuple[str, str], int] | None = None
         # Each point's plugins as the protocol the point calls (build_framework checked them).
         pts = self.points
         self._pre_enqueue = cast(list[PreEnqueuePlugin], pts["preEnqueue"])
@@ -119,14 +122,19 @@ class Framework(FilterRuns, ScoreRuns, BindingRuns, SignRuns):
         narrowing: list[str] = []
         rejected: Status | None = None
         observe = self.observe_plugin if state.record_plugin_metrics else None
+        evaluations = self.plugin_evaluations
         for plugin in self._pre_filter:
             started = perf_counter() if observe is not None else 0.0
             try:
                 res, status = plugin.pre_filter(state, pod, snapshot)
             except Exception as err:  # a plugin bug must not lose the pod
+                if evaluations is not None:
+                    count_evaluations(evaluations, plugin.name, "PreFilter", 1)
                 return result, Status.as_error(err, plugin.name), narrowing
             if observe is not None:
                 observe(plugin.name, "PreFilter", code_label(status), perf_counter() - started)
+            if evaluations is not None and not (status is not None and status.code == Code.SKIP):
+                count_evaluations(evaluations, plugin.name, "PreFilter", 1)  # upstream: a Skip is no evaluation
             if status is None:
                 if res is None:  # the common answer: nothing to narrow, nothing to say
                     continue

@@ -18,7 +18,7 @@ from ..objects.nodeinfo import NodeInfo
 from ..objects.pod import PodInfo
 from .cycle_state import CycleState
 from .interfaces import BatchFilterPlugin, FilterPlugin, Plugin
-from .measured import PluginObserver
+from .measured import PluginObserver, count_evaluations
 from .outcomes import FilterOutcome, FrameworkError, no_rejections
 from .status import Code, Status
 from .views import BoolArray, RowArray, SnapshotView
@@ -30,6 +30,7 @@ class FilterRuns:
     """The Filter point of ``Framework``: its filter plugins in both forms, and their runs."""
 
     observe_plugin: PluginObserver | None
+    plugin_evaluations: dict[tuple[str, str], int] | None
     _filters: list[Plugin]
     _filter_forms: list[tuple[int, str, BatchFilterPlugin | None, FilterPlugin | None]]
     _node_filters: list[tuple[int, str, FilterPlugin]]
@@ -88,6 +89,7 @@ class FilterRuns:
         shrunk = True  # whether to check for an empty ``undecided`` before the next plugin
         skip = state.skip_filter_plugins
         observe = self.observe_plugin if state.record_plugin_metrics else None
+        evaluations = self.plugin_evaluations
         for position, name, batch, _ in self._filter_forms:
             if batch is None or (skip and name in skip):
                 continue
@@ -95,6 +97,8 @@ class FilterRuns:
                 if not undecided.any():
                     break
                 shrunk = False
+            if evaluations is not None:  # one evaluation per row asked, counted in one step
+                count_evaluations(evaluations, name, "Filter", int(np.count_nonzero(undecided)))
             started = perf_counter() if observe is not None else 0.0
             try:
                 verdicts = batch.filter_nodes(state, pod, snapshot, undecided)
@@ -149,6 +153,8 @@ class FilterRuns:
             if skip and name in skip:
                 continue
             asked = rows[rejected_at[rows] > position].tolist()  # rows no earlier plugin rejected
+            if self.plugin_evaluations is not None:
+                count_evaluations(self.plugin_evaluations, name, "Filter", len(asked))
             check = plugin.filter
             try:  # candidate rows are live: their node infos exist
                 answers = [check(state, pod, node_infos[row]) for row in asked]
@@ -205,9 +211,12 @@ class FilterRuns:
         assert info is not None, row
         skip = state.skip_filter_plugins
         mask: np.ndarray | None = None
+        evaluations = self.plugin_evaluations
         for name, single, batch in self._row_forms:
             if skip and name in skip:
                 continue
+            if evaluations is not None:
+                count_evaluations(evaluations, name, "Filter", 1)
             try:
                 if single is not None:
                     status = single.filter(state, pod, info)

@@ -24,7 +24,7 @@ from .interfaces import (
     ScoreExtensions,
     ScorePlugin,
 )
-from .measured import PluginObserver, PointObserver, code_label, measured, no_status, own_status
+from .measured import PluginObserver, PointObserver, code_label, count_evaluations, measured, no_status, own_status
 from .outcomes import FrameworkError, ScoreOutcome
 from .status import Code, Status
 from .views import RowArray, SnapshotView
@@ -37,6 +37,7 @@ class ScoreRuns:
 
     observe_point: PointObserver | None
     observe_plugin: PluginObserver | None
+    plugin_evaluations: dict[tuple[str, str], int] | None
     weights: dict[str, int]
     _pre_score: list[PreScorePlugin]
     _scores: list[Plugin]
@@ -69,6 +70,8 @@ class ScoreRuns:
             status = plugin.pre_score(state, pod, snapshot, rows)
             if observe is not None:
                 observe(plugin.name, "PreScore", code_label(status), perf_counter() - started)
+            if self.plugin_evaluations is not None and not (status is not None and status.is_skip()):
+                count_evaluations(self.plugin_evaluations, plugin.name, "PreScore", 1)  # a Skip is none
             if status is None or status.is_success():
                 continue
             if status.is_skip():
@@ -87,9 +90,12 @@ class ScoreRuns:
         names: list[str] = []
         results: list[np.ndarray] = []
         observe = self.observe_plugin if state.record_plugin_metrics else None
+        evaluations = self.plugin_evaluations
         for name, batch, per_node, extensions in self._score_forms:
             if skip and name in skip:
                 continue
+            if evaluations is not None:  # one per feasible node scored (NormalizeScore is none)
+                count_evaluations(evaluations, name, "Score", count)
             started = perf_counter() if observe is not None else 0.0
             if batch is not None:
                 scores = np.asarray(batch.score_nodes(state, pod, snapshot, rows), dtype=np.int64)

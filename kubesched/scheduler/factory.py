@@ -60,6 +60,15 @@ def _point_observer(metrics: SchedulerMetrics, profile: str) -> PointObserver:
     return observe
 
 
+def _evaluation_source(frameworks: list[Framework]) -> Callable[[], dict[tuple[str, str, str], int]]:
+    """plugin_evaluation_total's samples, read at scrape time from every profile's counts."""
+    def evaluations() -> dict[tuple[str, str, str], int]:
+        return {(plugin, point, fwk.profile_name): count for fwk in frameworks
+                for (plugin, point), count in list((fwk.plugin_evaluations or {}).items())}
+
+    return evaluations
+
+
 def new_scheduler(
     config: SchedulerConfig,
     client: ClusterClient,
@@ -116,5 +125,7 @@ def new_scheduler(
         for fwk in profiles.values():
             fwk.observe_point = _point_observer(metrics, fwk.profile_name)
             fwk.observe_plugin = metrics.plugin
+            fwk.plugin_evaluations = {}
+        metrics.set_plugin_evaluation_source(_evaluation_source(list(profiles.values())))
     return Scheduler(profiles, cache, queue, algorithm, client, clock, on_attempt, run_binding, hub, metrics,
                      direct_binder)

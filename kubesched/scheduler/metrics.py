@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import prometheus_client
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
-from prometheus_client.metrics_core import GaugeMetricFamily, Metric
+from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 __all__ = [
@@ -166,11 +166,37 @@ SPECS: dict[str, MetricSpec] = {s.name: s for s in (
           ("profile",), exponential_buckets(0.00001, 2, 12)),
 )}
 
+#: The counter the frameworks count in their own dicts (``Framework.plugin_evaluations``).
+_EVALUATIONS = "scheduler_plugin_evaluation_total"
+
 #: Gauges whose values the scrape reads from a source instead of a pushed value.
 _PULLED = ("scheduler_pending_pods", "scheduler_unschedulable_pods", "scheduler_cache_size")
 
 PendingSource = Callable[[], Mapping[str, int]]
 UnschedulableSource = Callable[[], Mapping[tuple[str, str], int]]
+EvaluationSource = Callable[[], Mapping[tuple[str, str, str], int]]
+
+
+class _PulledCounter(Collector):
+    """A counter family read at scrape time: the frameworks add to plain dicts on the hot
+    path (a few additions per cycle) and the scrape turns them into samples."""
+
+    def __init__(self, spec: MetricSpec) -> None:
+        self._spec = spec
+        self.source: EvaluationSource | None = None
+
+    def _family(self) -> CounterMetricFamily:
+        return CounterMetricFamily(self._spec.name, self._spec.annotated_help, labels=list(self._spec.labels))
+
+    def describe(self) -> Iterable[Metric]:
+        return [self._family()]
+
+    def collect(self) -> Iterable[Metric]:
+        family = self._family()
+        if self.source is not None:
+            for key, value in self.source().items():
+                family.add_metric(list(key), float(value))
+        return [family]
 
 
 class _PulledGauge(Collector):
@@ -207,6 +233,7 @@ class SchedulerMetrics:
         self._histograms: dict[str, Histogram] = {}
         self._gauges: dict[str, Gauge] = {}
         self._pulled: dict[str, _PulledGauge] = {}
+        self._evaluations: _PulledCounter
         for spec in SPECS.values():
             self._register(spec)
         self._children: dict[tuple[str, tuple[str, ...]], Counter | Histogram | Gauge] = {}
@@ -217,6 +244,10 @@ class SchedulerMetrics:
         self._after_flush = self._counters["scheduler_pod_scheduled_after_flush_total"]
 
     def _register(self, spec: MetricSpec) -> None:
+        if spec.name == _EVALUATIONS:
+            self._evaluations = _PulledCounter(spec)
+            self.registry.register(self._evaluations)
+            return
         if spec.name in _PULLED:
             fixed = _PENDING_QUEUES if spec.name == "scheduler_pending_pods" else ()
             pulled = _PulledGauge(spec, fixed)
@@ -270,9 +301,6 @@ class SchedulerMetrics:
     def plugin(self, plugin: str, point: str, status: str, seconds: float) -> None:
         """One plugin ran; call it only in cycles ``should_sample_plugins`` picked."""
         self._observe("scheduler_plugin_execution_duration_seconds", (plugin, point, status), seconds)
-
-    def plugin_evaluation(self, plugin: str, point: str, profile: str) -> None:
-        self._inc("scheduler_plugin_evaluation_total", (plugin, point, profile))
 
     def queueing_hint(self, plugin: str, event: str, hint: str, seconds: float) -> None:
         """``hint`` is Queue, QueueSkip or Error."""
@@ -333,6 +361,11 @@ class SchedulerMetrics:
     def set_unschedulable_source(self, source: UnschedulableSource) -> None:
         """``source()`` maps (plugin, profile) to the unschedulable pods that plugin rejected."""
         self._pulled["scheduler_unschedulable_pods"].source = source
+
+    def set_plugin_evaluation_source(self, source: EvaluationSource) -> None:
+        """``source()`` maps (plugin, extension_point, profile) to evaluations so far (a
+        counter: never decreasing)."""
+        self._evaluations.source = source
 
     def set_cache_size_source(self, source: PendingSource) -> None:
         """``source()`` maps nodes, pods and assumed_pods to their count in the cache."""

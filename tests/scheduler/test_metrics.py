@@ -170,7 +170,7 @@ def test_extension_points_plugins_incoming_permit_and_preemption_are_recorded() 
     m.permit_wait("Success", 0.2)
     m.preemption(3)
     m.preemption(None)
-    m.plugin_evaluation("NodeAffinity", "Filter", "p")
+    m.set_plugin_evaluation_source(lambda: {("NodeAffinity", "Filter", "p"): 3})
     m.goroutines("binding", 1)
     assert samples(m, "scheduler_framework_extension_point_duration_seconds_count") == {
         (("extension_point", "Filter"), ("profile", "p"), ("status", "Success")): 1.0}
@@ -181,7 +181,7 @@ def test_extension_points_plugins_incoming_permit_and_preemption_are_recorded() 
     assert samples(m, "scheduler_preemption_attempts_total") == {(): 2.0}
     assert samples(m, "scheduler_preemption_victims_sum") == {(): 3.0}
     assert samples(m, "scheduler_plugin_evaluation_total") == {
-        (("extension_point", "Filter"), ("plugin", "NodeAffinity"), ("profile", "p")): 1.0}
+        (("extension_point", "Filter"), ("plugin", "NodeAffinity"), ("profile", "p")): 3.0}
     assert samples(m, "scheduler_goroutines") == {(("operation", "binding"),): 1.0}
 
 
