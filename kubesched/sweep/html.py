@@ -78,8 +78,17 @@ def _context(grid: Grid, outcome: Sweep) -> str:
         what = (f"{len(grid.snapshots)} snapshot(s) × {len(grid.seeds)} seed(s) ({seeds}), configurations "
                 f"{html.escape(', '.join(grid.configs))}, ties broken {'by name' if grid.tie_break == 'name' else 'at random'}")
     state = " Interrupted: the tasks not finished were cancelled." if outcome.interrupted else ""
+    if outcome.stranded:
+        state += " The last worker left and none joined in time: the tasks left failed."
     return (f"<p>{what}: {len(outcome.specs)} task(s), {len(outcome.finished)} finished, {len(outcome.failures)} failed, "
-            f"on {outcome.workers} worker(s) in {outcome.seconds:.1f}s.{state}</p>")
+            f"in {outcome.seconds:.1f}s.{state}</p>{_workers(outcome)}")
+
+
+def _workers(outcome: Sweep) -> str:
+    """Who ran the sweep: the cluster can change under it (workers join, die, get replaced),
+    so the count at the start says little on its own."""
+    return (f"<p class='workers'>Workers: {outcome.workers} at the start, {outcome.workers_used} used, "
+            f"{outcome.workers_lost} lost; {outcome.recomputed} task(s) recomputed after their worker was lost.</p>")
 
 
 def _failures(outcome: Sweep) -> str:
