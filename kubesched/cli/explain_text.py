@@ -45,6 +45,9 @@ def explanation_lines(decisions: list[Decision], outcomes_node: dict[str, str | 
             chosen = d.extra.get("binding")
             if isinstance(chosen, dict):
                 lines.extend(_permit_lines(chosen))
+                devices = chosen.get("devices")  # DRA: the devices its claims got
+                for device in devices if isinstance(devices, list) else []:
+                    lines.append(f"  device {device}")
             continue
         binding = d.extra.get("binding")
         if d.node and isinstance(binding, dict) and binding.get("result") in ("unschedulable", "error"):
