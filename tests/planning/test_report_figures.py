@@ -11,13 +11,16 @@ from click.testing import CliRunner
 
 pytest.importorskip("matplotlib")
 
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
 from kubesched.cli.main import cli  # noqa: E402
 from kubesched.planning import CompareSpec, run_compare  # noqa: E402
 from kubesched.planning.html_report import _distribution, _outcomes, _sorted_utilisation  # noqa: E402
 from kubesched.replay.report.plots import allocation_figure, fragmentation_figure  # noqa: E402
 from kubesched.replay.report.summary import PolicyCurve  # noqa: E402
-from kubesched.sweep.html import _replay_bars  # noqa: E402
-from kubesched.sweep.summary import ReplayRow, Stat  # noqa: E402
+from kubesched.sweep.html import _compare_bars, _replay_bars  # noqa: E402
+from kubesched.sweep.summary import CompareRow, ReplayRow, Stat  # noqa: E402
 from tests.cli.dumps import node, pod, write_list  # noqa: E402
 
 MOST_ALLOCATED = """apiVersion: kubescheduler.config.k8s.io/v1
@@ -30,6 +33,15 @@ profiles:
       scoringStrategy:
         type: MostAllocated
 """
+
+
+def legends_clear_of_the_plots(figure: Figure) -> bool:
+    """Whether, once drawn, no legend's box meets any axes' plotting area (in pixels)."""
+    renderer = FigureCanvasAgg(figure).get_renderer()
+    figure.draw(renderer)
+    boxes = [legend.get_window_extent(renderer) for legend in figure.legends]
+    boxes += [ax.get_legend().get_window_extent(renderer) for ax in figure.axes if ax.get_legend() is not None]
+    return bool(boxes) and not any(box.overlaps(ax.bbox) for box in boxes for ax in figure.axes)
 
 
 def curve(label: str) -> PolicyCurve:
@@ -48,12 +60,23 @@ def test_replay_legends_sit_outside_the_plots(draw):
     figure = draw([curve("FGD"), curve("BestFit"), curve("Random")])
     assert all(ax.get_legend() is None for ax in figure.axes)
     assert [t.get_text() for t in figure.legends[0].get_texts()][-3:] == ["FGD", "BestFit", "Random"]
+    assert legends_clear_of_the_plots(figure)
 
 
 def test_sweep_bars_have_one_legend_outside_the_plot():
     figure = _replay_bars([row(p, t) for t in ("a.csv", "b.csv") for p in ("FGD", "BestFit", "Random")])
     assert all(ax.get_legend() is None for ax in figure.axes)
     assert len(figure.legends) == 1
+    assert legends_clear_of_the_plots(figure)
+
+
+def test_sweep_compare_bars_keep_their_legend_clear_of_the_three_panels():
+    s = Stat(10.0, 1.0)
+    rows = [CompareRow(snap, snap, config, config == "default", [1, 2], 20, s, s, s, None, None, None, Stat(0.5, 0.01),
+                       s, s, s, s) for snap in ("a.yaml", "b.yaml") for config in ("default", "packing", "spread")]
+    figure = _compare_bars(rows)
+    assert len(figure.axes) == 3 and len(figure.legends) == 1
+    assert legends_clear_of_the_plots(figure)
 
 
 @pytest.fixture(scope="module")
@@ -103,3 +126,4 @@ def test_compare_figures_keep_their_legends_outside_the_plots(tmp_path: Path):
     for figure in (_sorted_utilisation(result), _outcomes(result)):
         assert all(ax.get_legend() is None for ax in figure.axes)
         assert len(figure.legends) == 1
+        assert legends_clear_of_the_plots(figure)
