@@ -19,14 +19,16 @@ import re
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TypeVar
-
-import cel
+from typing import TYPE_CHECKING, TypeVar
 
 from kubesched.objects.dra import Device
 
-from .library import FUNCTIONS, CelFunction, quantity_value, semver_value
+from .engine import engine
+from .library import CelFunction, all_functions, quantity_value, semver_value
 from .semver import SemverError, parse_semver
+
+if TYPE_CHECKING:  # the engine itself is loaded on first compile (engine.py)
+    import cel
 
 __all__ = ["CelError", "CompilationResult", "DeviceEnvironments", "compile_selector"]
 
@@ -324,12 +326,12 @@ def _check_references(expression: str, program: cel.Program) -> str | None:
     """The first reference cel-go's checker would reject in the DRA environment."""
     references = program.references()
     bound = set(_BOUND.findall(expression))
-    namespaces = {name.partition(".")[0] for name in FUNCTIONS if "." in name}  # sets.contains(...)
+    namespaces = {name.partition(".")[0] for name in all_functions() if "." in name}  # sets.contains(...)
     for name in references.get("variables", []):
         if name != "device" and name not in bound and name not in _TYPE_NAMES and name not in namespaces:
             return _located(expression, name, f"undeclared reference to '{name}' (in container '')")
     for name in references.get("functions", []):
-        if name[:1] in ("_", "!", "@", "-") or name in _STANDARD_FUNCTIONS or name in FUNCTIONS or name in _UNPROVIDED:
+        if name[:1] in ("_", "!", "@", "-") or name in _STANDARD_FUNCTIONS or name in all_functions() or name in _UNPROVIDED:
             continue
         return _located(expression, name, f"undeclared reference to '{name}' (in container '')")
     return None
@@ -339,7 +341,7 @@ def compile_selector(expression: str, environments: DeviceEnvironments) -> Compi
     """Compile once; a syntax error or a reference the DRA environment does not declare becomes
     ``error`` (``compilation failed: ...``)."""
     try:
-        program = cel.compile(expression)
+        program: cel.Program = engine().compile(expression)
     except Exception as err:  # the engine reports parse errors as ValueError
         text = str(err)
         text = re.sub(r"^Failed to parse expression '.*?': ", "", text, flags=re.S)
@@ -349,5 +351,5 @@ def compile_selector(expression: str, environments: DeviceEnvironments) -> Compi
         return CompilationResult(expression, f"compilation failed: {unknown}", None, environments)
     environments.note_domains(expression)
     used = set(program.functions())
-    functions = {name: fn for name, fn in FUNCTIONS.items() if name in used}
+    functions = {name: fn for name, fn in all_functions().items() if name in used}
     return CompilationResult(expression, None, program, environments, projection(expression), functions)

@@ -13,15 +13,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from fractions import Fraction
-from functools import lru_cache
-
-from cel import stdlib
+from functools import cache, lru_cache
 
 from kubesched.objects.quantity import parse_quantity
 
+from .engine import extension_functions
 from .semver import SemverError, Version, normalize_semver, parse_semver
 
-__all__ = ["QUANTITY_TAG", "SEMVER_TAG", "quantity_value", "semver_value", "FUNCTIONS", "CelValue", "CelFunction"]
+__all__ = ["QUANTITY_TAG", "SEMVER_TAG", "quantity_value", "semver_value", "FUNCTIONS", "all_functions", "CelValue", "CelFunction"]
 
 QUANTITY_TAG = "kubernetes.Quantity"
 SEMVER_TAG = "kubernetes.Semver"
@@ -229,28 +228,31 @@ def is_sorted(items: CelValue) -> bool:
     return all(a <= b for a, b in zip(items, items[1:]))
 
 
-_index_of_string = stdlib.EXTENSIONS["strings"]["indexOf"]
-_last_index_of_string = stdlib.EXTENSIONS["strings"]["lastIndexOf"]
-
-
 def index_of(target: CelValue, item: CelValue, *offset: CelValue) -> object:
     """``indexOf`` of the strings extension, or of the lists library on a list."""
     if isinstance(target, list):
         return next((i for i, value in enumerate(target) if value == item), -1)
-    return _index_of_string(target, item, *offset)
+    return extension_functions()["strings"]["indexOf"](target, item, *offset)
 
 
 def last_index_of(target: CelValue, item: CelValue, *offset: CelValue) -> object:
     if isinstance(target, list):
         return next((i for i in range(len(target) - 1, -1, -1) if target[i] == item), -1)
-    return _last_index_of_string(target, item, *offset)
+    return extension_functions()["strings"]["lastIndexOf"](target, item, *offset)
 
 
 FUNCTIONS.update({"find": find, "findAll": find_all, "isSorted": is_sorted, "indexOf": index_of, "lastIndexOf": last_index_of})
 
-# Kubernetes' base CEL environment also has cel-go's strings, sets and lists extensions (and the
-# lists library's sum/min/max); the engine's package ships them as Python functions.
-for _library in ("strings", "sets", "lists", "core"):
-    for _name, _function in stdlib.EXTENSIONS[_library].items():
-        if _name not in ("contains", "bool"):  # CEL's own contains and bool() stay the engine's
-            FUNCTIONS.setdefault(_name, _function)
+
+
+@cache
+def all_functions() -> Mapping[str, CelFunction]:
+    """``FUNCTIONS`` and what Kubernetes' base CEL environment also has: cel-go's strings, sets
+    and lists extensions (and the lists library's sum/min/max), which the engine's package ships
+    as Python functions. Built on first use, since it loads the engine (see ``engine``)."""
+    functions = dict(FUNCTIONS)
+    for library in ("strings", "sets", "lists", "core"):
+        for name, function in extension_functions()[library].items():
+            if name not in ("contains", "bool"):  # CEL's own contains and bool() stay the engine's
+                functions.setdefault(name, function)
+    return functions
