@@ -1,5 +1,5 @@
 """`kubesched run`'s metrics and z-pages as a process serves them: upstream's families
-filled (cache size, event handling, binding goroutines, the API dispatcher's calls,
+filled (cache size, event handling, binding goroutines, plugin evaluations, the API dispatcher's calls,
 rest_client_*, process_*), the event writer's counts, /metrics/resources, /configz,
 /flagz and /statusz."""
 
@@ -53,6 +53,13 @@ def test_the_process_fills_upstreams_metrics_and_serves_its_z_pages(server: APIS
                          re.M)
         assert _sample(body, "process_cpu_seconds_total") > 0
         assert _sample(body, "kubesched_events_dropped_total") == 0.0
+        # Each pod once through NodeResourcesFit's PreFilter and Filter on the one node (the huge
+        # pod's preemption finds no victim, so, as upstream, it filters nothing again); a
+        # single feasible node is not scored.
+        for point in ("PreFilter", "Filter"):
+            assert _sample(body, f'scheduler_plugin_evaluation_total{{extension_point="{point}",'
+                                 'plugin="NodeResourcesFit",profile="default-scheduler"}') == 2.0
+        assert 'extension_point="Score"' not in body
         assert "# HELP scheduler_scheduling_algorithm_duration_seconds [ALPHA]" in body
 
         status, resources = _get(port, "/metrics/resources")
