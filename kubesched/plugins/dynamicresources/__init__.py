@@ -1,9 +1,11 @@
 """DynamicResources (upstream's ``dynamicresources``): Dynamic Resource Allocation in the scheduler.
 
-The plugin (``plugin.py``, ``binding.py``, ``hints.py``), the DRA manager that keeps the
-claims, classes and slices as records (``manager.py``), DRA-backed extended resources
-(``extended.py``, ``extended_claim.py``), the names of claims made for pods (``claims.py``)
-and simulate's resourceclaim controller (``controller.py``). The allocator is upstream's
+The plugin (the class in ``plugin.py``; one module per extension point: ``prefilter.py``,
+``filtering.py``, ``filter_nodes.py``, ``scoring.py``, ``reserve.py``, ``post_filter.py``,
+``binding.py``, ``hints.py``), the DRA manager that keeps the claims, classes and slices as
+records (``manager.py``), DRA-backed extended resources (``extended.py``,
+``extended_claim.py``), the names of claims made for pods (``claims.py``) and simulate's
+resourceclaim controller (``controller.py``). The allocator is upstream's
 structured allocator (``structured/``) with its CEL environment (``cel/``).
 """
 

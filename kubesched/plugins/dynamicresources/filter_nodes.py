@@ -1,0 +1,186 @@
+"""DynamicResources' Filter for every candidate node at once (kubesched's batch form).
+
+Plain claims: the verdicts of one claim shape are kept across pods (``verdicts.py``) and
+only the rows not known yet are allocated; allocated claims' node selectors are one mask
+each. Only DRA-backed extended resources: nodes grouped by which of them a device plugin
+does not provide, one node claim per group. Anything else goes row by row through the
+per-node Filter (``filtering.py``). Apart from it because it is an optimisation of the
+same decision, with the same answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
+
+import numpy as np
+
+from ...framework import BoolArray, Code, CycleState, NodeTableView, NodeVerdicts, SnapshotView, Status
+from ...objects.nodeinfo import NodeInfo
+from ...objects.pod import PodInfo
+from .extended import is_dra_extended_resource
+from .extended_claim import node_extended_claim
+from .filtering import FilterMixin
+from .names import NAME
+from .state import STATE, DraState, NodeAllocation
+from .statuses import CANNOT_ALLOCATE, NOT_AVAILABLE, timed_out, unresolvable
+from .structured import AllocationError, AllocationTimeout, NodeAllocationError
+from .structured.pools import spec_signature
+from .verdicts import DOES_NOT_FIT, FITS, UNKNOWN, VerdictRows
+
+__all__ = ["FilterNodesMixin"]
+
+
+class FilterNodesMixin(FilterMixin):
+    def filter_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, candidates: BoolArray) -> NodeVerdicts:
+        """Every candidate row: verdicts kept across pods of one claim shape (``verdicts.py``) where
+        the claims are plain; otherwise ``filter`` row by row."""
+        table = snapshot.table
+        size = table.size
+        s = state.get(STATE)
+        if not self.enabled or s is None or s.empty():
+            return NodeVerdicts.all_pass(size)
+        infos = snapshot.node_infos
+        m = self.manager
+        claims = s.plain_claims
+        if claims is None and s.no_user_claim() and m.epoch == s.epoch_mark:
+            ext = s.extended_claim()
+            if ext is not None and not ext.spec.requests and ext.allocation is None:
+                return self._filter_extended(state, s, pod, snapshot, candidates[:size])
+        if claims is None or s.signature is None or m.epoch != s.epoch_mark:
+            return self._filter_rows(state, pod, infos, candidates[:size], size)
+        unavailable = self._selector_failures(s, table, candidates[:size], size) if s.has_selectors else None
+        if s.allocator is None:  # every claim allocated: only where their devices are
+            if unavailable is None:
+                return NodeVerdicts.all_pass(size)
+            return NodeVerdicts(unavailable.astype(np.int32), [NOT_AVAILABLE])
+        rows_of = table.node_derived((NAME, "rows"), partial(_rows_by_name, infos, size))
+        entry = table.node_derived((NAME, "verdicts", s.signature), partial(VerdictRows, size, s.epoch_mark, s.touch_mark))
+        entry.catch_up(s.epoch_mark, m.touched, s.touch_mark, rows_of)
+        if len(claims) == len(s.claims):  # no allocated claim of its own: the score is the shape's too
+            s.verdicts = entry
+        ok = entry.ok[:size]
+        codes = np.zeros(size, dtype=np.int32)
+        statuses = [CANNOT_ALLOCATE]
+        errors: list[tuple[int, Status]] = []
+        for row in np.flatnonzero((ok == UNKNOWN) & candidates[:size]).tolist():
+            info = infos[row]
+            if info is None:
+                continue
+            try:
+                results = s.allocator.allocate(info.node, claims, self._deadline())
+            except AllocationTimeout:
+                errors.append((row, timed_out(info.node.name)))
+                continue
+            except NodeAllocationError as err:
+                errors.append((row, unresolvable(str(err))))
+                continue
+            except AllocationError as err:
+                errors.append((row, Status.as_error(err)))
+                continue
+            if results is None or len(results) != len(claims):
+                ok[row] = DOES_NOT_FIT
+            else:
+                ok[row] = FITS
+                s.node_allocations[info.node.name] = NodeAllocation(results)
+        codes[ok == DOES_NOT_FIT] = 1
+        if unavailable is not None:  # a claim elsewhere, on a node where the rest would fit
+            statuses.append(NOT_AVAILABLE)
+            codes[unavailable & (codes == 0)] = len(statuses)
+        for row, status in errors:
+            statuses.append(status)
+            codes[row] = len(statuses)
+        return NodeVerdicts(codes, statuses)
+
+    @staticmethod
+    def _selector_failures(s: DraState, table: NodeTableView, candidates: BoolArray, size: int) -> BoolArray:
+        """Rows where an allocated claim's node selector does not match (and the claims that
+        failed somewhere among the candidates, for PostFilter)."""
+        failing = np.zeros(size, dtype=bool)
+        for index, selector in enumerate(s.available_on):
+            if selector is None:
+                continue
+            fails = ~table.selector_mask(selector)[:size]
+            if (fails & candidates).any():
+                s.unavailable.add(index)
+            failing |= fails
+        return failing
+
+    def _filter_rows(self, state: CycleState, pod: PodInfo, infos: Sequence[NodeInfo | None], candidates: BoolArray,
+                     size: int) -> NodeVerdicts:
+        codes = np.zeros(size, dtype=np.int32)
+        statuses: list[Status] = []
+        index: dict[tuple[Code, tuple[str, ...]], int] = {}
+        for row in np.flatnonzero(candidates).tolist():
+            info = infos[row]
+            if info is None:
+                continue
+            status = self.filter(state, pod, info)
+            if status is not None:
+                key = (status.code, status.reasons)
+                if key not in index:
+                    statuses.append(status)
+                    index[key] = len(statuses)
+                codes[row] = index[key]
+        return NodeVerdicts(codes, statuses)
+
+    def _filter_extended(self, state: CycleState, s: DraState, pod: PodInfo, snapshot: SnapshotView,
+                         candidates: BoolArray) -> NodeVerdicts:
+        """Only DRA-backed extended resources: nodes grouped by which of them they lack (those the
+        claim must ask devices for), one node claim per group, verdicts kept per group's claim."""
+        table = snapshot.table
+        size = table.size
+        infos = snapshot.node_infos
+        ext = s.extended_claim()
+        backed = s.backed or {}
+        class_for = self.manager.device_class_for
+        names = sorted(r for r, q in backed.items() if q and is_dra_extended_resource(r))
+        if ext is None or s.allocator is None or any(class_for(r) is None for r in names) or len(names) > 60:
+            return self._filter_rows(state, pod, infos, candidates, size)
+        lacking = np.zeros(size, dtype=np.int64)
+        for k, name in enumerate(names):
+            alloc, _ = table.scalar_columns(name)
+            lacking |= (alloc[:size] <= 0).astype(np.int64) << k
+        rows_of = table.node_derived((NAME, "rows"), partial(_rows_by_name, infos, size))
+        codes = np.zeros(size, dtype=np.int32)
+        statuses = [CANNOT_ALLOCATE]
+        errors: list[tuple[int, Status]] = []
+        for key in np.unique(lacking[candidates]).tolist():
+            if key == 0:
+                continue  # every resource from a device plugin here: NodeResourcesFit's
+            needed = {name: backed[name] for k, name in enumerate(names) if key >> k & 1}
+            node_claim, requests, mappings = node_extended_claim(ext, pod, needed, class_for)
+            signature = ("extended", spec_signature(node_claim))
+            entry = table.node_derived((NAME, "verdicts", signature), partial(VerdictRows, size, s.epoch_mark, s.touch_mark))
+            entry.catch_up(s.epoch_mark, self.manager.touched, s.touch_mark, rows_of)
+            group = candidates & (lacking == key)
+            ok = entry.ok[:size]
+            for row in np.flatnonzero(group & (ok == UNKNOWN)).tolist():
+                info = infos[row]
+                if info is None:
+                    continue
+                try:
+                    results = s.allocator.allocate(info.node, [node_claim], self._deadline())
+                except AllocationTimeout:
+                    errors.append((row, timed_out(info.node.name)))
+                    continue
+                except NodeAllocationError as err:
+                    errors.append((row, unresolvable(str(err))))
+                    continue
+                except AllocationError as err:
+                    errors.append((row, Status.as_error(err)))
+                    continue
+                if results is None or len(results) != 1:
+                    ok[row] = DOES_NOT_FIT
+                else:
+                    ok[row] = FITS
+                    s.node_allocations[info.node.name] = NodeAllocation(results, node_claim, requests, mappings)
+            codes[group & (ok == DOES_NOT_FIT)] = 1
+        for row, status in errors:
+            statuses.append(status)
+            codes[row] = len(statuses)
+        return NodeVerdicts(codes, statuses)
+
+
+def _rows_by_name(infos: Sequence[NodeInfo | None], size: int) -> dict[str, int]:
+    return {info.node.name: row for row, info in enumerate(infos[:size]) if info is not None}
