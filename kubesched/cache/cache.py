@@ -91,7 +91,10 @@ class Snapshot:
 
 
 class Cache:
-    def __init__(self, assumed_pod_ttl: float = 0.0) -> None:
+    """``keep_raw_objects``: bound pods keep their documents (``PodInfo.raw``), for plugins
+    whose spec says ``needs_raw``; by default the cache drops them, to hold a large cluster."""
+
+    def __init__(self, assumed_pod_ttl: float = 0.0, keep_raw_objects: bool = False) -> None:
         self.table = NodeTable()
         self.nodes: dict[str, NodeInfo] = {}
         self.by_row: list[NodeInfo | None] = []
@@ -102,7 +105,7 @@ class Cache:
         self._observers: list[PodObserver] = []
         self.assumed_pod_ttl = assumed_pod_ttl  # 0: assumed pods never expire (upstream's default)
         self._snapshot = Snapshot(self)
-        self._compactor = PodCompactor()  # bound pods share their common parts
+        self._compactor = PodCompactor(keep_raw=keep_raw_objects)  # bound pods share their common parts
 
     # -- observers ----------------------------------------------------------
     def add_observer(self, observer: PodObserver) -> None:

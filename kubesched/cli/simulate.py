@@ -80,7 +80,7 @@ def simulate(snapshot: str | None, config_file: str | None, explain_file: str | 
     err_console = Console(stderr=True)
     progress = PhaseProgress(sys.stderr, err_console.is_terminal, enabled=not quiet)
     read = read_source(snapshot, source_options_given, config, reg, progress,
-                       keep_node_raw=needs_raw_objects(config, reg))  # extenders and needs_raw plugins read whole nodes
+                       keep_raw_objects=needs_raw_objects(config, reg))  # extenders and needs_raw plugins read whole objects
     snap, source = read.snapshot, read.name
     if tie_break == "random" and seed is None:
         seed = random.SystemRandom().randrange(2**31)  # printed, so the run can be repeated

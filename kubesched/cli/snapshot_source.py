@@ -128,7 +128,7 @@ def _what_if(options: SourceOptions) -> WhatIf:
 
 
 def read_source(snapshot: str | None, options: SourceOptions, config: SchedulerConfig, registry: Registry,
-                progress: PhaseProgress, keep_node_raw: bool = False) -> SnapshotSource:
+                progress: PhaseProgress, keep_raw_objects: bool = False) -> SnapshotSource:
     """The snapshot, edited; a problem (a bad file, an unreachable cluster, an edit naming
     nothing) exits 2 with one line each."""
     what_if = _what_if(options)
@@ -138,12 +138,12 @@ def read_source(snapshot: str | None, options: SourceOptions, config: SchedulerC
     listed: dict[str, int] = {}
     try:
         if options.kubeconfig:
-            name, snap, listed = _from_cluster(options, config, registry, plugin_kinds, keep_node_raw, edits, progress)
+            name, snap, listed = _from_cluster(options, config, registry, plugin_kinds, keep_raw_objects, edits, progress)
         else:
             assert snapshot is not None
             name = "<stdin>" if snapshot == STDIN else snapshot
             progress.start(f"loading {name}")
-            snap = load_snapshot(snapshot, plugin_kinds, keep_node_raw=keep_node_raw, edits=edits)
+            snap = load_snapshot(snapshot, plugin_kinds, keep_raw_objects=keep_raw_objects, edits=edits)
     except SnapshotError as err:
         progress.finish()
         fail([str(p) for p in err.problems])
@@ -159,7 +159,7 @@ def read_source(snapshot: str | None, options: SourceOptions, config: SchedulerC
 
 
 def _from_cluster(options: SourceOptions, config: SchedulerConfig, registry: Registry, plugin_kinds: frozenset[str],
-                  keep_node_raw: bool, edits: WhatIfEdits | None,
+                  keep_raw_objects: bool, edits: WhatIfEdits | None,
                   progress: PhaseProgress) -> tuple[str, ClusterSnapshot, dict[str, int]]:
     live: Any = importlib.import_module("kubesched.cluster.live_snapshot")  # aiohttp only when asked for
     connection: Any = importlib.import_module("kubesched.cluster.kube.connection")
@@ -185,7 +185,7 @@ def _from_cluster(options: SourceOptions, config: SchedulerConfig, registry: Reg
         progress.update(count)
 
     try:
-        taken = live.take_snapshot(conn, kinds, name, plugin_kinds=plugin_kinds, keep_node_raw=keep_node_raw,
+        taken = live.take_snapshot(conn, kinds, name, plugin_kinds=plugin_kinds, keep_raw_objects=keep_raw_objects,
                                    edits=edits, save=save, progress=report)
     except SnapshotError:
         if save is not None and options.save:  # half a cluster is no snapshot to keep

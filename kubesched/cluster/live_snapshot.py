@@ -141,11 +141,11 @@ async def _list_all(conn: Connection, kinds: list[ListedKind], source: str, buil
 
 
 def take_snapshot(conn: Connection, kinds: list[ListedKind], source: str, *, plugin_kinds: frozenset[str] = frozenset(),
-                  keep_node_raw: bool = False, edits: ObjectEdits | None = None, save: BinaryIO | None = None,
+                  keep_raw_objects: bool = False, edits: ObjectEdits | None = None, save: BinaryIO | None = None,
                   progress: Progress | None = None) -> LiveSnapshot:
     """List ``kinds`` from the API server of ``conn`` into a snapshot; ``SnapshotError`` for a
     failed list (one line naming the kind) or bad objects (every one, as for a file)."""
-    builder = SnapshotBuilder(plugin_kinds, keep_node_raw, check_duplicates=False)
+    builder = SnapshotBuilder(plugin_kinds, keep_raw_objects, check_duplicates=False)
     saver = ListWriter(save) if save is not None else None
     result = LiveSnapshot(ClusterSnapshot())
     loop = asyncio.new_event_loop()

@@ -97,12 +97,13 @@ def _files(path: Path) -> list[Path]:
 
 
 def load_snapshot(path: str | Path, plugin_kinds: frozenset[str] = frozenset(),
-                  keep_node_raw: bool = False, edits: ObjectEdits | None = None) -> ClusterSnapshot:
+                  keep_raw_objects: bool = False, edits: ObjectEdits | None = None) -> ClusterSnapshot:
     """Read and compile a snapshot; raises ``SnapshotError`` listing every bad object.
 
     ``path``: a file, a directory, or ``-`` for standard input.
     ``plugin_kinds``: kinds that plugins read (``PluginSpec.object_kinds``), kept raw.
-    ``keep_node_raw``: keep each node's document (HTTP extenders are sent it).
+    ``keep_raw_objects``: keep the documents of nodes and bound pods (a ``needs_raw``
+    plugin reads them; HTTP extenders are sent nodes'); otherwise bound pods are kept compact.
     ``edits``: what-if edits applied to the objects as they are read.
 
     Objects are compiled as they are read and their documents let go (a large dump is
@@ -116,7 +117,7 @@ def load_snapshot(path: str | Path, plugin_kinds: frozenset[str] = frozenset(),
     files = _files(root)
     if not files:
         raise SnapshotError([LoadProblem(str(root), "", "", "holds no .yaml, .yml or .json file")])
-    builder = SnapshotBuilder(plugin_kinds, keep_node_raw)
+    builder = SnapshotBuilder(plugin_kinds, keep_raw_objects)
     with gc_paused():
         for file in files:
             name = STDIN_NAME if str(file) == STDIN else str(file)
@@ -153,9 +154,9 @@ def gc_paused() -> Iterator[None]:
 
 
 def snapshot_from_objects(objects: list[tuple[str, Mapping[str, Any]]], problems: list[LoadProblem] | None = None,
-                          plugin_kinds: frozenset[str] = frozenset(), keep_node_raw: bool = False) -> ClusterSnapshot:
+                          plugin_kinds: frozenset[str] = frozenset(), keep_raw_objects: bool = False) -> ClusterSnapshot:
     """Compile ``(file, object)`` pairs; problems are appended to ``problems`` (raised if None)."""
-    builder = SnapshotBuilder(plugin_kinds, keep_node_raw, check_duplicates=False)
+    builder = SnapshotBuilder(plugin_kinds, keep_raw_objects, check_duplicates=False)
     for file, obj in objects:
         builder.add(file, obj)
     snap = builder.finish()
@@ -175,13 +176,13 @@ class SnapshotBuilder:
     is wrong, every object checked.
     """
 
-    def __init__(self, plugin_kinds: frozenset[str] = frozenset(), keep_node_raw: bool = False,
+    def __init__(self, plugin_kinds: frozenset[str] = frozenset(), keep_raw_objects: bool = False,
                  check_duplicates: bool = True) -> None:
         self.snap = ClusterSnapshot()
         self.problems: list[LoadProblem] = []
         self.objects = 0
         self._plugin_kinds = plugin_kinds
-        self._keep_node_raw = keep_node_raw
+        self._keep_raw_objects = keep_raw_objects
         self._resource_claims_modelled = RESOURCE_CLAIM_KIND in plugin_kinds
         self._node_names: set[str] = set()
         self._claims: list[tuple[str, Mapping[str, Any]]] = []
@@ -248,7 +249,7 @@ class SnapshotBuilder:
         return True
 
     def _node(self, file: str, obj: Mapping[str, Any]) -> None:
-        node = parse_node(obj, keep_raw=self._keep_node_raw)
+        node = parse_node(obj, keep_raw=self._keep_raw_objects)
         if node.name in self._node_names:
             self.problems.append(LoadProblem(file, _describe(obj), "metadata.name", "duplicate node"))
             return
@@ -279,7 +280,7 @@ class SnapshotBuilder:
                 obj = _with_priority(obj, self.snap.priority_classes, self.snap.preemption_policies)
             spec = obj.get("spec")
             if isinstance(spec, Mapping) and spec.get("nodeName"):
-                self.snap.bound_pods.append(parse_pod(obj, keep_raw=False))
+                self.snap.bound_pods.append(parse_pod(obj, keep_raw=self._keep_raw_objects))
             else:
                 pod = parse_pod(obj)
                 if not self._resource_claims_modelled and _has_resource_claims(obj):

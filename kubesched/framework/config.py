@@ -68,7 +68,7 @@ __all__ = [
 
 def needs_raw_objects(config: SchedulerConfig, registry: Registry) -> bool:
     """Whether a profile enables a plugin whose spec says ``needs_raw`` (or the config has
-    HTTP extenders, which are sent whole nodes): then nodes keep their documents."""
+    HTTP extenders, which are sent whole nodes): then nodes and bound pods keep their documents."""
     if config.extenders:
         return True
     for profile in config.profiles:

@@ -39,9 +39,9 @@ class PluginSpec(Generic[A]):
     ``object_kinds``: ``(apiVersion, kind)`` of objects the plugin reads through
     ``Handle.object_store``, so a snapshot holding them loads.
     ``needs_raw``: the plugin reads whole documents (``Node.raw``, ``PodInfo.raw``), not
-    only the parsed records: when a profile enables it, every node keeps its document
-    (otherwise only HTTP extenders make nodes keep theirs), as pods being scheduled
-    always do.
+    only the parsed records: when a profile enables it, every node and every pod bound to
+    a node keeps its document (otherwise only HTTP extenders make them keep theirs), as
+    pods being scheduled always do.
     """
 
     name: str

@@ -17,10 +17,15 @@ __all__ = ["PodCompactor"]
 
 
 class PodCompactor:
-    """Interns immutable pod parts; bounded, so a stream of unique pods cannot grow it forever."""
+    """Interns immutable pod parts; bounded, so a stream of unique pods cannot grow it forever.
 
-    def __init__(self, limit: int = 1 << 16) -> None:
+    ``keep_raw``: compacted pods keep their documents (a profile enables a plugin whose
+    spec says ``needs_raw``, as upstream's plugins see every pod whole); otherwise they drop them.
+    """
+
+    def __init__(self, limit: int = 1 << 16, keep_raw: bool = False) -> None:
         self._limit = limit
+        self._keep_raw = keep_raw
         self._shared: dict[Hashable, Any] = {}
         # Parts already seen, by identity: pods parsed from one template hold the very same
         # objects (the parser memoises them), so most parts are found without hashing them.
@@ -48,9 +53,10 @@ class PodCompactor:
         return shared
 
     def compact(self, pod: PodInfo) -> PodInfo:
-        """``pod`` without its raw document, its parts shared with identical pods. A pod
-        without one is compact already: ``parse_pod(..., keep_raw=False)`` shares its parts
-        as it parses them, so the informer's copy and the cache's are one object."""
+        """``pod`` with its parts shared with identical pods, and without its raw document
+        unless ``keep_raw``. A pod without one is compact already: ``parse_pod(...,
+        keep_raw=False)`` shares its parts as it parses them, so the informer's copy and the
+        cache's are one object."""
         if pod.raw is None:
             return pod
         parts = (pod.labels, pod.node_selector, pod.tolerations, pod.images, pod.host_ports, pod.pod_affinity,
@@ -83,5 +89,5 @@ class PodCompactor:
             pod_affinity=affinity,
             topology_spread_constraints=spread,
             owner_references=owners,
-            raw=None,
+            raw=pod.raw if self._keep_raw else None,
         )

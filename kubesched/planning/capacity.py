@@ -127,7 +127,7 @@ def run_capacity(spec: CapacitySpec, progress: Callable[[int], None] | None = No
     registry = load_registry(spec.plugins)
     config = load_config_file(spec.config, registry)
     templates = read_templates(spec.pod_files)
-    snapshot = read_snapshot(spec.snapshot, registry, keep_node_raw=needs_raw_objects(config, registry))
+    snapshot = read_snapshot(spec.snapshot, registry, keep_raw_objects=needs_raw_objects(config, registry))
     _check_namespaces(templates, snapshot)
     recorder = _FailureRecorder([node.name for node in snapshot.nodes])
     sim = new_simulation(ReplicaSimulation, _with_controllers(snapshot, templates), config, registry, spec.config,

@@ -136,7 +136,7 @@ def run_compare(spec: CompareSpec, progress: Callable[[str], None] | None = None
             problems.extend(err.lines)
     if problems:
         raise PlanningError(problems)
-    snapshot = read_snapshot(spec.snapshot, registry, keep_node_raw=any(needs_raw_objects(c, registry) for c in configs))
+    snapshot = read_snapshot(spec.snapshot, registry, keep_raw_objects=any(needs_raw_objects(c, registry) for c in configs))
     shape, shape_pods = common_shape(snapshot.pending_pods)
     runs = []
     for path, label, config in zip(spec.configs, config_labels(spec.configs), configs):

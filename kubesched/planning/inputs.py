@@ -86,10 +86,10 @@ def parse_documents(text: bytes) -> list[object]:
     return yaml_documents(text)
 
 
-def read_snapshot(path: str, registry: Registry, keep_node_raw: bool = False) -> ClusterSnapshot:
+def read_snapshot(path: str, registry: Registry, keep_raw_objects: bool = False) -> ClusterSnapshot:
     """The snapshot at ``path`` with the kinds the registry's plugins read."""
     try:
-        return load_snapshot(path, frozenset(kind for _, kind in registry.object_kinds()), keep_node_raw)
+        return load_snapshot(path, frozenset(kind for _, kind in registry.object_kinds()), keep_raw_objects)
     except SnapshotError as err:
         raise PlanningError([str(p) for p in err.problems]) from None
 

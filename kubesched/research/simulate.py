@@ -182,14 +182,14 @@ def simulate(snapshot: Snapshot | ClusterSnapshot | str | Path, config: str | Pa
     return SimulationRun(result, sim, tie_break, seed if tie_break == "random" else None, rows)
 
 
-def _compiled(snapshot: Snapshot | ClusterSnapshot | str | Path, registry: Registry, keep_node_raw: bool) -> ClusterSnapshot:
+def _compiled(snapshot: Snapshot | ClusterSnapshot | str | Path, registry: Registry, keep_raw_objects: bool) -> ClusterSnapshot:
     if isinstance(snapshot, ClusterSnapshot):
         return snapshot
     if isinstance(snapshot, Snapshot):
         kinds = frozenset(kind for _, kind in registry.object_kinds())
         try:
             return snapshot_from_objects(list(zip(snapshot.sources, snapshot.objects)), plugin_kinds=kinds,
-                                         keep_node_raw=keep_node_raw)
+                                         keep_raw_objects=keep_raw_objects)
         except SnapshotError as err:
             raise PlanningError([str(p) for p in err.problems]) from None
-    return read_snapshot(str(snapshot), registry, keep_node_raw)
+    return read_snapshot(str(snapshot), registry, keep_raw_objects)

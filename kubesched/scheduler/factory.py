@@ -6,7 +6,7 @@ from typing import Callable
 
 from ..cache.cache import Cache
 from ..clock import Clock
-from ..framework.config import SchedulerConfig
+from ..framework.config import SchedulerConfig, needs_raw_objects
 from ..framework.events import WILDCARD_EVENT, ClusterEvent
 from ..framework.handle import ClusterClient
 from ..framework.interfaces import EnqueueExtensions
@@ -86,7 +86,7 @@ def new_scheduler(
     stores it feeds (the live informers); by default a fresh one is made."""
     registry = registry or in_tree_registry()
     extenders, config = build_extenders(config)  # may set NodeResourcesFit's ignoredResources
-    cache = hub.cache if hub is not None else Cache()
+    cache = hub.cache if hub is not None else Cache(keep_raw_objects=needs_raw_objects(config, registry))
     hub = hub if hub is not None else HandleHub(cache, clock, client)
     hub.features = registry.features
     profiles = build_profiles(config, registry, hub.handle)

@@ -1,18 +1,21 @@
 """`kubesched run` with an out-of-tree plugin keyed on node annotations: the plugin sees the
 annotations the informer delivers, and a node's annotation change (upstream's
 UpdateNodeAnnotation) wakes the pod it rejected; a plugin declaring ``needs_raw`` reads
-whole node documents in the live mode too."""
+whole node documents, and those of the pods bound to nodes, in the live mode too."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from tests.apiserver import APIServer
 from tests.live.harness import Kubesched, node, node_of, pod, scheduler_config, wait_until
 
+from kubesched.framework import CycleState, Handle, PluginSpec, Status
 from kubesched.framework.config import parse_config
 from kubesched.framework.loader import load_plugins
+from kubesched.objects import NodeInfo, PodInfo
 from kubesched.plugins.registry import in_tree_registry
 
 ACME = Path(__file__).resolve().parents[1] / "sdk" / "acme" / "src"
@@ -58,3 +61,57 @@ def test_a_plugin_declaring_needs_raw_reads_node_documents_in_run(server: APISer
     server.create(pod("p"))
     _start(server, kubeconfig, started, "KernelPreference")
     wait_until(lambda: node_of(server, "p") == "new", what="p bound to the node with the preferred kernel")
+
+
+class PlacedPodDocuments:
+    """Filter that notes the document of every pod placed on the nodes it is asked about."""
+
+    name = "PlacedPodDocuments"
+
+    def __init__(self) -> None:
+        self.seen: dict[str, Mapping[str, object] | None] = {}
+
+    def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
+        for placed in node.pods.values():
+            self.seen[placed.key] = placed.raw
+        return None
+
+
+def _placed_pod_document(server: APIServer, kubeconfig: Path, started: list[Kubesched],
+                         needs_raw: bool) -> Mapping[str, object] | None:
+    """The document a Filter plugin sees of a pod already bound to the node (None: dropped)."""
+    made: list[PlacedPodDocuments] = []
+
+    def new(args: None, handle: Handle) -> PlacedPodDocuments:
+        made.append(PlacedPodDocuments())
+        return made[-1]
+
+    registry = in_tree_registry()
+    registry.register(PluginSpec("PlacedPodDocuments", new, needs_raw=needs_raw))
+    placed = pod("placed", node_name="n1")
+    placed["spec"]["hostname"] = "kept-only-in-the-document"
+    server.create(node("n1"))
+    server.create(placed)
+    server.create(pod("p"))
+    config = scheduler_config()
+    config.profiles = parse_config({
+        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"schedulerName": "default-scheduler",
+                      "plugins": {"filter": {"enabled": [{"name": "PlacedPodDocuments"}]}}}]}, registry).profiles
+    started.append(Kubesched(server, kubeconfig, config, registry=registry).start())
+    wait_until(lambda: node_of(server, "p") == "n1", what="p bound to n1")
+    (plugin,) = made
+    return plugin.seen["default/placed"]
+
+
+def test_a_plugin_declaring_needs_raw_reads_bound_pod_documents_in_run(server: APIServer, kubeconfig: Path,
+                                                                       started: list[Kubesched]) -> None:
+    raw = _placed_pod_document(server, kubeconfig, started, needs_raw=True)
+    assert raw is not None
+    spec = raw["spec"]
+    assert isinstance(spec, Mapping) and spec["hostname"] == "kept-only-in-the-document"
+
+
+def test_without_a_needs_raw_plugin_bound_pods_keep_no_document_in_run(server: APIServer, kubeconfig: Path,
+                                                                      started: list[Kubesched]) -> None:
+    assert _placed_pod_document(server, kubeconfig, started, needs_raw=False) is None

@@ -41,7 +41,7 @@ def ext(url: str, **fields) -> dict:
 
 
 def simulate(nodes: list[dict], pods: list[dict], extenders: list[dict], profile: dict | None = None):
-    snap = snapshot_from_objects([("test", o) for o in nodes + pods], keep_node_raw=True)
+    snap = snapshot_from_objects([("test", o) for o in nodes + pods], keep_raw_objects=True)
     attempts: list[Attempt] = []
     sim = Simulation(snap, parse(config(profile, extenders=extenders)), tie_break="name", on_attempt=attempts.append)
     return sim, sim.run(), attempts
@@ -258,7 +258,7 @@ def scheduler(extenders: list[dict], nodes: int = 2, **pod_fields):
 def test_the_binder_extender_binds_instead_of_the_bind_plugins():
     with ExtenderServer({"bind": lambda body: {}}) as server:
         snap_nodes = [node("n0"), node("n1")]
-        snap = snapshot_from_objects([("t", o) for o in snap_nodes + [pod("p", uid="uid-p")]], keep_node_raw=True)
+        snap = snapshot_from_objects([("t", o) for o in snap_nodes + [pod("p", uid="uid-p")]], keep_raw_objects=True)
         sim = Simulation(snap, parse(config(extenders=[ext(server.url, bindVerb="bind")])), tie_break="name")
 
         def refuse(p, n):

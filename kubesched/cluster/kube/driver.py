@@ -79,13 +79,14 @@ def collection_path(api_version: str, plural: str) -> str:
 _NO_LIMITS: Mapping[str, float] = {}
 
 
-def _parse_pod(raw: dict[str, object]) -> PodInfo:
+def _parse_pod(raw: dict[str, object], keep_raw_objects: bool) -> PodInfo:
     # Pending pods keep their document (their PodScheduled condition decides whether a
-    # status patch is needed); the cache compacts bound ones. (The informer has already
-    # dropped metadata.managedFields, as kube-scheduler's TransformStripManagedFields.)
+    # status patch is needed); bound ones are parsed compact unless a needs_raw plugin reads
+    # them. (The informer has already dropped metadata.managedFields, as kube-scheduler's
+    # TransformStripManagedFields.)
     spec = raw.get("spec")
     bound = isinstance(spec, dict) and bool(spec.get("nodeName"))
-    return parse_pod(raw, keep_raw=not bound)
+    return parse_pod(raw, keep_raw=keep_raw_objects or not bound)
 
 
 class LiveScheduler:
@@ -108,11 +109,18 @@ class LiveScheduler:
         self.cycles = 0
         self.event_room: EventRoom | None = None  # set by the run app: the event writer's back-pressure
         self.pod_limits: dict[str, dict[str, object]] = {}  # pod uid -> limit_parts, for pods that set limits
+        self._keep_raw = False  # whether bound pods keep their documents: set by build
 
     # -- assembling ---------------------------------------------------------------
+    def _keep_raw_objects(self) -> bool:
+        """Nodes and bound pods keep their documents when a plugin declares ``needs_raw``
+        (or extenders are configured)."""
+        if self.registry is None:
+            return bool(self.config.extenders)
+        return needs_raw_objects(self.config, self.registry)
+
     def _node_parser(self) -> Callable[[dict[str, object]], Node]:
-        """Nodes keep their documents when a plugin declares ``needs_raw`` (or extenders are configured)."""
-        keep = needs_raw_objects(self.config, self.registry) if self.registry is not None else bool(self.config.extenders)
+        keep = self._keep_raw_objects()
         return lambda raw: parse_node(raw, keep_raw=keep)
 
     def build(self) -> Scheduler:
@@ -123,7 +131,8 @@ class LiveScheduler:
         self.client = KubeClusterClient(self.api, loop, self.events)
         self.client.start()
         self.bindings = BindingPool(loop, self.options.binding_workers, self.wake, self.metrics)
-        cache = Cache()
+        self._keep_raw = self._keep_raw_objects()
+        cache = Cache(keep_raw_objects=self._keep_raw)
         hub = HandleHub(cache, clock, self.client)
         scheduler = new_scheduler(self.config, self.client, clock, self.registry, on_attempt=self.options.on_attempt,
                                   run_binding=self.bindings, hub=hub, metrics=self.metrics,
@@ -151,8 +160,8 @@ class LiveScheduler:
 
     def _parse_pod(self, raw: dict[str, object]) -> PodInfo:
         """The pod as the scheduler keeps it; its limits noted aside (bound pods lose their
-        document in the cache, ``/metrics/resources`` reports them)."""
-        pod = _parse_pod(raw)
+        document in the cache unless a plugin needs it, ``/metrics/resources`` reports them)."""
+        pod = _parse_pod(raw, self._keep_raw)
         parts = limit_parts(raw)  # parsed at scrape time only: parsing quantities costs
         if parts is not None:
             self.pod_limits[pod.uid] = parts
