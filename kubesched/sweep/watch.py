@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
+from typing import Any
 
 from dask.distributed import Client
 
@@ -48,6 +49,11 @@ class ClusterWatch:
         self._alive = workers
         processing = self.client.processing()
         self._running = {w: {str(k) for k in keys if str(k) in self.keys} for w, keys in processing.items()}
+        # A task can start on a worker and lose it between two polls: the scheduler's own count
+        # of the workers that died running each task (what ``allowed-failures`` is checked
+        # against) sees those too.
+        self.recomputed.update(k for k, deaths in self.client.run_on_scheduler(_suspicious_counter(self.keys)).items()
+                               if deaths)
         self.used.update(w for w, keys in self._running.items() if keys)
         if workers:
             if self._alone_since is not None and self.warn is not None and self._warned:
@@ -69,3 +75,14 @@ class ClusterWatch:
     def stranded(self) -> bool:
         """No worker for longer than the timeout: the tasks left will not run."""
         return self._alone_since is not None and time.monotonic() - self._alone_since >= self.no_worker_timeout
+
+
+def _suspicious_counter(keys: frozenset[str]) -> Callable[..., dict[str, int]]:
+    """A function for ``Client.run_on_scheduler``: each of ``keys``' count of workers that died
+    while running it. Built here, as a closure, so that it is sent by value and the scheduler
+    needs nothing of kubesched installed."""
+
+    def suspicious(dask_scheduler: Any) -> dict[str, int]:
+        return {str(k): ts.suspicious for k, ts in dask_scheduler.tasks.items() if str(k) in keys}
+
+    return suspicious
