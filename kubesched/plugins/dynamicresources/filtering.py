@@ -24,7 +24,8 @@ from .manager import DraManager
 from .names import NAME
 from .state import STATE, DraState, NodeAllocation
 from .statuses import CANNOT_ALLOCATE, NOT_AVAILABLE, timed_out, unresolvable
-from .structured import AllocationError, AllocationTimeout, NodeAllocationError
+from .structured import AllocationError, AllocationTimeout, Allocator, NodeAllocationError
+from .structured.results import AllocationResults
 
 __all__ = ["FilterMixin"]
 
@@ -43,6 +44,22 @@ class FilterMixin:
         return time.monotonic() + self.filter_timeout
 
     # -- Filter -----------------------------------------------------------------------------------
+    def _allocate(self, allocator: Allocator, node: Node, claims: list[ResourceClaim]) -> AllocationResults | Status:
+        """All of ``claims`` allocated together on the node, or the node's status: the filter
+        timeout, an error of the node's own devices (unresolvable), an error of the claims
+        (an error, as upstream returns it), or ``cannot allocate all claims``."""
+        try:
+            results = allocator.allocate(node, claims, self._deadline())
+        except AllocationTimeout:
+            return timed_out(node.name)
+        except NodeAllocationError as err:
+            return unresolvable(str(err))
+        except AllocationError as err:
+            return Status.as_error(err)
+        if results is None or len(results) != len(claims):
+            return CANNOT_ALLOCATE
+        return results
+
     def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status | None:
         if not self.enabled:
             return None
@@ -90,16 +107,9 @@ class FilterMixin:
                     pending.append(allocation)
                     continue
                 to_allocate.append(claim)
-            try:
-                results = s.allocator.allocate(node, to_allocate, self._deadline())
-            except AllocationTimeout:
-                return timed_out(node.name)
-            except NodeAllocationError as err:
-                return unresolvable(str(err))
-            except AllocationError as err:
-                return Status.as_error(err)
-            if results is None or len(results) != len(to_allocate):
-                return CANNOT_ALLOCATE
+            results = self._allocate(s.allocator, node, to_allocate)
+            if isinstance(results, Status):
+                return results
             node_allocation.results = [*results, *pending] if pending else results
         if unavailable:
             s.unavailable.update(unavailable)
@@ -144,16 +154,10 @@ class FilterMixin:
                     unavailable.append(index)
         results = None
         if s.allocator is not None:
-            try:
-                results = s.allocator.allocate(node, claims, self._deadline())
-            except AllocationTimeout:
-                return timed_out(node.name)
-            except NodeAllocationError as err:
-                return unresolvable(str(err))
-            except AllocationError as err:
-                return Status.as_error(err)
-            if results is None or len(results) != len(claims):
-                return CANNOT_ALLOCATE
+            allocated = self._allocate(s.allocator, node, claims)
+            if isinstance(allocated, Status):
+                return allocated
+            results = allocated
         if unavailable:
             s.unavailable.update(unavailable)
             return NOT_AVAILABLE
