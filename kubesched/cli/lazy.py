@@ -18,9 +18,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import click
-from click.utils import make_default_short_help
 
-__all__ = ["LazyGroup", "Subcommand"]
+__all__ = ["LazyGroup", "Subcommand", "summary_short_help"]
+
+
+def summary_short_help(summary: str, limit: int) -> str:
+    """The short help click would show for a command whose help is ``summary``: through a bare
+    ``click.Command``, whose shortening is public API (click 8.5 deprecated the helper itself)."""
+    return click.Command(None, help=summary).get_short_help_str(limit)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +76,6 @@ class LazyGroup(click.Group):
                     continue
                 rows.append((name, loaded.get_short_help_str(limit)))
             else:
-                rows.append((name, make_default_short_help(self.lazy_subcommands[name].summary, limit)))
+                rows.append((name, summary_short_help(self.lazy_subcommands[name].summary, limit)))
         with formatter.section("Commands"):
             formatter.write_dl(rows)

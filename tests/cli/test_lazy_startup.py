@@ -14,8 +14,8 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
-from click.utils import make_default_short_help
 
+from kubesched.cli.lazy import summary_short_help
 from kubesched.cli.main import SUBCOMMANDS, cli
 
 # What no subcommand-free invocation may pay for: the simulator and its numpy, the
@@ -92,7 +92,7 @@ def test_summaries_shorten_as_click_shortens_the_full_help() -> None:
     entry = SUBCOMMANDS["sweep"]
     command = getattr(importlib.import_module(entry.module), entry.attribute)
     for limit in range(10, 120, 7):
-        assert make_default_short_help(entry.summary, limit) == command.get_short_help_str(limit)
+        assert summary_short_help(entry.summary, limit) == command.get_short_help_str(limit)
 
 
 def test_an_unknown_subcommand_is_reported_as_before() -> None:
