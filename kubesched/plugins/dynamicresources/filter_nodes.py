@@ -10,22 +10,21 @@ same decision, with the same answers.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 
 import numpy as np
 
 from ...framework import BoolArray, Code, CycleState, NodeTableView, NodeVerdicts, SnapshotView, Status
+from ...objects.dra import DeviceClass
 from ...objects.nodeinfo import NodeInfo
 from ...objects.pod import PodInfo
-from .extended import is_dra_extended_resource
-from .extended_claim import node_extended_claim
+from .extended import ExtendedRequest, is_dra_extended_resource
 from .filtering import FilterMixin
 from .names import NAME
 from .state import STATE, DraState, NodeAllocation
 from .statuses import CANNOT_ALLOCATE, NOT_AVAILABLE, timed_out, unresolvable
 from .structured import AllocationError, AllocationTimeout, NodeAllocationError
-from .structured.pools import spec_signature
 from .verdicts import DOES_NOT_FIT, FITS, UNKNOWN, VerdictRows
 
 __all__ = ["FilterNodesMixin"]
@@ -149,8 +148,8 @@ class FilterNodesMixin(FilterMixin):
             if key == 0:
                 continue  # every resource from a device plugin here: NodeResourcesFit's
             needed = {name: backed[name] for k, name in enumerate(names) if key >> k & 1}
-            node_claim, requests, mappings = node_extended_claim(ext, pod, needed, class_for)
-            signature = ("extended", spec_signature(node_claim))
+            node_claim, requests, mappings = self._extended_variant(s, ext, pod, needed)
+            signature = ("extended", _requests_key(requests, self.manager.get))
             entry = table.node_derived((NAME, "verdicts", signature), partial(VerdictRows, size, s.epoch_mark, s.touch_mark))
             entry.catch_up(s.epoch_mark, self.manager.touched, s.touch_mark, rows_of)
             group = candidates & (lacking == key)
@@ -180,6 +179,21 @@ class FilterNodesMixin(FilterMixin):
             statuses.append(status)
             codes[row] = len(statuses)
         return NodeVerdicts(codes, statuses)
+
+
+def _requests_key(requests: Sequence[ExtendedRequest], get_class: Callable[[str], DeviceClass | None]) -> tuple[object, ...]:
+    """What an extended-resource claim's verdicts depend on: per request, its count and what its
+    class selects. The class enters by its selectors, not its name (a class's config only shapes
+    the results, which Reserve builds for the chosen node with the real class): pods asking for
+    different resources whose classes select the same devices (upstream's 25 classes of one
+    driver) share one set of verdicts. A missing class cannot happen here (PreFilter's
+    ``backed_resources`` found every one), but keys by name then."""
+    parts: list[object] = []
+    for r in requests:
+        cls = get_class(r.device_class)
+        selects: object = tuple(sel.expression for sel in cls.selectors) if cls is not None else ("class", r.device_class)
+        parts.append((r.name, r.count, selects))
+    return tuple(parts)
 
 
 def _rows_by_name(infos: Sequence[NodeInfo | None], size: int) -> dict[str, int]:

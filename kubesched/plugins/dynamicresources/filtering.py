@@ -18,7 +18,7 @@ from ...objects.dra import ResourceClaim
 from ...objects.node import Node
 from ...objects.nodeinfo import NodeInfo
 from ...objects.pod import PodInfo
-from .extended import NodeCannotFit, node_requests
+from .extended import ExtendedRequest, NodeCannotFit, RequestMapping, node_requests
 from .extended_claim import node_extended_claim
 from .manager import DraManager
 from .names import NAME
@@ -83,7 +83,7 @@ class FilterMixin:
             except NodeCannotFit:
                 return unresolvable("cannot fit resource")
             if (needed or not s.no_user_claim()) and ext.allocation is None:
-                node_claim, requests, mappings = node_extended_claim(ext, pod, needed, self.manager.device_class_for)
+                node_claim, requests, mappings = self._extended_variant(s, ext, pod, needed)
                 node_allocation.extended_claim = node_claim
                 node_allocation.extended_requests = requests
                 node_allocation.mappings = mappings
@@ -117,6 +117,17 @@ class FilterMixin:
         if s.allocator is not None:
             s.node_allocations[node.name] = node_allocation
         return None
+
+    def _extended_variant(self, s: DraState, ext: ResourceClaim, pod: PodInfo, needed: dict[str, int]
+                          ) -> tuple[ResourceClaim, list[ExtendedRequest], list[RequestMapping]]:
+        """The extended-resource claim's variant for nodes that must provide ``needed`` through
+        DRA, with its requests and the containers' mappings: built once per cycle and set of
+        resources (every node of a group asks the same)."""
+        key = tuple(sorted(needed.items()))
+        found = s.extended_variants.get(key)
+        if found is None:
+            found = s.extended_variants[key] = node_extended_claim(ext, pod, needed, self.manager.device_class_for)
+        return found
 
     def node_allocation(self, s: DraState, node_name: str, state: CycleState | None = None,
                         pod: PodInfo | None = None) -> NodeAllocation | None:

@@ -54,6 +54,10 @@ class DraState:
     epoch_mark: int = 0
     touch_mark: int = 0
     verdicts: VerdictRows | None = None  # Filter's kept verdicts for this pod's claim shape
+    # The extended-resource claim's variant per set of resources a node must provide through
+    # DRA (``needed``, sorted): built once per cycle, not once per node.
+    extended_variants: dict[tuple[tuple[str, int], ...], tuple[ResourceClaim, list[ExtendedRequest], list[RequestMapping]]] = \
+        field(default_factory=dict)
 
     def clone(self) -> "DraState":
         return self

@@ -1,0 +1,101 @@
+"""DynamicResources' batch Filter keeps its verdicts across pods (``verdicts.py``): for
+DRA-backed extended resources, pods whose classes select the same devices share them, and
+decisions stay those of the per-node Filter."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from kubesched.framework import CycleState
+from kubesched.objects.pod import parse_pod
+from kubesched.plugins.dynamicresources.state import STATE
+
+from .dra_helpers import API, DRIVER, gpu_class, gpu_slice, node, pod, simulate
+
+OTHER_DRIVER = "nic.example.com"
+
+
+def _other_slice(node_name: str) -> dict[str, Any]:
+    found = gpu_slice(node_name, 1)
+    found["metadata"]["name"] = f"{node_name}-nics"
+    found["spec"]["driver"] = OTHER_DRIVER
+    return found
+
+
+def _other_class(name: str, extended: str) -> dict[str, Any]:
+    return {"apiVersion": API, "kind": "DeviceClass", "metadata": {"name": name},
+            "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{OTHER_DRIVER}"'}}], "extendedResourceName": extended}}
+
+
+def _placed(sim, name: str) -> str | None:
+    return sim.outcomes[f"default/{name}"].node
+
+
+class _Counting:
+    """The cycle's allocator, counting the nodes it is asked about."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+        self.nodes: list[str] = []
+
+    def allocate(self, node, claims, deadline=None):
+        self.nodes.append(node.name)
+        return self.real.allocate(node, claims, deadline)
+
+
+def _batch_filter(sim, p: dict[str, Any]) -> tuple[_Counting, list[int]]:
+    plugin = sim.scheduler.profiles["default-scheduler"].instances["DynamicResources"]
+    snapshot = sim.scheduler.cache.snapshot()
+    info = parse_pod(p)
+    state = CycleState()
+    plugin.pre_filter(state, info, snapshot)
+    s = state.get(STATE)
+    counting = _Counting(s.allocator)
+    s.allocator = counting
+    size = snapshot.table.size
+    verdicts = plugin.filter_nodes(state, info, snapshot, np.ones(size, dtype=bool))
+    return counting, [int(c) for c in verdicts.codes[:size]]
+
+
+def test_classes_selecting_the_same_devices_share_verdicts():
+    sim = simulate(node("n1"), node("n2"), gpu_slice("n1", 1), gpu_slice("n2", 1),
+                   gpu_class("a", extended="example.com/a"), gpu_class("b", extended="example.com/b"))
+    first, codes_a = _batch_filter(sim, pod("p1", requests={"example.com/a": "1"}))
+    second, codes_b = _batch_filter(sim, pod("p2", requests={"example.com/b": "1"}))
+    assert sorted(first.nodes) == ["n1", "n2"]
+    assert second.nodes == []  # nothing changed on either node: the verdicts of class a's pod hold
+    assert codes_a == codes_b == [0, 0]
+
+
+def test_classes_selecting_different_devices_keep_their_own_verdicts():
+    sim = simulate(node("n1"), node("n2"), gpu_slice("n1", 1), _other_slice("n2"),
+                   gpu_class("a", extended="example.com/a"), _other_class("b", "example.com/b"))
+    _, codes_a = _batch_filter(sim, pod("p1", requests={"example.com/a": "1"}))
+    second, codes_b = _batch_filter(sim, pod("p2", requests={"example.com/b": "1"}))
+    assert sorted(second.nodes) == ["n1", "n2"]
+    assert codes_a[0] == 0 and codes_a[1] != 0
+    assert codes_b[0] != 0 and codes_b[1] == 0
+
+
+def test_pods_of_classes_with_the_same_selectors_take_distinct_devices():
+    sim = simulate(node("n1"), node("n2"), gpu_slice("n1", 1), gpu_slice("n2", 1),
+                   gpu_class("a", extended="example.com/a"), gpu_class("b", extended="example.com/b"),
+                   pod("p1", requests={"example.com/a": "1"}), pod("p2", requests={"example.com/b": "1"}),
+                   pod("p3", requests={"example.com/a": "1"}))
+    assert sorted([_placed(sim, "p1"), _placed(sim, "p2")]) == ["n1", "n2"]
+    assert _placed(sim, "p3") is None
+    assert sim.outcomes["default/p3"].message == "0/2 nodes are available: 2 cannot allocate all claims."
+
+
+def test_each_claim_is_allocated_for_its_own_class():
+    sim = simulate(node("n1"), gpu_slice("n1", 2), gpu_class("a", extended="example.com/a"),
+                   gpu_class("b", extended="example.com/b"),
+                   pod("p1", requests={"example.com/a": "1"}), pod("p2", requests={"example.com/b": "1"}))
+    store = sim.scheduler.hub.object_stores.find(API, "ResourceClaim")
+    for name, cls in (("p1", "a"), ("p2", "b")):
+        claim_name = sim.cluster.extended_claim_statuses[f"default/{name}"]["resourceClaimName"]
+        stored = store.get("default", claim_name)
+        assert [r["exactly"]["deviceClassName"] for r in stored["spec"]["devices"]["requests"]] == [cls]
+        assert [r["driver"] for r in stored["status"]["allocation"]["devices"]["results"]] == [DRIVER]
