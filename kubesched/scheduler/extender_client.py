@@ -11,19 +11,24 @@ is not the expected type, an ``Error`` in the result) raises ``ExtenderError``.
 
 from __future__ import annotations
 
+import importlib
 import ssl
 import tempfile
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
-from typing import Mapping, Protocol, Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, Mapping, Protocol, Sequence
 
-import httpx
 import orjson
 
 from ..framework.extender_config import ExtenderConfig, ExtenderTLSConfig
 from ..objects.node import Node
 from ..objects.nodeinfo import NodeInfo
 from ..objects.pod import PodInfo
+
+if TYPE_CHECKING:  # loaded with the first extender (_httpx): most profiles configure none
+    import httpx
 
 __all__ = ["MAX_EXTENDER_PRIORITY", "ExtenderError", "HTTPExtender", "NodeInfoLister", "Victims", "ssl_context"]
 
@@ -166,14 +171,23 @@ def node_json(node: Node) -> Mapping[str, object]:
     return {"metadata": {"name": node.name, "uid": node.uid, "labels": node.labels}}
 
 
+@cache
+def _httpx() -> ModuleType:
+    """httpx, imported by name on first use: it costs about 0.15 s of CPU (it loads its
+    command-line tool's rich and pygments too), which every ``kubesched run`` and
+    ``simulate`` without extenders would pay at start."""
+    return importlib.import_module("httpx")
+
+
 class HTTPExtender:
     """One configured extender; ``name`` is its URL prefix, as upstream's ``Name()``."""
 
     def __init__(self, config: ExtenderConfig) -> None:
         self.config = config
         verify, self._server_name = ssl_context(config)
-        timeout = httpx.Timeout(config.http_timeout if config.http_timeout > 0 else None)
-        self._client = httpx.Client(verify=verify, timeout=timeout)
+        http = _httpx()
+        timeout = http.Timeout(config.http_timeout if config.http_timeout > 0 else None)
+        self._client: httpx.Client = http.Client(verify=verify, timeout=timeout)
         self._managed = frozenset(r.name for r in config.managed_resources)
 
     @property
@@ -316,12 +330,13 @@ class HTTPExtender:
         """POST ``args`` to ``urlPrefix/verb``; the decoded JSON answer."""
         url = self.config.url_prefix.rstrip("/") + "/" + verb
         extensions = {"sni_hostname": self._server_name} if self._server_name else None
+        http = _httpx()
         try:
             response = self._client.post(url, content=orjson.dumps(args), extensions=extensions,
                                          headers={"Content-Type": "application/json"})
-        except httpx.TimeoutException:
+        except http.TimeoutException:
             raise ExtenderError(f'Post "{url}": context deadline exceeded (Client.Timeout exceeded while awaiting headers)') from None
-        except (httpx.HTTPError, httpx.InvalidURL) as err:
+        except (http.HTTPError, http.InvalidURL) as err:
             raise ExtenderError(f'Post "{url}": {err}') from None
         if response.status_code != 200:
             raise ExtenderError(f"failed {verb} with extender at URL {url}, code {response.status_code}")
