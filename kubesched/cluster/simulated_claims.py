@@ -3,7 +3,7 @@
 ``SimulatedClaims`` is the simulated cluster's ``ResourceClaimWriter``: what
 DynamicResources' PreBind, Unreserve and PostFilter write lands in the ResourceClaim
 store at once, each write a cluster event, so the next pod sees the devices taken (or
-freed). Names for ``generateName`` follow the deterministic rule of
+freed); PreBind's and PostFilter's writes raise what the API server would answer. Names for ``generateName`` follow the deterministic rule of
 ``plugins.dynamicresources.claims``. ``create_template_claims`` plays the resourceclaim
 controller before the first cycle (``plugins.dynamicresources.controller``).
 """
@@ -117,7 +117,14 @@ class SimulatedClaims:
         self.extended_claim_statuses[pod.key] = dict(status)
 
     def delete_resource_claim(self, claim: JSONObject) -> None:
-        self._claim_store().delete(self._current(claim))
+        """upstream's ``deleteClaim``: its first write (the finalizer's removal) names the claim."""
+        try:
+            doc = self._current(claim)
+        except ClaimWriteError as err:
+            meta = _meta(claim)
+            raise ClaimWriteError(f"update resourceclaim {meta.get('namespace') or 'default'}/{meta.get('name')}: "
+                                  f"{err}") from None
+        self._claim_store().delete(doc)
 
     def delete_resource_claim_in_background(self, claim: JSONObject) -> None:
         try:
@@ -136,10 +143,8 @@ class SimulatedClaims:
         self._claim_store().upsert(doc)
 
     def deallocate_resource_claim(self, claim: JSONObject) -> None:
-        try:
-            doc = self._current(claim)
-        except ClaimWriteError:
-            return
+        """PostFilter's ``UpdateStatus``: raises (NotFound's text) when the claim is gone."""
+        doc = self._current(claim)
         status = _status(doc)
         for key in ("reservedFor", "allocation", "devices"):
             status.pop(key, None)

@@ -77,7 +77,8 @@ class ResourceClaimWriter(Protocol):
         ...
 
     def delete_resource_claim(self, claim: JSONObject) -> None:
-        """upstream's ``deleteClaim``: the delete-protection finalizer removed, then the claim deleted."""
+        """upstream's ``deleteClaim``: the delete-protection finalizer removed, then the claim deleted.
+        Blocking (PostFilter, from the scheduling cycle)."""
         ...
 
     def unreserve_resource_claim(self, claim: JSONObject, pod_uid: str) -> None:
@@ -85,7 +86,9 @@ class ResourceClaimWriter(Protocol):
         ...
 
     def deallocate_resource_claim(self, claim: JSONObject) -> None:
-        """Clear the claim's ``reservedFor``, ``allocation`` and ``devices`` (PostFilter; background)."""
+        """Clear the claim's ``reservedFor``, ``allocation`` and ``devices`` with a status update of
+        the claim as given (its ``resourceVersion``: a claim changed meanwhile is a conflict, raised).
+        Blocking (PostFilter, from the scheduling cycle, as upstream's waits for its write)."""
         ...
 
     def delete_resource_claim_in_background(self, claim: JSONObject) -> None:

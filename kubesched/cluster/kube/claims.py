@@ -17,15 +17,20 @@ retries (pkg/scheduler/framework/plugins/dynamicresources):
   (``retry.DefaultBackoff`` on conflicts, internal errors, unavailability, refusals).
 * ``delete_resource_claim``: upstream's ``deleteClaim``, the finalizer removed by PUT
   (retried on conflict) and then DELETE.
-* In the background, never waiting (Unreserve and PostFilter run on the event loop here):
+* ``deallocate_resource_claim`` (PostFilter's ``UpdateStatus``): a ``status`` PUT without
+  allocation, reservations or device statuses; the claim's ``resourceVersion`` as read, so
+  a claim changed meanwhile is a conflict, reported, not retried (as upstream).
+* In the background, never waiting (Unreserve runs on the event loop here):
   ``unreserve_resource_claim`` (a strategic merge patch of ``resourceclaims/status``
-  deleting the pod's ``reservedFor`` entry, with the claim's uid as precondition),
-  ``deallocate_resource_claim`` (PostFilter: ``status`` PUT without allocation,
-  reservations or device statuses) and ``delete_resource_claim_in_background``.
+  deleting the pod's ``reservedFor`` entry, with the claim's uid as precondition) and
+  ``delete_resource_claim_in_background``.
 
-The blocking calls run on a binding worker thread (PreBind) and wait there; the requests
-themselves run on the event loop. Failures are raised as ``ClaimWriteError`` whose text
-is upstream's error text (it becomes the pod's condition message).
+The blocking calls made on a binding worker thread (PreBind) wait there while the
+requests run on the event loop. PostFilter's two (deallocation, and deleting a stale
+extended-resources claim) are made by the scheduling cycle, on the event loop itself:
+they run on ``CycleWrites``' side loop and the cycle waits, as upstream's PostFilter
+waits for its write. Failures are raised as ``ClaimWriteError`` whose text is upstream's
+error text (it becomes the pod's condition message).
 """
 
 from __future__ import annotations
@@ -40,6 +45,8 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import Protocol, TypeVar
 
 from ...objects.pod import PodInfo
+from .client import ApiClient
+from .cycle_writes import CycleWrites
 from .errors import ApiError
 
 __all__ = [
@@ -60,6 +67,7 @@ DEFAULT_RETRY = (5, 0.010, 1.0, 0.1)
 DEFAULT_BACKOFF = (4, 0.010, 5.0, 0.1)
 
 _MAX_REQUESTS = 3 * DEFAULT_RETRY[0]
+_CHOICES = random.Random()
 T = TypeVar("T")
 Doc = dict[str, object]
 
@@ -165,6 +173,7 @@ class ResourceClaimWrites:
     _wall_clock: Callable[[], float]
     _claim_tasks: set[asyncio.Task[None]]
     _claims_stopping: threading.Event
+    _cycle_writes: CycleWrites | None = None
     # Metric hooks (claim_metrics.ClaimMetrics in run): a claim created, a binding-condition wait.
     on_claim_created: Callable[[bool], None] | None = None
     on_binding_conditions: Callable[[str, str, float, list[str], list[str]], None] | None = None
@@ -199,6 +208,29 @@ class ResourceClaimWrites:
         else:
             self._loop.call_soon_threadsafe(start)
 
+    def _wait_in_cycle(self, what: str, work: Callable[[_Requests], Coroutine[object, object, T]]) -> T:
+        """``work(api)`` waited for from wherever the caller is: from a binding worker as
+        ``_wait_for``; from the scheduling cycle (the event loop) on the side loop."""
+        if threading.get_ident() != self._loop_thread:
+            return self._wait_for(what, work(self._api))
+        if self._cycle_writes is None:
+            api = self._api
+            if not isinstance(api, ApiClient):
+                raise RuntimeError(f"{what} from the scheduling cycle needs an ApiClient to copy")
+
+            def make() -> ApiClient:
+                side = ApiClient(api.conn, timeout=api.timeout)
+                side.observer = api.observer  # the main loop waits meanwhile: the metrics are not shared at once
+                return side
+
+            self._cycle_writes = CycleWrites(make)
+        return self._cycle_writes.run(work, self._bind_timeout * _MAX_REQUESTS + 5.0)
+
+    async def close_cycle_writes(self) -> None:
+        if self._cycle_writes is not None:
+            await self._cycle_writes.close()
+            self._cycle_writes = None
+
     async def drain_claim_writes(self) -> None:
         """Wait for the background claim writes under way (tests, shutdown)."""
         tasks = list(self._claim_tasks)
@@ -206,13 +238,18 @@ class ResourceClaimWrites:
             await asyncio.gather(*tasks, return_exceptions=True)
 
     # -- single requests ----------------------------------------------------------------
-    async def _get(self, namespace: str, name: str) -> Doc:
-        return await self._api.request("GET", claim_path(namespace, name), timeout=self._bind_timeout)
+    async def _get(self, namespace: str, name: str, api: _Requests | None = None) -> Doc:
+        return await (api or self._api).request("GET", claim_path(namespace, name), timeout=self._bind_timeout)
 
-    async def _put(self, claim: Doc, subresource: str | None = None) -> Doc:
+    async def _put(self, claim: Doc, subresource: str | None = None, api: _Requests | None = None) -> Doc:
         namespace, name = _key(claim)
-        return await self._api.request("PUT", claim_path(namespace, name, subresource), body=claim,
-                                       timeout=self._bind_timeout)
+        return await (api or self._api).request("PUT", claim_path(namespace, name, subresource), body=claim,
+                                                timeout=self._bind_timeout)
+
+    def random_choices(self) -> random.Random:
+        """Where upstream chooses at random, so does run (PostFilter's pick among a pod's
+        unavailable claims, which upstream takes from a map's iteration order)."""
+        return _CHOICES
 
     def binding_conditions_reported(self) -> bool:
         """DRA drivers report devices' binding conditions in this cluster: PreBind waits for them."""
@@ -340,12 +377,13 @@ class ResourceClaimWrites:
     # -- Unreserve and PostFilter: deleteClaim ----------------------------------------------
     def delete_resource_claim(self, claim: Mapping[str, object]) -> None:
         """Upstream's ``deleteClaim``: drop the delete-protection finalizer, then DELETE."""
-        self._wait_for("delete_resource_claim", self.delete_resource_claim_async(claim))
+        self._wait_in_cycle("delete_resource_claim", lambda api: self.delete_resource_claim_async(claim, api))
 
     def delete_resource_claim_in_background(self, claim: Mapping[str, object]) -> None:
         self._claims_in_background(f"deleting resourceclaim {_kobj(claim)}", self.delete_resource_claim_async(claim))
 
-    async def delete_resource_claim_async(self, claim: Mapping[str, object]) -> None:
+    async def delete_resource_claim_async(self, claim: Mapping[str, object], api: _Requests | None = None) -> None:
+        api = api or self._api
         current = _copy(claim)
         namespace, name = _key(current)
         refresh = False
@@ -354,7 +392,7 @@ class ResourceClaimWrites:
             nonlocal current, refresh
             if refresh:
                 try:
-                    current = await self._get(namespace, name)
+                    current = await self._get(namespace, name, api)
                 except ApiError as err:
                     raise ClaimWriteError(f"get resourceclaim {namespace}/{name}: {err.message}", err) from None
             refresh = True
@@ -365,13 +403,13 @@ class ResourceClaimWrites:
                 kept.remove(DELETE_PROTECTION_FINALIZER)
                 meta["finalizers"] = kept
             try:
-                return await self._put(current)
+                return await self._put(current, api=api)
             except ApiError as err:
                 raise ClaimWriteError(f"update resourceclaim {namespace}/{name}: {err.message}", err) from None
 
         await retry_on_conflict(attempt)
         try:
-            await self._api.request("DELETE", claim_path(namespace, name), timeout=self._bind_timeout)
+            await api.request("DELETE", claim_path(namespace, name), timeout=self._bind_timeout)
         except ApiError as err:
             raise ClaimWriteError(err.message, err) from None
 
@@ -391,13 +429,16 @@ class ResourceClaimWrites:
 
     # -- PostFilter: deallocation ---------------------------------------------------------
     def deallocate_resource_claim(self, claim: Mapping[str, object]) -> None:
-        """Clear the claim's allocation, reservations and device statuses (in the background)."""
-        self._claims_in_background(f"deallocating resourceclaim {_kobj(claim)}",
-                                   self.deallocate_resource_claim_async(claim))
+        """Clear the claim's allocation, reservations and device statuses; waits for the answer
+        (``ClaimWriteError`` with the API's message when refused)."""
+        self._wait_in_cycle("deallocate_resource_claim", lambda api: self.deallocate_resource_claim_async(claim, api))
 
-    async def deallocate_resource_claim_async(self, claim: Mapping[str, object]) -> Doc:
+    async def deallocate_resource_claim_async(self, claim: Mapping[str, object], api: _Requests | None = None) -> Doc:
         body = _copy(claim)
         status = _dict(body, "status")
         for field in ("reservedFor", "allocation", "devices"):
             status.pop(field, None)
-        return await self._put(body, "status")
+        try:
+            return await self._put(body, "status", api)
+        except ApiError as err:  # client-go's StatusError reads as the Status's message
+            raise ClaimWriteError(err.message, err) from None

@@ -137,6 +137,7 @@ class KubeClusterClient(ResourceClaimWrites):
 
     async def stop(self) -> None:
         self.stop_claim_waits()
+        await self.close_cycle_writes()
         for task in self._workers:
             task.cancel()
         await asyncio.gather(*self._workers, return_exceptions=True)

@@ -2,23 +2,78 @@
 
 When no node fits: deallocate one claim that was unavailable on some node and that no
 other pod uses, or delete the extended-resource claim an earlier cycle created, so that
-the next attempt starts afresh; otherwise ``no new claims to deallocate``. The writes go
-in the background (the scheduling cycle never waits on the API). Apart from the plugin
-because it only runs after a failed cycle.
+the next attempt starts afresh; otherwise ``no new claims to deallocate`` (no claims) or
+``still not schedulable``.
+
+As upstream, the write is done before PostFilter returns and its answer decides the
+status: ``deallocation of ResourceClaim completed`` (``deletion of ResourceClaim
+completed``) when the API server took it, an error status with the API's message when
+not (the framework then stops: DefaultPreemption does not run for this attempt).
+
+Which claim: upstream iterates its ``unavailableClaims`` map, so it takes the first
+candidate in a random order, and that order also decides whether a real extended-resource
+claim met first is deleted instead of a claim being deallocated. ``run`` does the same
+with a random order (the cluster client's ``random_choices``); ``simulate`` must be
+reproducible and takes the claims in the pod's order (``spec.resourceClaims``, then the
+extended-resource claim), so deallocation is preferred to deleting that claim there.
+Apart from the plugin because it only runs after a failed cycle.
 """
 
 from __future__ import annotations
 
+import random
+from collections.abc import Callable
+from typing import Protocol, runtime_checkable
+
 from ...framework import Code, CycleState, NodeToStatusReader, PostFilterResult, Status
+from ...framework.handle import JSONObject
+from ...objects.dra import ResourceClaim
 from ...objects.pod import PodInfo
 from .binding import BindingMixin
 from .names import ERR_NOTHING_TO_DEALLOCATE, NAME, SPECIAL_CLAIM_NAME
-from .state import STATE
+from .state import DraState, STATE
 
-__all__ = ["PostFilterMixin"]
+__all__ = ["PostFilterMixin", "RandomChoices", "DEALLOCATED", "DELETED", "STILL_NOT_SCHEDULABLE"]
+
+DEALLOCATED = "deallocation of ResourceClaim completed"
+DELETED = "deletion of ResourceClaim completed"
+STILL_NOT_SCHEDULABLE = "still not schedulable"
+_NO_WRITER = "{} a ResourceClaim needs a cluster client that writes claims"
+
+
+@runtime_checkable
+class RandomChoices(Protocol):
+    """A cluster client in which upstream's random choices are made at random (``run``'s)."""
+
+    def random_choices(self) -> random.Random: ...
+
+
+def _deallocatable(claim: ResourceClaim, pod: PodInfo) -> bool:
+    """Reserved for nobody, or for this pod alone."""
+    refs = claim.status.reserved_for
+    return not refs or (len(refs) == 1 and refs[0].uid == pod.uid)
+
+
+def _not_found(claim: ResourceClaim) -> Status:
+    """The claim left the store (deleted meanwhile): the API server's NotFound, as upstream's write gets."""
+    return Status(Code.ERROR, f'resourceclaims.resource.k8s.io "{claim.name}" not found')
 
 
 class PostFilterMixin(BindingMixin):
+    _choices: random.Random | None = None
+    _choices_checked: bool = False
+
+    def _claim_order(self, s: DraState) -> list[int]:
+        """The unavailable claims in the order PostFilter tries them (see the module's docstring)."""
+        order = sorted(s.unavailable)
+        if not self._choices_checked:
+            client = self.handle.client
+            self._choices = client.random_choices() if isinstance(client, RandomChoices) else None
+            self._choices_checked = True
+        if self._choices is not None and len(order) > 1:
+            self._choices.shuffle(order)
+        return order
+
     def post_filter(self, state: CycleState, pod: PodInfo, filtered: NodeToStatusReader) -> tuple[PostFilterResult | None, Status | None]:
         if not self.enabled:
             return None, Status(Code.UNSCHEDULABLE, "plugin disabled")
@@ -29,25 +84,38 @@ class PostFilterMixin(BindingMixin):
             return None, Status(Code.UNSCHEDULABLE, ERR_NOTHING_TO_DEALLOCATE)
         ext = s.extended_claim()
         ext_index = s.extended_index()
-        client = self.writer()
-        for index in sorted(s.unavailable):  # upstream picks one at random; the first, here
+        for index in self._claim_order(s):
             claim = s.claims[index]
             if index == ext_index:
                 if ext is not None and ext.name != SPECIAL_CLAIM_NAME:
-                    break
+                    break  # deleted below
                 continue
-            refs = claim.status.reserved_for
-            if not refs or (len(refs) == 1 and refs[0].uid == pod.uid):
-                raw = self.manager.raw_claim(claim)
-                if client is None or raw is None:
-                    return None, Status(Code.ERROR, "deallocating a claim needs a cluster client that writes claims")
-                client.deallocate_resource_claim(raw)
-                return None, Status(Code.UNSCHEDULABLE, "deallocation of ResourceClaim completed")
+            if _deallocatable(claim, pod):
+                return None, self._deallocate(claim)
         if ext is not None and ext.name != SPECIAL_CLAIM_NAME:
-            raw = self.manager.raw_claim(ext)
-            if client is None or raw is None:
-                return None, Status(Code.ERROR, "deleting a claim needs a cluster client that writes claims")
-            # In the background: PostFilter runs in the scheduling cycle, which never waits on the API.
-            client.delete_resource_claim_in_background(raw)
-            return None, Status(Code.UNSCHEDULABLE, "deletion of ResourceClaim completed")
-        return None, Status(Code.UNSCHEDULABLE, "still not schedulable")
+            return None, self._delete(ext)
+        return None, Status(Code.UNSCHEDULABLE, STILL_NOT_SCHEDULABLE)
+
+    def _deallocate(self, claim: ResourceClaim) -> Status:
+        """upstream's ``UpdateStatus`` with allocation, reservations and device statuses cleared."""
+        client = self.writer()
+        if client is None:
+            return Status(Code.ERROR, _NO_WRITER.format("deallocating"))
+        return self._write(claim, client.deallocate_resource_claim, DEALLOCATED)
+
+    def _delete(self, claim: ResourceClaim) -> Status:
+        """upstream's ``deleteClaim`` of an extended-resource claim an earlier cycle created."""
+        client = self.writer()
+        if client is None:
+            return Status(Code.ERROR, _NO_WRITER.format("deleting"))
+        return self._write(claim, client.delete_resource_claim, DELETED)
+
+    def _write(self, claim: ResourceClaim, write: Callable[[JSONObject], None], done: str) -> Status:
+        raw = self.manager.raw_claim(claim)
+        if raw is None:
+            return _not_found(claim)
+        try:
+            write(raw)
+        except Exception as err:  # the API server's refusal (or no answer): upstream's statusError
+            return Status.as_error(err)
+        return Status(Code.UNSCHEDULABLE, done)
