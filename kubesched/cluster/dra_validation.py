@@ -22,7 +22,7 @@ from ..objects.dra import (
     parse_resource_slice,
 )
 from ..objects.errors import ObjectError
-from ..plugins.dynamicresources.cel import validate_selector
+from ..plugins.dynamicresources.cel import selector_problem
 
 __all__ = ["DRA_KINDS", "validate_dra_object", "admin_access_problems"]
 
@@ -31,10 +31,9 @@ DRA_KINDS = frozenset({"DeviceClass", "ResourceClaim", "ResourceClaimTemplate", 
 
 def _check(selectors: tuple[DeviceSelector, ...], path: str) -> None:
     for i, selector in enumerate(selectors):
-        error = validate_selector(selector.expression)
-        if error is not None:
-            first = error.splitlines()[0] if error else error
-            raise ObjectError(f"{path}[{i}].cel.expression", f"Invalid value: {selector.expression!r}: {first}")
+        problem = selector_problem(selector.expression)  # compile error, too long, or too costly
+        if problem is not None:
+            raise ObjectError(f"{path}[{i}].cel.expression", problem)
 
 
 def _check_requests(requests: tuple[DeviceRequest, ...], path: str) -> None:

@@ -6,8 +6,11 @@ import threading
 from collections import OrderedDict
 
 from .compile import CompilationResult, DeviceEnvironments, compile_selector
+from .cost import MAX_COST
 
-__all__ = ["CelCache", "validate_selector"]
+__all__ = ["CelCache", "validate_selector", "selector_problem", "MAX_EXPRESSION_LENGTH"]
+
+MAX_EXPRESSION_LENGTH = 10 * 1024  # resourceapi.CELSelectorExpressionMaxLength (bytes)
 
 
 class CelCache:
@@ -36,3 +39,18 @@ class CelCache:
 def validate_selector(expression: str) -> str | None:
     """The compile error of ``expression`` (``compilation failed: ...``), or None."""
     return compile_selector(expression, DeviceEnvironments()).error
+
+
+def selector_problem(expression: str) -> str | None:
+    """Why the API server refuses a selector (``validateCELSelector``), as its field error
+    reads after the field: too long, ``Invalid value: ...: <compile error>`` (its first line),
+    or ``Forbidden: too complex, exceeds cost limit`` when cel-go's worst-case estimate of one
+    evaluation exceeds ``CELSelectorExpressionMaxCost``; None when it is accepted."""
+    if len(expression.encode()) > MAX_EXPRESSION_LENGTH:
+        return f"Too long: may not be more than {MAX_EXPRESSION_LENGTH} bytes"
+    result = compile_selector(expression, DeviceEnvironments())
+    if result.error is not None:
+        return f"Invalid value: {expression!r}: {result.error.splitlines()[0]}"
+    if result.max_cost is not None and result.max_cost > MAX_COST:
+        return "Forbidden: too complex, exceeds cost limit"
+    return None

@@ -19,18 +19,27 @@ import re
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING, TypeVar
 
 from kubesched.objects.dra import Device
 
 from .engine import engine
+from .cost import MAX_COST, device_sizes, estimate_cost
+from .frontend import analyze
 from .library import CelFunction, all_functions, quantity_value, semver_value
+from .lowering import LOWERED_FUNCTIONS
+from .netlib import NET_FUNCTIONS
+from .checker import Checked
 from .semver import SemverError, parse_semver
 
 if TYPE_CHECKING:  # the engine itself is loaded on first compile (engine.py)
     import cel
 
-__all__ = ["CelError", "CompilationResult", "DeviceEnvironments", "compile_selector"]
+__all__ = ["CelError", "CompilationResult", "DeviceEnvironments", "compile_selector", "COST_LIMIT_EXCEEDED", "engine_functions"]
+
+# cel-go's error when an evaluation exceeds its cost limit (interpreter/runtimecost.go).
+COST_LIMIT_EXCEEDED = "operation cancelled: actual cost limit exceeded"
 
 # The domains a compiled expression indexes literally (device.attributes["d"], capacity['d']).
 _DOMAIN_LITERAL = re.compile(r"""(?:attributes|capacity)\s*\[\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*\]""")
@@ -169,6 +178,9 @@ class CompilationResult:
     environments: DeviceEnvironments
     projection: Projection | None = None
     functions: dict[str, CelFunction] = field(default_factory=dict)
+    # cel-go's worst-case cost estimate (None when not estimated) and the checked AST.
+    max_cost: int | None = None
+    checked: Checked | None = None
     _results: dict[DeviceKey, bool | str] = field(default_factory=dict)
     # The outcome per device object (kept alive here, so its id stays its own).
     _by_device: dict[int, tuple[Device, str, bool | str]] = field(default_factory=dict)
@@ -220,6 +232,8 @@ class CompilationResult:
         bad_version = _versions_ok(device)
         if bad_version is not None:
             return bad_version
+        if self.max_cost is not None and self.max_cost > MAX_COST and self._over_budget(driver, device):
+            return COST_LIMIT_EXCEEDED
         try:
             if self.projection is None:
                 result = self.program.execute({"device": self.environments.context(driver, device), **self.functions})
@@ -232,6 +246,24 @@ class CompilationResult:
         if not isinstance(result, bool):
             return f"CEL result of type {_type_name(result)} could not be converted to bool"
         return result
+
+    def _over_budget(self, driver: str, device: Device) -> bool:
+        """Whether evaluating on this device may cost more than the runtime budget: the
+        worst-case estimate again, with the sizes of this device's values (the estimate over
+        all devices exceeded it). Only expressions the API server would refuse get here."""
+        assert self.checked is not None
+        domains: dict[str, int] = {}
+        longest_domain = longest_id = 0
+        longest_value = 1
+        for name in [*device.attributes, *device.capacity]:
+            domain, ident = _split_name(str(name), driver)
+            domains[domain] = domains.get(domain, 0) + 1
+            longest_domain, longest_id = max(longest_domain, len(domain)), max(longest_id, len(ident))
+        for attribute in device.attributes.values():
+            if isinstance(attribute.value, str):
+                longest_value = max(longest_value, len(attribute.value))
+        sizes = device_sizes(len(driver), longest_domain, longest_id, longest_value, len(domains), max(domains.values(), default=0))
+        return estimate_cost(self.checked, sizes).max > MAX_COST
 
     def _projected(self, driver: str, device: Device) -> dict[str, object]:
         """The variables of an evaluation: the device reduced to what the expression reads
@@ -337,19 +369,51 @@ def _check_references(expression: str, program: cel.Program) -> str | None:
     return None
 
 
+@cache
+def engine_functions() -> Mapping[str, CelFunction]:
+    """Every Python function an expression may call: the libraries' (``all_functions``), the IP,
+    CIDR, URL and format ones (``netlib``), and what ``lowering`` writes (optional selection,
+    pairs for two-variable comprehensions, namespaced functions under ``k8s_`` names)."""
+    functions = dict(all_functions())
+    functions.update(NET_FUNCTIONS)
+    functions.update(LOWERED_FUNCTIONS)
+    for name, function in all_functions().items():
+        if "." in name:
+            functions["k8s_" + name.replace(".", "_")] = function
+    return functions
+
+
 def compile_selector(expression: str, environments: DeviceEnvironments) -> CompilationResult:
-    """Compile once; a syntax error or a reference the DRA environment does not declare becomes
-    ``error`` (``compilation failed: ...``)."""
+    """Compile once, as upstream's ``CompileCELExpression``: a syntax error, a type error (an
+    undeclared reference, no matching overload, ...) or a result that is not a bool becomes
+    ``error``; otherwise ``max_cost`` is cel-go's worst-case estimate of one evaluation."""
+    program: cel.Program | None = None
+    syntax_error: str | None = None
     try:
-        program: cel.Program = engine().compile(expression)
+        program = engine().compile(expression)
     except Exception as err:  # the engine reports parse errors as ValueError
-        text = str(err)
-        text = re.sub(r"^Failed to parse expression '.*?': ", "", text, flags=re.S)
-        return CompilationResult(expression, f"compilation failed: {text}", None, environments)
-    unknown = _check_references(expression, program)
-    if unknown is not None:
-        return CompilationResult(expression, f"compilation failed: {unknown}", None, environments)
+        syntax_error = re.sub(r"^Failed to parse expression '.*?': ", "", str(err), flags=re.S)
+    analysis = analyze(expression)
+    if syntax_error is not None and ("unsupported syntax" not in syntax_error or analysis.checked is None):
+        # The engine's parser decides syntax errors, except for optional syntax (lowered below).
+        return CompilationResult(expression, f"compilation failed: {syntax_error}", None, environments)
+    if analysis.error is not None:
+        return CompilationResult(expression, analysis.error, None, environments)
+    if analysis.checked is None:  # beyond this package's parser: the engine's references only
+        assert program is not None
+        unknown = _check_references(expression, program)
+        if unknown is not None:
+            return CompilationResult(expression, f"compilation failed: {unknown}", None, environments)
+    elif analysis.source != expression:
+        try:
+            program = engine().compile(analysis.source)
+        except Exception as err:
+            return CompilationResult(expression, f"compilation failed: {err}", None, environments)
+    assert program is not None
     environments.note_domains(expression)
     used = set(program.functions())
-    functions = {name: fn for name, fn in all_functions().items() if name in used}
-    return CompilationResult(expression, None, program, environments, projection(expression), functions)
+    functions = {name: fn for name, fn in engine_functions().items() if name in used}
+    result = CompilationResult(expression, None, program, environments, projection(expression), functions)
+    result.max_cost = analysis.max_cost
+    result.checked = analysis.checked
+    return result
