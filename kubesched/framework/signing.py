@@ -16,23 +16,34 @@ Fragment keys are upstream's signer names, so plugins reading the same field sha
 fragment (the framework keeps one per key). Values are immutable JSON-like data
 (``SignValue``: strings, numbers, ``None`` and tuples of them), so signatures compare
 with ``==`` and hash; lists whose order does not matter are sorted by the signer.
+
+The in-tree signers sign exactly what upstream's do (``k8s.io/kube-scheduler/framework/
+signers.go`` and each plugin's ``SignPod``): two pods share a signature here when they
+share one upstream, so the same pods batch. Where upstream signs less than its plugin
+reads (a host port's IP and protocol, the scoring defaults of a pod without requests,
+repeated images), the plugin declares it (``UnsignedRead``) and the contract suite checks
+the rest of what it reads.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, TypeAlias, Union, runtime_checkable
 
-from ..objects.pod import PodInfo
+from ..objects.pod import HostPort, PodInfo
+from ..objects.resources import PodRequests
 from ..objects.selectors import NodeSelector, NodeSelectorTerm, PreferredSchedulingTerm, Requirement
-from .status import Status
+from ..objects.volumes import UNSIGNED_SOURCE
+from .status import Code, Status
 
 __all__ = [
     "SignValue",
     "SignFragment",
     "PodSignature",
     "SignPlugin",
+    "UnsignedRead",
     "signature_digest",
     "DYNAMIC_RESOURCES_SIGNER",
     "IMAGE_NAMES_SIGNER",
@@ -53,7 +64,12 @@ __all__ = [
     "labels_signer",
     "resources_signer",
     "volumes_signer",
+    "sign_volumes",
     "image_names_signer",
+    "HOST_PORT_ADDRESSES",
+    "SCORING_DEFAULTS",
+    "REPEATED_IMAGES",
+    "UNSIGNED_NAMESPACE",
 ]
 
 SignValue: TypeAlias = Union[str, int, float, bool, None, tuple["SignValue", ...]]
@@ -107,6 +123,27 @@ class SignPlugin(Protocol):
     def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]: ...
 
 
+@dataclass(slots=True, frozen=True)
+class UnsignedRead:
+    """A pod field a plugin reads but signs only in part, because upstream's plugin does.
+
+    Batching then treats pods that differ only in that part as twins although the plugin
+    could answer them differently: a known imprecision kept so that the same pods batch as
+    upstream's. A plugin declares these in ``upstream_unsigned_reads`` (a tuple of them);
+    the contract suite (``assert_signature_covers_reads``) then compares the answers for two
+    pods with equal signatures after ``erase`` has set that part to one canonical value in
+    both, so the rest of the field must still be signed. A plugin that declares nothing is
+    checked on every field in full.
+
+    ``field``: the ``PodInfo`` field; ``reason``: why upstream signs less (reports show it);
+    ``erase``: the pod with the unsigned part of ``field`` made canonical.
+    """
+
+    field: str
+    reason: str
+    erase: Callable[[PodInfo], PodInfo]
+
+
 def signature_digest(signature: PodSignature | None) -> str:
     """Eight hex digits naming a signature in explain output; ``""`` for none."""
     if signature is None:
@@ -118,19 +155,21 @@ def signature_digest(signature: PodSignature | None) -> str:
 
 
 def host_ports_signer(pod: PodInfo) -> SignValue:
-    """The distinct host ports of every container (IP, protocol, port), sorted.
-
-    Upstream signs the port numbers only, so pods asking for 8080/TCP and 8080/UDP share a
-    signature there though NodePorts answers them differently; kubesched signs what
-    NodePorts reads.
-    """
-    return tuple(sorted({(hp.ip, hp.protocol, hp.port) for hp in pod.host_ports if hp.port}))
+    """The distinct host port numbers of every container, init containers included, sorted
+    (upstream's ``HostPortsSigner``): neither the IP nor the protocol (``HOST_PORT_ADDRESSES``)."""
+    ports = {hp.port for hp in pod.host_ports}
+    ports.update(pod.init_host_ports)
+    return tuple(sorted(ports))
 
 
 def tolerations_signer(pod: PodInfo) -> SignValue:
-    """Tolerations sorted by key then value (the order of others with the same key and value kept)."""
+    """Every toleration as written (an omitted operator is not ``Equal`` here, and the
+    seconds count), sorted by key then value, others with the same key and value kept in
+    their order (upstream's ``sort.Slice``, an insertion sort up to 12 tolerations; past
+    that, its order among equal key and value may differ)."""
     ordered = sorted(pod.tolerations, key=lambda t: (t.key, t.value))
-    return tuple((t.key, t.operator, t.value, t.effect) for t in ordered)
+    return tuple((t.key, "" if t.operator_omitted else t.operator, t.value, t.effect, t.toleration_seconds)
+                 for t in ordered)
 
 
 def _requirements(reqs: tuple[Requirement, ...]) -> SignValue:
@@ -161,41 +200,83 @@ def labels_signer(pod: PodInfo) -> SignValue:
 
 
 def resources_signer(pod: PodInfo) -> SignValue:
-    """The pod's requests (containers, init containers and overhead, as Fit computes them),
-    and the non-zero cpu and memory scoring counts for it.
-
-    Upstream signs the requests only, so a pod asking explicitly for 0 cpu and one not
-    asking share a signature there although scoring counts 100m for the second; kubesched
-    signs what its scores read (``kubesched.testing`` checks that a signature covers it).
-    """
-    req = pod.requests
-    res = req.requests
-    return (res.milli_cpu, res.memory, res.ephemeral_storage, res.allowed_pod_number,
-            tuple(sorted(res.scalar.items())), req.non_zero_milli_cpu, req.non_zero_memory,
-            req.scoring.milli_cpu, req.scoring.memory)
+    """The pod's requests (containers, init containers, pod-level resources and overhead, as
+    Fit computes them): cpu, memory, ephemeral storage and every scalar resource named, even
+    at 0 (upstream's ``computePodResourceRequest``). Not the non-zero scoring defaults
+    (``SCORING_DEFAULTS``)."""
+    res = pod.requests.requests
+    return (res.milli_cpu, res.memory, res.ephemeral_storage, tuple(sorted(res.scalar.items())))
 
 
 def volumes_signer(pod: PodInfo) -> SignValue:
-    """The volumes a plugin can tell apart (claims, ephemeral claims, in-tree disks), sorted.
-
-    Upstream signs every source but configMap and secret, without the volume's name;
-    kubesched keeps only the sources some plugin reads (``objects/volumes.py``), so a
-    volume of any other kind signs as nothing (no plugin answers differently for it).
-    A generic ephemeral volume signs as its volume name: its claim is named after the
-    pod, and upstream signs the claim template, which pods of one template share.
-    """
-    out: list[SignValue] = []
+    """Every volume's source but configMap and secret ones, without the volume's name, sorted
+    (upstream's ``VolumesSigner``: the JSON of each source, as the pod wrote it here, after the
+    API server's defaulting there). ``None`` when the pod was parsed without its sources."""
+    sources: list[str] = []
     for vol in pod.volumes:
-        disk = vol.disk
-        if vol.ephemeral:
-            out.append(("ephemeral", vol.name))
-        elif vol.claim:
-            out.append(("persistentVolumeClaim", vol.claim))
-        elif disk is not None:
-            out.append((disk.kind, disk.ident, disk.read_only, tuple(sorted(disk.monitors))))
-    return tuple(sorted(out, key=repr))
+        if vol.source is None:
+            return None
+        if vol.source != UNSIGNED_SOURCE:
+            sources.append(vol.source)
+    return tuple(sorted(sources))
+
+
+def sign_volumes(pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
+    """The volume plugins' ``sign_pod``: the volumes fragment, or no signature for a pod
+    parsed without its volume sources (a bound pod's compact copy: never scheduled)."""
+    value = volumes_signer(pod)
+    if value is None:
+        return [], Status(Code.UNSCHEDULABLE, "the pod's volume sources were not kept")
+    return [SignFragment(VOLUMES_SIGNER, value)], None
 
 
 def image_names_signer(pod: PodInfo) -> SignValue:
     """The normalised image names of every container, as a sorted set."""
     return tuple(sorted(set(pod.images)))
+
+
+# What upstream's signers leave out of the fields their plugins read (see ``UnsignedRead``).
+
+def _ports_without_addresses(pod: PodInfo) -> PodInfo:
+    return pod.copy_with(host_ports=tuple(HostPort("0.0.0.0", "TCP", hp.port) for hp in pod.host_ports))
+
+
+HOST_PORT_ADDRESSES = UnsignedRead(
+    "host_ports",
+    "upstream's HostPortsSigner signs port numbers only: pods asking for 8080/TCP and 8080/UDP, or for "
+    "8080 on two host IPs, share a signature though NodePorts can answer them differently",
+    _ports_without_addresses,
+)
+
+
+def _requests_without_defaults(pod: PodInfo) -> PodInfo:
+    res = pod.requests.requests
+    return pod.copy_with(requests=PodRequests(res, res.milli_cpu, res.memory, res.copy()))
+
+
+SCORING_DEFAULTS = UnsignedRead(
+    "requests",
+    "upstream signs the requests only: a pod asking for 0 cpu and one asking for none share a "
+    "signature though scoring counts 100m cpu (and 200Mi memory) for a container without a request",
+    _requests_without_defaults,
+)
+
+
+def _distinct_images(pod: PodInfo) -> PodInfo:
+    return pod.copy_with(images=tuple(sorted(set(pod.images))))
+
+
+REPEATED_IMAGES = UnsignedRead(
+    "images",
+    "upstream signs the set of image names: two containers with one image share a signature with one "
+    "container, though ImageLocality sums each container's image and divides by the container count",
+    _distinct_images,
+)
+
+
+UNSIGNED_NAMESPACE = UnsignedRead(
+    "namespace",
+    "upstream signs no namespace: pods alike but for their namespace share a signature, though existing pods' "
+    "affinity terms select pods by namespace and a volume's claim is looked up in the pod's namespace",
+    lambda pod: pod.copy_with(namespace="default"),
+)

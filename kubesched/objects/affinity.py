@@ -57,6 +57,9 @@ class PodAffinity:
     preferred_affinity: tuple[WeightedAffinityTerm, ...] = ()
     required_anti_affinity: tuple[AffinityTerm, ...] = ()
     preferred_anti_affinity: tuple[WeightedAffinityTerm, ...] = ()
+    # Whether the pod sets ``podAffinity`` or ``podAntiAffinity`` at all, even with no terms:
+    # upstream's InterPodAffinity refuses to sign such a pod (OpportunisticBatching).
+    declared: bool = False
 
     def is_empty(self) -> bool:
         return not (
@@ -65,6 +68,7 @@ class PodAffinity:
 
 
 NO_POD_AFFINITY = PodAffinity()
+DECLARED_EMPTY = PodAffinity(declared=True)  # ``podAffinity: {}``: no term, yet not signable
 
 
 def _term(raw: Any, path: str, namespace: str) -> AffinityTerm:
@@ -115,16 +119,20 @@ def _weighted(raw: Any, path: str, namespace: str) -> tuple[WeightedAffinityTerm
 def parse_pod_affinity(affinity: Mapping[str, Any] | None, path: str, namespace: str) -> PodAffinity:
     if not affinity:
         return NO_POD_AFFINITY
-    aff = affinity.get("podAffinity") or {}
-    anti = affinity.get("podAntiAffinity") or {}
-    if not aff and not anti:
+    aff_raw, anti_raw = affinity.get("podAffinity"), affinity.get("podAntiAffinity")
+    if aff_raw is None and anti_raw is None:
         return NO_POD_AFFINITY
+    aff = aff_raw or {}
+    anti = anti_raw or {}
+    if not aff and not anti:
+        return DECLARED_EMPTY
     req, pref = "requiredDuringSchedulingIgnoredDuringExecution", "preferredDuringSchedulingIgnoredDuringExecution"
     return PodAffinity(
         required_affinity=_terms(aff.get(req), f"{path}.podAffinity.{req}", namespace),
         preferred_affinity=_weighted(aff.get(pref), f"{path}.podAffinity.{pref}", namespace),
         required_anti_affinity=_terms(anti.get(req), f"{path}.podAntiAffinity.{req}", namespace),
         preferred_anti_affinity=_weighted(anti.get(pref), f"{path}.podAntiAffinity.{pref}", namespace),
+        declared=True,
     )
 
 

@@ -92,6 +92,10 @@ class PodInfo:
     resource_claim_statuses: tuple[tuple[str, str | None], ...] = ()
     # ``metadata.annotations``, read-only and shared (see ``objects/annotations.py``).
     annotations: Mapping[str, str] = field(default_factory=lambda: NO_ANNOTATIONS)
+    # Host port numbers of the init containers that finish before the app containers start
+    # (not restartable): no plugin reads them (they hold no port while the pod runs), but
+    # upstream's HostPortsSigner signs every container's ports, so OpportunisticBatching does.
+    init_host_ports: tuple[int, ...] = ()
 
     @property
     def key(self) -> str:
@@ -170,13 +174,14 @@ def parse_pod(raw: Mapping[str, Any], keep_raw: bool = True) -> PodInfo:
         nominated_node_name=status.get("nominatedNodeName") or "",
         terminating=bool(meta.get("deletionTimestamp")),
         raw=dict(raw) if keep_raw else None,
-        volumes=parse_pod_volumes(spec.get("volumes"), name),
+        volumes=parse_pod_volumes(spec.get("volumes"), name, sources=keep_raw),
         start_time=_start_time(status.get("startTime")),
         preemption_policy=parts.preemption_policy,
         resource_claims=_resource_claims(spec.get("resourceClaims")) if spec.get("resourceClaims") else (),
         resource_claim_statuses=(_claim_statuses(status.get("resourceClaimStatuses"))
                                  if status.get("resourceClaimStatuses") else ()),
         annotations=parse_annotations(meta.get("annotations")),
+        init_host_ports=parts.init_host_ports,
     )
 
 

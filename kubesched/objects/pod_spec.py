@@ -145,6 +145,7 @@ class SpecParts:
     images: tuple[str, ...]
     scheduling_gates: tuple[str, ...]
     preemption_policy: str
+    init_host_ports: tuple[int, ...] = ()
 
 
 SPECS = _Shared(1 << 14)  # spec text (see spec_key) -> SpecParts
@@ -184,6 +185,7 @@ def spec_key(namespace: str, spec: Mapping[str, Any]) -> bytes | None:
 def parse_spec(spec: Mapping[str, Any], namespace: str) -> SpecParts:
     images: list[str] = []
     host_ports: list[HostPort] = []
+    init_host_ports: list[int] = []
     raw_init = as_list(spec.get("initContainers"), "spec.initContainers")
     raw_containers = as_list(spec.get("containers"), "spec.containers")
     for group, items in (("spec.initContainers", raw_init), ("spec.containers", raw_containers)):
@@ -192,8 +194,11 @@ def parse_spec(spec: Mapping[str, Any], namespace: str) -> SpecParts:
             if not is_map(c):
                 raise ObjectError(f"{group}[{i}]", "must be a container")
             restartable = init and c.get("restartPolicy") == "Always"
-            if "ports" in c and (restartable or not init):
-                host_ports.extend(_host_ports(c, f"{group}[{i}]"))
+            if "ports" in c:
+                if restartable or not init:
+                    host_ports.extend(_host_ports(c, f"{group}[{i}]"))
+                else:  # gone before the app containers start: signed, never held on the node
+                    init_host_ports.extend(p.port for p in _host_ports(c, f"{group}[{i}]"))
             image = c.get("image")
             if image:
                 images.append(normalized_image_name(str(image)))
@@ -228,6 +233,7 @@ def parse_spec(spec: Mapping[str, Any], namespace: str) -> SpecParts:
         priority=priority,
         requests=requests,
         host_ports=share(("ports", tuple(host_ports)), tuple(host_ports)),
+        init_host_ports=tuple(init_host_ports),
         tolerations=memo("tolerations", spec.get("tolerations"), _tolerations),
         node_selector=memo("selector", spec.get("nodeSelector"), _node_selector),
         required_node_affinity=required,

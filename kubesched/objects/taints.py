@@ -25,10 +25,16 @@ class Taint:
 
 @dataclass(slots=True, frozen=True)
 class Toleration:
+    """A ``v1.Toleration``. ``operator`` is ``Equal`` when the toleration leaves it empty;
+    ``operator_omitted`` and ``toleration_seconds`` change no match, but upstream's
+    signature (OpportunisticBatching) tells pods apart by them, so they are kept."""
+
     key: str = ""
     operator: str = "Equal"
     value: str = ""
     effect: str = ""
+    toleration_seconds: int | None = None
+    operator_omitted: bool = False
 
     def tolerates(self, taint: Taint) -> bool:
         """``ToleratesTaint``: an empty key with Exists tolerates every taint."""
@@ -68,6 +74,7 @@ def parse_tolerations(raw: Any, field_path: str) -> tuple[Toleration, ...]:
         path = f"{field_path}[{i}]"
         if not isinstance(item, Mapping):
             raise ObjectError(path, "must be a toleration object")
+        omitted = not item.get("operator")
         operator = item.get("operator") or "Equal"
         if operator not in ("Equal", "Exists"):
             raise ObjectError(f"{path}.operator", f"unsupported operator {operator!r}; valid: Equal, Exists")
@@ -80,7 +87,10 @@ def parse_tolerations(raw: Any, field_path: str) -> tuple[Toleration, ...]:
             raise ObjectError(f"{path}.value", "must be empty when operator is Exists")
         if not key and operator != "Exists":
             raise ObjectError(f"{path}.operator", "must be Exists when key is empty")
-        out.append(Toleration(str(key), operator, str(value), effect))
+        seconds = item.get("tolerationSeconds")
+        if seconds is not None and (not isinstance(seconds, int) or isinstance(seconds, bool)):
+            raise ObjectError(f"{path}.tolerationSeconds", "must be an integer")
+        out.append(Toleration(str(key), operator, str(value), effect, seconds, omitted))
     return tuple(out)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework import MAX_NODE_SCORE, CycleState, Handle, IntArray, NodeTableView, RowArray, SnapshotView, Status
-from ..framework.signing import IMAGE_NAMES_SIGNER, SignFragment, image_names_signer
+from ..framework.signing import IMAGE_NAMES_SIGNER, REPEATED_IMAGES, SignFragment, image_names_signer
 from ..objects.pod import PodInfo
 
 NAME = "ImageLocality"
@@ -45,8 +45,11 @@ class ImageLocality:
     name = NAME
 
     def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
-        """OpportunisticBatching: Score reads the normalised image names only."""
+        """OpportunisticBatching: Score reads the normalised image names only; upstream signs
+        them as a set, not how many containers repeat one."""
         return [SignFragment(IMAGE_NAMES_SIGNER, image_names_signer(pod))], None
+
+    upstream_unsigned_reads = (REPEATED_IMAGES,)
 
     def score_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> IntArray:
         table = snapshot.table

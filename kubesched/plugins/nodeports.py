@@ -21,7 +21,7 @@ from ..framework import (
     StateKey,
     Status,
 )
-from ..framework.signing import HOST_PORTS_SIGNER, SignFragment, host_ports_signer
+from ..framework.signing import HOST_PORT_ADDRESSES, HOST_PORTS_SIGNER, SignFragment, host_ports_signer
 from ..objects.nodeinfo import NodeInfo
 from ..objects.pod import HostPort, PodInfo
 
@@ -36,8 +36,11 @@ class NodePorts:
     name = NAME
 
     def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
-        """OpportunisticBatching: PreFilter and Filter read the host ports only."""
+        """OpportunisticBatching: PreFilter and Filter read the host ports only; upstream signs
+        their numbers (of every container), not their IPs and protocols."""
         return [SignFragment(HOST_PORTS_SIGNER, host_ports_signer(pod))], None
+
+    upstream_unsigned_reads = (HOST_PORT_ADDRESSES,)
 
     def pre_filter(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView) -> tuple[PreFilterResult | None, Status | None]:
         if not pod.host_ports:

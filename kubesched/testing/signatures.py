@@ -7,6 +7,12 @@ tolerations, node affinity, volumes ...); when the plugin signs the changed pod 
 signed the original, its PreFilter, Filter, PreScore and Score answers on every node
 must be the original's. A difference means the plugin reads a field its fragments do
 not cover: batching would reuse a result that does not hold for the pod.
+
+An in-tree plugin that signs a field only in part because upstream's does (host ports
+without their IP and protocol, requests without the scoring defaults) declares it in
+``upstream_unsigned_reads`` (``framework.signing.UnsignedRead``): for that field the two
+pods are compared with the declared part erased in both, so the rest must be signed. A
+plugin that declares nothing is held to every field in full.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ import numpy as np
 
 from ..framework.interfaces import BatchFilterPlugin, BatchScorePlugin, FilterPlugin, Plugin, ScorePlugin
 from ..framework.registry import PluginSpec
-from ..framework.signing import SignPlugin, SignValue
+from ..framework.signing import SignPlugin, SignValue, UnsignedRead
 from ..objects.pod import PodInfo
 from ._support import (
     ContractError,
@@ -41,12 +47,14 @@ A = TypeVar("A")
 # The PodInfo fields a plugin may read, each swapped in from another pod of the cluster.
 POD_FIELDS = (
     "labels",
+    "namespace",
     "annotations",
     "node_name",
     "scheduler_name",
     "priority",
     "requests",
     "host_ports",
+    "init_host_ports",
     "tolerations",
     "node_selector",
     "required_node_affinity",
@@ -79,9 +87,11 @@ def assert_signature_covers_reads(
     if not isinstance(build(spec, decoded, found[0]), SignPlugin):
         raise ContractError(f"plugin {spec.name} has no sign_pod: there is no signature to check")
     compared = 0
+    erased: dict[str, int] = {}
     for cluster in found:
         plugin = build(spec, decoded, cluster)
         assert isinstance(plugin, SignPlugin)
+        unsigned = unsigned_reads(plugin)
         donors = list(cluster.pods) + [p for info in cluster.cache.nodes.values() for p in info.pods.values()]
         rng = cluster.rng(f"signature/{spec.name}")
         for pod in cluster.pods:
@@ -98,20 +108,50 @@ def assert_signature_covers_reads(
                 changed = pod.copy_with(**{field_name: value})
                 if _signature(plugin, changed, cluster) != signed:
                     continue  # the field is covered: the pods are not batched together
-                if base is None:
-                    base = _answers(plugin, pod, cluster, report)
-                got = _answers(plugin, changed, cluster, report)
                 compared += 1
-                if got != base:
+                known = unsigned.get(field_name, ())
+                if known:  # compare with the part upstream leaves unsigned made canonical in both
+                    want = _answers(plugin, _erase(pod, known), cluster, report)
+                    got = _answers(plugin, _erase(changed, known), cluster, report)
+                    erased[field_name] = erased.get(field_name, 0) + 1
+                else:
+                    if base is None:
+                        base = _answers(plugin, pod, cluster, report)
+                    want = base
+                    got = _answers(plugin, changed, cluster, report)
+                if got != want:
                     raise ContractError(
                         f"plugin {spec.name}: pod {pod.key} with {field_name} of pod {other.key} keeps its signature "
                         f"but gets other answers on {cluster.describe()}: the plugin reads {field_name} and its "
-                        f"sign_pod does not cover it (add a SignFragment for it, or refuse to sign such pods)")
+                        f"sign_pod does not cover it{' (even with its declared unsigned part erased)' if known else ''} "
+                        f"(add a SignFragment for it, or refuse to sign such pods)")
     if not compared:
         raise ContractError(f"plugin {spec.name}: no pod kept its signature with a field changed, so nothing was "
                             f"compared; use clusters whose pods differ in fields the plugin does not read")
     report.notes.append(f"{compared} pods with a changed field kept their signature and their answers")
+    for field_name, count in sorted(erased.items()):
+        reasons = "; ".join(r.reason for r in unsigned_reads(build(spec, decoded, found[0])).get(field_name, ()))
+        report.notes.append(f"{count} of them compared on {field_name} without the part upstream leaves unsigned: {reasons}")
     return report
+
+
+def unsigned_reads(plugin: object) -> dict[str, tuple[UnsignedRead, ...]]:
+    """The plugin's declared ``upstream_unsigned_reads``, by field; a declaration that is not
+    a tuple of ``UnsignedRead`` fails (a typo must not silently weaken the check)."""
+    declared = getattr(plugin, "upstream_unsigned_reads", ())
+    if not isinstance(declared, tuple) or not all(isinstance(d, UnsignedRead) for d in declared):
+        raise ContractError(f"plugin {getattr(plugin, 'name', plugin)!r}: upstream_unsigned_reads must be a tuple of "
+                            f"UnsignedRead, got {declared!r}")
+    out: dict[str, tuple[UnsignedRead, ...]] = {}
+    for d in declared:
+        out[d.field] = out.get(d.field, ()) + (d,)
+    return out
+
+
+def _erase(pod: PodInfo, known: tuple[UnsignedRead, ...]) -> PodInfo:
+    for d in known:
+        pod = d.erase(pod)
+    return pod
 
 
 def _signature(plugin: SignPlugin, pod: PodInfo, cluster: RandomCluster) -> tuple[tuple[str, SignValue], ...] | None:

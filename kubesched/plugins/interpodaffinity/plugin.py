@@ -53,7 +53,7 @@ from ...framework.cycle_state import CycleState
 from ...framework.events import ClusterEventWithHint, QueueingHint
 from ...framework.handle import Handle
 from ...framework.interfaces import NodeVerdicts, PreFilterResult
-from ...framework.signing import LABELS_SIGNER, SignFragment, labels_signer
+from ...framework.signing import LABELS_SIGNER, UNSIGNED_NAMESPACE, SignFragment, UnsignedRead, labels_signer
 from ...framework.status import SKIP, Code, Status
 from ...framework.views import BoolArray, IntArray, NodeTableView, RowArray, SnapshotView
 from ...objects.nodeinfo import NodeInfo
@@ -82,18 +82,36 @@ __all__ = [
 ]
 
 
+UNSIGNED_LABELS = UnsignedRead(
+    "labels",
+    "with ignorePreferredTermsOfExistingPods upstream's InterPodAffinity signs no labels, reasoning that only "
+    "pods with terms of their own matter; existing pods' required anti-affinity terms still read them",
+    lambda pod: pod.copy_with(labels={}),
+)
+
+
 class InterPodAffinity:
     name = NAME
 
     def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
-        """OpportunisticBatching: a pod with (anti-)affinity terms depends on where other pods
-        are and has no signature; any other pod is still matched by existing pods' terms
-        through its labels (unless those pods' preferred terms are ignored)."""
-        if not pod.pod_affinity.is_empty():
+        """OpportunisticBatching: a pod that sets pod affinity or anti-affinity (even with no
+        term) depends on where other pods are and has no signature; any other pod is still
+        matched by existing pods' terms through its labels, which upstream signs unless those
+        pods' preferred terms are ignored (``upstream_unsigned_reads``)."""
+        if pod.pod_affinity.declared or not pod.pod_affinity.is_empty():
             return [], Status(Code.UNSCHEDULABLE, "pods with InterPodAffinity are not signable")
         if self.args.ignore_preferred_terms_of_existing_pods:
             return [], None
         return [SignFragment(LABELS_SIGNER, labels_signer(pod))], None
+
+    @property
+    def upstream_unsigned_reads(self) -> tuple[UnsignedRead, ...]:
+        """Upstream signs no namespace, though existing pods' terms select pods by namespace;
+        with their preferred terms ignored it signs no labels either, though their required
+        anti-affinity terms still reject nodes for this pod by its labels."""
+        if self.args.ignore_preferred_terms_of_existing_pods:
+            return (UNSIGNED_NAMESPACE, UNSIGNED_LABELS)
+        return (UNSIGNED_NAMESPACE,)
 
     def __init__(self, args: InterPodAffinityArgs, handle: Handle) -> None:
         self.args = args

@@ -12,6 +12,7 @@ from ...framework import (
     MAX_NODE_SCORE,
     SKIP,
     BoolArray,
+    Code,
     CycleState,
     Handle,
     IntArray,
@@ -22,8 +23,10 @@ from ...framework import (
     Status,
 )
 from ...framework.args import Problems, decode_args, duplicate, invalid
-from ...framework.signing import RESOURCES_SIGNER, SignFragment, resources_signer
+from ...framework.signing import RESOURCES_SIGNER, SCORING_DEFAULTS, SignFragment, resources_signer
 from ...objects.pod import PodInfo
+from ..dynamicresources.extended_index import ExtendedResourceIndex
+from .fit import dra_backed, extended_index_of
 from .resource_allocation import (
     DEFAULT_RESOURCES,
     ResourceSpec,
@@ -69,11 +72,19 @@ class BalancedAllocation:
     name = NAME
 
     def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
-        """OpportunisticBatching: PreScore and Score read the pod's requests only."""
+        """OpportunisticBatching: PreScore and Score read the pod's requests only (the scoring
+        defaults unsigned, as upstream); a pod asking for a DRA-backed extended resource is not
+        signed, as Fit's."""
+        if dra_backed(self.extended, pod.requests.requests):
+            return [], Status(Code.UNSCHEDULABLE, "signature disabled when dra extended resources are used in the cluster")
         return [SignFragment(RESOURCES_SIGNER, resources_signer(pod))], None
 
-    def __init__(self, args: BalancedAllocationArgs) -> None:
+    upstream_unsigned_reads = (SCORING_DEFAULTS,)
+
+    def __init__(self, args: BalancedAllocationArgs, extended: ExtendedResourceIndex | None = None) -> None:
         self.args = args
+        # DRAExtendedResource: which extended resources a DeviceClass backs (None: gate off).
+        self.extended = extended
 
     def pre_score(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> Status | None:
         requests = pod_request_vector(pod.requests, self.args.resources, use_requested=True)
@@ -130,7 +141,7 @@ class BalancedAllocation:
 
 
 def new(args: BalancedAllocationArgs, handle: Handle) -> BalancedAllocation:
-    return BalancedAllocation(args)
+    return BalancedAllocation(args, extended_index_of(handle))
 
 
 def _two_resources(

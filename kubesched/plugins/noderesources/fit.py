@@ -32,7 +32,7 @@ from ...framework import (
     StateKey,
     Status,
 )
-from ...framework.signing import RESOURCES_SIGNER, SignFragment, resources_signer
+from ...framework.signing import RESOURCES_SIGNER, SCORING_DEFAULTS, SignFragment, resources_signer
 from ...objects.node import Node
 from ...objects.nodeinfo import NodeInfo
 from ...objects.pod import PodInfo
@@ -84,11 +84,14 @@ class NodeResourcesFit:
     name = NAME
 
     def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
-        """OpportunisticBatching: Filter and Score read the pod's requests only; a pod asking for a
-        DRA-backed extended resource is not signed (upstream's answer depends on the node's devices)."""
+        """OpportunisticBatching: Filter and Score read the pod's requests only (the scoring
+        defaults unsigned, as upstream); a pod asking for a DRA-backed extended resource is not
+        signed (upstream's answer depends on the node's devices)."""
         if self._delegated(pod.requests.requests):
             return [], Status(Code.UNSCHEDULABLE, "signature disabled when dra extended resources are used in the cluster")
         return [SignFragment(RESOURCES_SIGNER, resources_signer(pod))], None
+
+    upstream_unsigned_reads = (SCORING_DEFAULTS,)
 
     def __init__(self, args: FitArgs, extended: ExtendedResourceIndex | None = None) -> None:
         self.args = args
@@ -106,10 +109,7 @@ class NodeResourcesFit:
 
     def _delegated(self, requests: Resource) -> frozenset[str]:
         """The pod's extended resources a DeviceClass backs: on nodes without them, DynamicResources'."""
-        extended = self.extended
-        if extended is None or not requests.scalar or extended.empty():
-            return frozenset()
-        return frozenset(n for n, q in requests.scalar.items() if q and is_dra_extended_resource(n) and extended.backs(n))
+        return dra_backed(self.extended, requests)
 
     def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
         requests = state.get(_STATE_KEY) or pod.requests.requests
@@ -196,7 +196,20 @@ class NodeResourcesFit:
         return QueueingHint.QUEUE
 
 
+def dra_backed(extended: ExtendedResourceIndex | None, requests: Resource) -> frozenset[str]:
+    """The extended resources in ``requests`` (non-zero) that a DeviceClass backs
+    (upstream's ``shouldDelegateResourceToDRA`` without a node); none with the gate off."""
+    if extended is None or not requests.scalar or extended.empty():
+        return frozenset()
+    return frozenset(n for n, q in requests.scalar.items() if q and is_dra_extended_resource(n) and extended.backs(n))
+
+
+def extended_index_of(handle: Handle | None) -> ExtendedResourceIndex | None:
+    """The DeviceClasses backing extended resources, with DRAExtendedResource on; None when off."""
+    if handle is None or not handle.features.enable_dra_extended_resource:
+        return None
+    return extended_resource_index(handle)
+
+
 def new(args: FitArgs, handle: Handle) -> NodeResourcesFit:
-    features = handle.features if handle is not None else None
-    extended = extended_resource_index(handle) if features is not None and features.enable_dra_extended_resource else None
-    return NodeResourcesFit(args, extended)
+    return NodeResourcesFit(args, extended_index_of(handle))

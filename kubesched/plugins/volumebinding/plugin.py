@@ -40,7 +40,7 @@ from ...framework import (
     Status,
 )
 from ..helper import claim_hint
-from ...framework.signing import VOLUMES_SIGNER, SignFragment, volumes_signer
+from ...framework.signing import UNSIGNED_NAMESPACE, SignFragment, sign_volumes
 from ...objects import NodeInfo, PodInfo
 from ...objects.quantity import value as quantity_value
 from ...objects.node import Node
@@ -85,8 +85,11 @@ class VolumeBinding:
     name = NAME
 
     def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
-        """OpportunisticBatching: PreFilter, Filter and Score read the volumes only."""
-        return [SignFragment(VOLUMES_SIGNER, volumes_signer(pod))], None
+        """OpportunisticBatching: PreFilter, Filter and Score read the volumes and, for
+        their claims, the namespace; upstream signs the volumes' sources only."""
+        return sign_volumes(pod)
+
+    upstream_unsigned_reads = (UNSIGNED_NAMESPACE,)
 
     def __init__(self, index: StorageIndex, handle: Handle, args: VolumeBindingArgs) -> None:
         self.index = index

@@ -28,7 +28,7 @@ from ...framework import (
     Status,
 )
 from ..helper import claim_hint
-from ...framework.signing import VOLUMES_SIGNER, SignFragment, volumes_signer
+from ...framework.signing import UNSIGNED_NAMESPACE, SignFragment, sign_volumes
 from ...objects import NodeInfo, PodInfo
 from ...objects.storage import WAIT_FOR_FIRST_CONSUMER
 from ..volumebinding.index import StorageIndex, storage_index
@@ -81,8 +81,11 @@ class VolumeZone:
     name = NAME
 
     def sign_pod(self, pod: PodInfo) -> tuple[list[SignFragment], Status | None]:
-        """OpportunisticBatching: PreFilter and Filter read the volumes only."""
-        return [SignFragment(VOLUMES_SIGNER, volumes_signer(pod))], None
+        """OpportunisticBatching: PreFilter and Filter read the volumes and, for
+        their claims, the namespace; upstream signs the volumes' sources only."""
+        return sign_volumes(pod)
+
+    upstream_unsigned_reads = (UNSIGNED_NAMESPACE,)
 
     def __init__(self, index: StorageIndex) -> None:
         self.index = index
