@@ -3,7 +3,8 @@
 Upstream runs each binding cycle in its own goroutine, so the next scheduling cycle
 starts while the API server answers the last bind. Here the binding *work* (PreBind
 and Bind: plugin code that may wait on the API server) runs on a bounded pool of
-worker threads, and its completion (confirm or forget the assumed pod, requeue on
+worker threads (``ParkingPool``: a thread parked in a long wait, such as PreBind's for
+device binding conditions, does not count toward the bound), and its completion (confirm or forget the assumed pod, requeue on
 failure) is handed back to the event loop, the one thread that touches the cache and
 the queue, so neither needs a lock.
 """
@@ -20,6 +21,7 @@ from ...objects.pod import PodInfo
 from ...scheduler.metrics import SchedulerMetrics
 from ...scheduler.scheduler import BindingDone, BindingWork, DirectBinder
 from .errors import ApiError
+from .parking_pool import ParkingPool
 
 __all__ = ["BindingPool"]
 
@@ -42,7 +44,7 @@ class BindingPool:
                  metrics: SchedulerMetrics | None = None) -> None:
         self._loop = loop
         self._metrics = metrics  # scheduler_goroutines{operation="binding"}: binding cycles under way
-        self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="binding")
+        self._executor = ParkingPool(workers, thread_name_prefix="binding")
         self._on_done = on_done
         self.in_flight = 0
         self._idle = asyncio.Event()
@@ -118,4 +120,4 @@ class BindingPool:
             return False
 
     def shutdown(self) -> None:
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        self._executor.shutdown(cancel_futures=True)

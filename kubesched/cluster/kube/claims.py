@@ -48,6 +48,7 @@ from ...objects.pod import PodInfo
 from .client import ApiClient
 from .cycle_writes import CycleWrites
 from .errors import ApiError
+from .parking_pool import parked
 
 __all__ = [
     "ClaimWriteError",
@@ -258,7 +259,8 @@ class ResourceClaimWrites:
     def wait_while_running(self, seconds: float) -> bool:
         """Sleep up to ``seconds`` on a binding worker; False at once when the client stops (the
         process is exiting: a binding-condition wait must not hold it up to its timeout)."""
-        return not self._claims_stopping.wait(seconds)
+        with parked():  # a binding worker that waits does not count toward the pool's bound
+            return not self._claims_stopping.wait(seconds)
 
     def stop_claim_waits(self) -> None:
         self._claims_stopping.set()
