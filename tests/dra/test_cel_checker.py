@@ -25,6 +25,7 @@ from kubesched.plugins.dynamicresources.cel import validate_selector
         ("device.attributes['d'].x.all(v, v)",
          "expression of type 'any' cannot be range of a comprehension (must be list, map, or dynamic)"),
         ("[1, 'a'].size() == 2", "compilation failed: ERROR: <input>:1:5: expected type 'int' but found 'string'"),
+        ('device.driver.matches("[a-")', "compilation failed: ERROR: <input>:1:23: invalid matches argument"),
     ],
 )
 def test_type_errors_are_compile_errors(expression: str, message: str) -> None:

@@ -137,3 +137,19 @@ def test_namespaced_functions(expression: str) -> None:
 def test_library_runtime_errors(expression: str, message: str) -> None:
     with pytest.raises(CelError, match=message):
         matches(expression)
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        '!format.dns1123Label().validate("my-name").hasValue()',
+        'format.dns1123Label().validate("My_Name").value() == ["a lowercase RFC 1123 label must consist of lower case alphanumeric characters or \'-\', '
+        'and must start and end with an alphanumeric character (e.g. \'my-name\',  or \'123-abc\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?\')"]',
+        'format.dns1123Label().validate("a.b").value() == ["must not contain dots"]',
+        '!format.named("uuid").value().validate("123e4567-e89b-12d3-a456-426614174000").hasValue() && !format.named("nope").hasValue()',
+        'format.qualifiedName().validate("example.com/MyName").orValue([]).size() == 0 && format.qualifiedName().validate("/x").value()[0] == "prefix part must be non-empty"',
+        '!format.dns1123LabelPrefix().validate("my-").hasValue() && format.labelValue().validate("-x").hasValue()',
+    ],
+)
+def test_format_library(expression: str) -> None:
+    assert matches(expression)

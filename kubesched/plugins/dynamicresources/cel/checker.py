@@ -9,6 +9,7 @@ loop types; each at the node cel-go locates it at, in its display format.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from . import celtypes as t
@@ -295,7 +296,24 @@ def check(root: Node) -> Checked:
     checker.check(root)
     if not checker.result.errors:
         _homogeneous_literals(checker.result, root)
+        _regex_literals(checker.result, root)
     return checker.result
+
+
+def _regex_literals(checked: Checked, root: Node) -> None:
+    """``cel.ValidateRegexLiterals``: a literal pattern given to ``matches`` (its first
+    argument, the receiver aside) must compile. RE2's syntax is approximated by Python's."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        stack.extend(_children(node))
+        if isinstance(node, Call) and node.function == "matches" and node.args:
+            pattern = node.args[0]
+            if isinstance(pattern, Literal) and isinstance(pattern.value, str):
+                try:
+                    re.compile(pattern.value)
+                except re.error:
+                    checked.errors.append((pattern.offset, "invalid matches argument"))
 
 
 def _children(node: Node) -> list[Node]:

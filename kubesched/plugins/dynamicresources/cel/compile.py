@@ -29,6 +29,7 @@ from .cost import MAX_COST, device_sizes, estimate_cost
 from .frontend import analyze
 from .library import CelFunction, all_functions, quantity_value, semver_value
 from .lowering import LOWERED_FUNCTIONS
+from .formats import FORMAT_FUNCTIONS
 from .netlib import NET_FUNCTIONS
 from .checker import Checked
 from .semver import SemverError, parse_semver
@@ -376,6 +377,7 @@ def engine_functions() -> Mapping[str, CelFunction]:
     pairs for two-variable comprehensions, namespaced functions under ``k8s_`` names)."""
     functions = dict(all_functions())
     functions.update(NET_FUNCTIONS)
+    functions.update(FORMAT_FUNCTIONS)
     functions.update(LOWERED_FUNCTIONS)
     for name, function in all_functions().items():
         if "." in name:

@@ -28,7 +28,7 @@ SEMVER_TAG = "kubernetes.Semver"
 # What flows between the engine and these functions.
 CelValue = object
 QuantityMap = dict[str, str]
-CelFunction = Callable[[CelValue], object] | Callable[[CelValue, CelValue], object] | Callable[[CelValue, CelValue, CelValue], object]
+CelFunction = Callable[[], object] | Callable[[CelValue], object] | Callable[[CelValue, CelValue], object] | Callable[[CelValue, CelValue, CelValue], object]
 
 _INT64_MIN = -(2**63)
 _INT64_MAX = 2**63 - 1
