@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 
 import numpy as np
+import numpy.typing as npt
 
 from ...framework import BoolArray, Code, CycleState, NodeTableView, NodeVerdicts, SnapshotView, Status
 from ...objects.dra import DeviceClass
@@ -136,15 +137,14 @@ class FilterNodesMixin(FilterMixin):
         names = sorted(r for r, q in backed.items() if q and is_dra_extended_resource(r))
         if ext is None or s.allocator is None or any(class_for(r) is None for r in names) or len(names) > 60:
             return self._filter_rows(state, pod, infos, candidates, size)
-        lacking = np.zeros(size, dtype=np.int64)
-        for k, name in enumerate(names):
-            alloc, _ = table.scalar_columns(name)
-            lacking |= (alloc[:size] <= 0).astype(np.int64) << k
+        lacking, distinct = table.node_derived((NAME, "lacking", tuple(names)), partial(_lacking, table, names, size))
+        uniform = len(distinct) == 1  # the usual case: every node lacks the same (none lists them)
+        keys: list[int] = distinct if uniform else np.unique(lacking[candidates]).tolist()
         rows_of = table.node_derived((NAME, "rows"), partial(_rows_by_name, infos, size))
         codes = np.zeros(size, dtype=np.int32)
         statuses = [CANNOT_ALLOCATE]
         errors: list[tuple[int, Status]] = []
-        for key in np.unique(lacking[candidates]).tolist():
+        for key in keys:
             if key == 0:
                 continue  # every resource from a device plugin here: NodeResourcesFit's
             needed = {name: backed[name] for k, name in enumerate(names) if key >> k & 1}
@@ -152,7 +152,7 @@ class FilterNodesMixin(FilterMixin):
             signature = ("extended", _requests_key(requests, self.manager.get))
             entry = table.node_derived((NAME, "verdicts", signature), partial(VerdictRows, size, s.epoch_mark, s.touch_mark))
             entry.catch_up(s.epoch_mark, self.manager.touched, s.touch_mark, rows_of)
-            group = candidates & (lacking == key)
+            group = candidates if uniform else candidates & (lacking == key)
             ok = entry.ok[:size]
             for row in np.flatnonzero(group & (ok == UNKNOWN)).tolist():
                 info = infos[row]
@@ -194,6 +194,17 @@ def _requests_key(requests: Sequence[ExtendedRequest], get_class: Callable[[str]
         selects: object = tuple(sel.expression for sel in cls.selectors) if cls is not None else ("class", r.device_class)
         parts.append((r.name, r.count, selects))
     return tuple(parts)
+
+
+def _lacking(table: NodeTableView, names: list[str], size: int) -> tuple[npt.NDArray[np.int64], list[int]]:
+    """Per row, bit ``k`` set when the node does not list ``names[k]`` (so a claim must ask
+    devices for it), and the distinct values; kept until a node changes."""
+    lacking = np.zeros(size, dtype=np.int64)
+    for k, name in enumerate(names):
+        alloc, _ = table.scalar_columns(name)
+        lacking |= (alloc[:size] <= 0).astype(np.int64) << k
+    lacking.flags.writeable = False
+    return lacking, np.unique(lacking).tolist()
 
 
 def _rows_by_name(infos: Sequence[NodeInfo | None], size: int) -> dict[str, int]:

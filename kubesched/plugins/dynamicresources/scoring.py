@@ -37,15 +37,21 @@ class ScoreMixin(FilterMixin):
         out = np.zeros(len(rows), dtype=np.int64)
         infos = snapshot.node_infos
         kept = s.verdicts.score if s.verdicts is not None else None
-        for k, row in enumerate(rows.tolist()):
-            if kept is not None and row < len(kept) and kept[row] >= 0:
-                out[k] = kept[row]
-                continue
+        if kept is not None:  # the shape's scores kept on rows whose devices did not change: one gather
+            known = rows < len(kept)
+            out[known] = kept[rows[known]]
+            missing: list[int] = np.flatnonzero(~known | (out < 0)).tolist()
+            out[missing] = 0
+        else:
+            missing = list(range(len(rows)))
+        size = len(kept) if kept is not None else 0
+        for k in missing:
+            row = int(rows[k])
             info = infos[row]
             found = self.node_allocation(s, info.node.name, state, pod) if info is not None else None
             if found is not None:
                 out[k] = compute_score(s, found)
-                if kept is not None and row < len(kept):
+                if kept is not None and row < size:
                     kept[row] = out[k]
         return out
 
