@@ -7,9 +7,11 @@ from __future__ import annotations
 import pytest
 
 from kubesched.cluster.dra_validation import validate_dra_object
-from kubesched.objects.dra import Device, parse_resource_slice
+from kubesched.objects.dra import Device, DeviceClass, parse_device_class, parse_resource_claim, parse_resource_slice
 from kubesched.objects.errors import ObjectError
+from kubesched.objects.node import parse_node
 from kubesched.plugins.dynamicresources.cel import COST_LIMIT_EXCEEDED, MAX_COST, CelCache, CelError, selector_problem
+from kubesched.plugins.dynamicresources.structured import AllocatedState, AllocationError, Allocator, Features, SliceIndex
 
 DRIVER = "dra.example.com"
 # Seven nested all() over ten-element lists: upstream's "expensive" case.
@@ -102,3 +104,20 @@ def test_a_costly_estimate_whose_bound_on_this_device_fits_evaluates() -> None:
     compiled = CelCache().get_or_compile(expression)
     assert compiled.max_cost is not None and compiled.max_cost > MAX_COST
     assert compiled.device_matches(DRIVER, _device({"x": {"bool": True}})) is True
+
+
+def test_the_allocator_reports_a_selector_over_budget_as_upstreams_cel_runtime_error() -> None:
+    device_class = parse_device_class({"metadata": {"name": "gpu"}, "spec": {"selectors": [{"cel": {"expression": EXPENSIVE}}]}})
+
+    class Classes:
+        def get(self, name: str) -> DeviceClass | None:
+            return device_class if name == "gpu" else None
+
+    slices = SliceIndex([parse_resource_slice({"metadata": {"name": "n-gpu"}, "spec": {
+        "driver": DRIVER, "nodeName": "n", "pool": {"name": "n", "generation": 1, "resourceSliceCount": 1}, "devices": [{"name": "gpu-0"}]}})])
+    claim = parse_resource_claim({"metadata": {"name": "c", "namespace": "default"},
+                                  "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}}})
+    node = parse_node({"metadata": {"name": "n", "labels": {"kubernetes.io/hostname": "n"}}})
+    allocator = Allocator(Features(), AllocatedState(), Classes(), slices, CelCache())
+    with pytest.raises(AllocationError, match=f"^class gpu: selector #0: CEL runtime error: {COST_LIMIT_EXCEEDED}$"):
+        allocator.allocate(node, [claim])
