@@ -10,6 +10,7 @@ current from their object stores, plus the claims whose allocation is in flight.
 * ``assume_claim``: a claim PreBind wrote, used before the informer reports it (upstream's
   assume cache).
 * ``slice_index``: the allocator's per-node pool index, rebuilt after a slice changes.
+* Each class's selectors are compiled when the class arrives (the plugin's ``CelCache``).
 * ``device_class_for(resource)``: the DeviceClass backing an extended resource
   (``extended_index``, shared with NodeResourcesFit).
 """
@@ -23,6 +24,7 @@ from ...framework import Handle
 from ...framework.handle import JSONObject
 from ...objects.dra import AllocationResult, ResourceClaimStatus, DeviceClass, ResourceClaim, ResourceSlice, parse_device_class, parse_resource_claim, parse_resource_slice
 from ...objects.errors import ObjectError
+from .cel import CelCache
 from .extended_index import extended_resource_index
 from .names import API_VERSION, DEVICE_CLASS, EXTENDED_RESOURCE_CLAIM_ANNOTATION, PLURALS, RESOURCE_CLAIM, RESOURCE_SLICE
 from .structured import AllocatedState, Features as AllocatorFeatures, SliceIndex
@@ -76,8 +78,9 @@ def _version(text: str) -> int | None:
 
 
 class DraManager:
-    def __init__(self, handle: Handle, features: AllocatorFeatures) -> None:
+    def __init__(self, handle: Handle, features: AllocatorFeatures, cel_cache: CelCache | None = None) -> None:
         self.features = features
+        self.cel_cache = cel_cache
         self.claims: dict[str, ResourceClaim] = {}  # "<namespace>/<name>" -> claim
         self.classes: dict[str, DeviceClass] = {}
         self.slices: dict[str, ResourceSlice] = {}
@@ -253,6 +256,11 @@ class DraManager:
             return
         self.classes[cls.name] = cls
         self.epoch += 1
+        if self.cel_cache is not None:
+            # Compiled now rather than by the first allocation: the CEL engine loads with the first
+            # class (informer sync, or loading a simulation), not inside a scheduling cycle.
+            for selector in cls.selectors:
+                self.cel_cache.get_or_compile(selector.expression)
 
     def _class_removed(self, obj: JSONObject) -> None:
         self.classes.pop(_key(obj), None)

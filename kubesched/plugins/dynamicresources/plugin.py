@@ -73,8 +73,8 @@ class DynamicResources(PreFilterMixin, FilterNodesMixin, ScoreMixin, ReserveMixi
         self.features = features
         self.enabled = features.enable_dynamic_resource_allocation
         self.allocator_features = allocator_features(features)
-        self.manager = DraManager(handle, self.allocator_features)
         self.cel_cache = CelCache()
+        self.manager = DraManager(handle, self.allocator_features, self.cel_cache)
         self.filter_timeout = 10.0  # DynamicResourcesArgs.filterTimeout (upstream's default)
 
     # -- signing --------------------------------------------------------------------------------------
@@ -88,6 +88,7 @@ class DynamicResources(PreFilterMixin, FilterNodesMixin, ScoreMixin, ReserveMixi
 def new(args: DynamicResourcesArgs | None, handle: Handle) -> DynamicResources:
     plugin = DynamicResources(handle, handle.features)
     if args is not None:
+        args = args.defaulted(handle.features)  # as decoded from a config already; args made in code too
         args.check_gates(handle.features)
         plugin.binding_timeout = args.binding_timeout_seconds()
         plugin.filter_timeout = args.filter_timeout_seconds()
