@@ -320,9 +320,9 @@ def test_time_spent_waiting_for_a_pooled_connection_is_not_the_requests_timeout(
         return web.json_response({"kind": "Status"})
 
     async def scenario() -> list[dict[str, object]]:
-        async with serve({("GET", "/slow"): slow}) as client:
-            client._session.connector._limit = 1  # type: ignore[union-attr]  # noqa: SLF001 - a pool of one
-            return await asyncio.gather(*(client.request("GET", "/slow", timeout=0.5) for _ in range(4)))
+        async with serve({("GET", "/slow"): slow}) as served:
+            async with ApiClient(served.conn, max_connections=1) as client:  # a pool of one
+                return await asyncio.gather(*(client.request("GET", "/slow", timeout=0.5) for _ in range(4)))
 
     assert [answer["kind"] for answer in run(scenario())] == ["Status"] * 4  # type: ignore[index]
 
@@ -342,3 +342,72 @@ def test_a_server_that_does_not_answer_within_the_timeout_fails_the_request() ->
 
     error = run(scenario())
     assert isinstance(error, ApiError) and error.status == 0
+
+
+def test_a_gzip_answer_is_inflated() -> None:
+    seen: list[str] = []
+
+    async def handler(request: web.Request) -> web.Response:
+        seen.append(request.headers.get("Accept-Encoding", ""))
+        response = web.json_response({"kind": "PodList", "items": [{"metadata": {"name": "a" * 5000}}]})
+        response.enable_compression(web.ContentCoding.gzip)
+        return response
+
+    async def scenario() -> dict[str, object]:
+        async with serve({("GET", "/api/v1/pods"): handler}) as client:
+            return await client.request("GET", "/api/v1/pods")
+
+    assert run(scenario()) == {"kind": "PodList", "items": [{"metadata": {"name": "a" * 5000}}]}
+    assert "gzip" in seen[0]
+
+
+def test_a_chunked_answer_is_read_whole() -> None:
+    async def handler(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse()
+        response.content_type = "application/json"
+        await response.prepare(request)
+        encoded = json.dumps({"kind": "PodList", "items": [{"n": i} for i in range(2000)]}).encode()
+        for start in range(0, len(encoded), 4096):
+            await response.write(encoded[start:start + 4096])
+        await response.write_eof()
+        return response
+
+    async def scenario() -> dict[str, object]:
+        async with serve({("GET", "/api/v1/pods"): handler}) as client:
+            return await client.request("GET", "/api/v1/pods")
+
+    assert run(scenario()) == {"kind": "PodList", "items": [{"n": i} for i in range(2000)]}
+
+
+def test_requests_one_after_another_share_one_kept_alive_connection() -> None:
+    peers: set[object] = set()
+
+    async def handler(request: web.Request) -> web.Response:
+        assert request.transport is not None
+        peers.add(request.transport.get_extra_info("peername"))
+        return web.json_response({})
+
+    async def scenario() -> None:
+        async with serve({("POST", "/x"): handler}) as client:
+            for _ in range(5):
+                await client.request("POST", "/x", body={})
+
+    run(scenario())
+    assert len(peers) == 1
+
+
+def test_a_connection_the_server_asked_to_close_is_not_reused() -> None:
+    peers: list[object] = []
+
+    async def handler(request: web.Request) -> web.Response:
+        assert request.transport is not None
+        peers.append(request.transport.get_extra_info("peername"))
+        return web.json_response({}, headers={"Connection": "close"})
+
+    async def scenario() -> None:
+        async with serve({("GET", "/x"): handler}) as client:
+            for _ in range(3):
+                await client.request("GET", "/x")
+
+    run(scenario())
+    assert len(set(peers)) == 3

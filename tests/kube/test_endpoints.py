@@ -158,6 +158,33 @@ def test_metrics_are_scraped_in_the_text_format() -> None:
     serve(scenario, metrics=metrics)
 
 
+def test_metrics_with_name_parameters_answer_only_the_named_families() -> None:
+    metrics = SchedulerMetrics()
+    metrics.attempt("scheduled", "default-scheduler", 0.01)
+
+    async def scenario(endpoints: Endpoints) -> None:
+        probe = await get(endpoints, "/metrics?name[]=scheduler_schedule_attempts_total")
+        assert probe.status == 200
+        assert 'scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"} 1.0' in probe.body
+        assert [line for line in probe.body.splitlines() if not line.startswith("#")] == [
+            'scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"} 1.0']
+
+    serve(scenario, metrics=metrics)
+
+
+def test_a_kept_alive_connection_serves_one_request_after_another() -> None:
+    async def scenario(endpoints: Endpoints) -> None:
+        async with aiohttp.ClientSession() as session:
+            for path in ("/healthz", "/livez", "/readyz", "/nope"):
+                async with session.get(f"http://127.0.0.1:{endpoints.port}{path}") as response:
+                    assert response.status == (404 if path == "/nope" else 200)
+                    await response.read()
+            async with session.head(f"http://127.0.0.1:{endpoints.port}/livez") as response:
+                assert (response.status, await response.read()) == (200, b"")
+
+    serve(scenario)
+
+
 def test_other_paths_are_not_found() -> None:
     async def scenario(endpoints: Endpoints) -> None:
         for path in ("/", "/configz", "/healthz/nope"):
