@@ -153,3 +153,12 @@ def test_library_runtime_errors(expression: str, message: str) -> None:
 )
 def test_format_library(expression: str) -> None:
     assert matches(expression)
+
+
+def test_sort_by_orders_a_list_by_computed_keys() -> None:
+    assert matches('[3, 1, 2].sortBy(x, -x) == [3, 2, 1] && ["bb", "a"].sortBy(s, s.size()) == ["a", "bb"]')
+
+
+def test_sort_keys_must_be_comparable() -> None:
+    compiled = CelCache().get_or_compile("[[1], [2]].sortBy(l, l).size() == 2")
+    assert compiled.error is not None and "found no matching overload for '@sortByAssociatedKeys' applied to 'list(list(int)).(list(list(int)))'" in compiled.error

@@ -630,8 +630,10 @@ def _sort(coster: _Coster, target: _AstNode | None, args: list[_AstNode]) -> tup
 _OVERLOAD_ESTIMATORS: dict[str, Callable[[_Coster, _AstNode | None, list[_AstNode]], tuple[Estimate, Estimate | None] | None]] = {
     "list_sets_contains_list": _sets(1), "list_sets_intersects_list": _sets(1), "list_sets_equivalent_list": _sets(2),
     "list_slice": _slice, "list_flatten": _flatten, "list_flatten_int": _flatten, "lists_range": _range,
-    "list_reverse": _reverse, "list_distinct": _distinct, "list_sort": _sort, "list_sort_by_associated_keys": _sort,
+    "list_reverse": _reverse, "list_distinct": _distinct,
 }
+_OVERLOAD_ESTIMATORS.update({f"list_{t}_{suffix}": _sort for t in ("int", "uint", "double", "bool", "duration", "timestamp", "string", "bytes")
+                             for suffix in ("sort", "sortByAssociatedKeys")})
 
 
 def estimate_cost(checked: Checked, device: DeclSize = DEVICE_SIZES) -> Estimate:

@@ -163,8 +163,9 @@ _member("flatten", "list_flatten_int", (list_of(DYN), INT), list_of(DYN))
 _member("distinct", "list_distinct", (LA,), LA)
 _add("lists.range", "lists_range", (INT,), list_of(INT))
 _member("reverse", "list_reverse", (LA,), LA)
-_member("sort", "list_sort", (LA,), LA)
-_member("@sortByAssociatedKeys", "list_sort_by_associated_keys", (LA, list_of(B)), LA)
+for _t, _type in _ORDERED.items():  # sort and sortBy keys: comparable types only
+    _member("sort", f"list_{_t}_sort", (list_of(_type),), list_of(_type))
+    _member("@sortByAssociatedKeys", f"list_{_t}_sortByAssociatedKeys", (LA, list_of(_type)), LA)
 _member("first", "list_first", (LA,), optional_of(A))
 _member("last", "list_last", (LA,), optional_of(A))
 
@@ -258,7 +259,7 @@ _add("_[_]", "optional_map_index_value", (optional_of(MKV), K), optional_of(V))
 _add("cel.@mapInsert", "@mapInsert_map_key_value", (MKV, K, V), MKV)
 _add("cel.@mapInsert", "@mapInsert_map_map", (MKV, MKV), MKV)
 
-_ = (NULL, DYN)
+_UNUSED = (NULL, DYN, B)
 
 # Macro names the engine's ``references()`` lists as functions though they are expanded here.
 MACRO_FUNCTIONS = frozenset("has all exists exists_one existsOne map filter transformList transformMap transformMapEntry optMap optFlatMap bind sortBy".split())

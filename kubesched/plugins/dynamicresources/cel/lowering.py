@@ -129,7 +129,18 @@ def merge_maps(maps: CelValue) -> dict[object, object]:
     return out
 
 
+def sort_by(items: CelValue, keys: CelValue) -> list[object]:
+    """``@sortByAssociatedKeys``: the list ordered by the keys computed for its elements."""
+    if not isinstance(items, list) or not isinstance(keys, list):
+        raise NoSuchOverload()
+    if len(items) != len(keys):
+        raise ValueError(f"@sortByAssociatedKeys() expected a list of the same size as the associated keys list, but got {len(items)} and {len(keys)} elements respectively.")
+    order = sorted(range(len(items)), key=lambda i: keys[i])
+    return [items[i] for i in order]
+
+
 LOWERED_FUNCTIONS: dict[str, CelFunction] = {
+    "k8s_sort_by": sort_by,
     "k8s_opt_select": opt_select,
     "k8s_opt_index": opt_index,
     "k8s_opt_list": opt_list,
@@ -214,6 +225,10 @@ class _Writer:
             self.lowered = True
             var = node.accu_var
             return f"[{self.write(args[1])}].map({var}, {self.write(args[2])})[0]"
+        if node.macro == "sortBy":
+            self.lowered = True
+            listed = self.write(node.accu_init)
+            return f"k8s_sort_by({listed}, {listed}.map({args[0].name if isinstance(args[0], Ident) else ''}, {self.write(args[1])}))"
         target = self.write(node.iter_range)
         if node.iter_var2 is None and node.macro not in _TWO_VARIABLE:
             macro = "exists_one" if node.macro == "exists_one" else node.macro

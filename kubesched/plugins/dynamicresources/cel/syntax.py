@@ -417,6 +417,15 @@ class _Parser:
             step = self.call(offset, "_?_:_", predicate, step, self.accu(offset))
         return self.comprehension(offset, target, variables, init, self.lit(offset, "bool", True), step, self.accu(offset), kind)
 
+    def sort_by(self, offset: int, target: Node, args: list[Node]) -> Node:
+        """``list.sortBy(e, key)``: the lists extension binds the list once and sorts it by the
+        keys ``map`` computes (``@sortByAssociatedKeys``)."""
+        name = "@__sortBy_input__"
+        keys = self.mapping(offset, Ident(self.new_id(), offset, name), args, "map")
+        body = Call(self.new_id(), offset, "@sortByAssociatedKeys", [keys], Ident(self.new_id(), offset, name))
+        return Comprehension(self.new_id(), offset, "#unused", ListExpr(self.new_id(), offset, []), name, target, self.lit(offset, "bool", False),
+                             Ident(self.new_id(), offset, name), body, macro="sortBy")
+
     def opt_map(self, offset: int, target: Node, args: list[Node], flat: bool) -> Node:
         var = self.var_name(args[0])
         value = self.call(offset, "value", target=target)
@@ -445,6 +454,7 @@ _MACROS: dict[tuple[str, int], _Macro] = {
     ("transformList", 3): _map("transformList"), ("transformList", 4): _map("transformList"),
     ("transformMap", 3): _map("transformMap"), ("transformMap", 4): _map("transformMap"),
     ("transformMapEntry", 3): _map("transformMapEntry"), ("transformMapEntry", 4): _map("transformMapEntry"),
+    ("sortBy", 2): lambda p, offset, target, args: p.sort_by(offset, target, args),
     ("optMap", 2): lambda p, offset, target, args: p.opt_map(offset, target, args, False),
     ("optFlatMap", 2): lambda p, offset, target, args: p.opt_map(offset, target, args, True),
 }
