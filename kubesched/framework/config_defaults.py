@@ -77,7 +77,7 @@ def _args(name: str, raw_args: Any, registry: Registry, path: str, report: Repor
             report(path, f"args for plugin {name} were not of type {name}Args.{GROUP}, got {kind}.{GROUP}")
             return True, None
     try:
-        return True, spec.decode(raw_args)
+        return True, spec.decode(raw_args, registry.features)
     except ArgsError as err:
         report(f"{path}.{err.field}" if err.field else path, err.message)
         return True, None
@@ -100,7 +100,7 @@ def _profile(raw: V1Profile, index: int, single: bool, registry: Registry, repor
     for plugin in sorted({ref.name for s in plugins.values() for ref in s.enabled}):
         spec = registry.get(plugin)
         if spec is not None and spec.takes_args and plugin not in raw_args:
-            plugin_config[plugin] = spec.decode(None)
+            plugin_config[plugin] = spec.decode(None, registry.features)
     return Profile(name, plugins, plugin_config, raw.percentage_of_nodes_to_score, raw_args)
 
 

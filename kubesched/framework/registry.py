@@ -10,21 +10,34 @@ same way as in-tree ones; ``kubesched.framework.loader`` finds them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Generic, Iterable, Protocol
+from typing import Callable, Generic, Iterable, Protocol, cast, runtime_checkable
 
 from typing_extensions import Never, TypeVar
 
-from .args import decode_args
+from .args import ArgsError, decode_args
 from .features import DEFAULT_FEATURES, Features
 from .handle import Handle
 from .interfaces import Plugin
 
-__all__ = ["AnyPluginSpec", "PluginSpec", "Registry", "PluginFactory", "DefaultPlugin"]
+__all__ = ["AnyPluginSpec", "GatedArgs", "PluginSpec", "Registry", "PluginFactory", "DefaultPlugin"]
 
 A = TypeVar("A", default=None)  # a plugin's args type; None for a plugin without args
 
 PluginFactory = Callable[[A, Handle], Plugin]
 """``factory(args, handle)``: ``args`` is the decoded args (None for a plugin without args)."""
+
+
+@runtime_checkable
+class GatedArgs(Protocol):
+    """Args whose defaults and validation depend on the feature gates, as upstream's
+    ``SetDefaults_<Name>Args`` and ``Validate<Name>Args`` read ``feature.DefaultFeatureGate``
+    (DynamicResourcesArgs: each timeout only with its gate on)."""
+
+    def defaulted(self, features: Features) -> "GatedArgs": ...
+
+    def problems(self, features: Features) -> list[tuple[str, str]]:
+        """``(field, message)`` per problem, in upstream's order."""
+        ...
 
 
 @dataclass(slots=True, frozen=True)
@@ -55,12 +68,20 @@ class PluginSpec(Generic[A]):
     def takes_args(self) -> bool:
         return self.args_type is not None or self.parse_args is not None
 
-    def decode(self, raw: object) -> A | None:
-        """The plugin's args from a ``pluginConfig`` entry's ``args`` (None: not given)."""
+    def decode(self, raw: object, features: Features = DEFAULT_FEATURES) -> A | None:
+        """The plugin's args from a ``pluginConfig`` entry's ``args`` (None: not given), defaulted
+        and validated for ``features`` when they are ``GatedArgs`` (the first problem raised)."""
         if self.parse_args is not None:
             return self.parse_args(raw)
         if self.args_type is not None:
-            return decode_args(self.args_type, raw)
+            args = decode_args(self.args_type, raw)
+            if not isinstance(args, GatedArgs):
+                return args
+            gated = args.defaulted(features)
+            problems = gated.problems(features)
+            if problems:
+                raise ArgsError(*problems[0])
+            return cast(A, gated)  # the same dataclass, defaulted
         return None
 
     def build(self, args: object, handle: Handle) -> Plugin:

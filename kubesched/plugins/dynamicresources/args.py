@@ -8,14 +8,17 @@
   does not apply it (docs/dra.md, "Not modelled").
 
 Both are Go durations (``"90s"``, ``"1m30s"``), kept as written (so ``config show`` writes
-them back; the defaults as Go prints them). Validation is upstream's
-``ValidateDynamicResourcesArgs``; a field whose gate ``--feature-gates`` turned off is
-refused by ``check_gates`` when the plugin is built.
+them back; the defaults as Go prints them). Defaulting is upstream's
+``SetDefaults_DynamicResourcesArgs``: each field only when its gates are on, so with them
+off ``config show`` leaves it out. Validation is upstream's ``ValidateDynamicResourcesArgs``
+with the gates: a field whose gate is off is refused (``Forbidden``), when the config is
+decoded (``GatedArgs``: with the field's path) and again when the plugin is built
+(``check_gates``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ...framework.args import ArgsError, go_quote, invalid
 from ...framework.config_go import NANOS_PER_SECOND, format_duration, parse_duration
@@ -37,14 +40,29 @@ def _nanos(text: str | None) -> int | None:
         return None
 
 
+def _binding_gates(features: Features) -> bool:
+    return features.enable_dra_device_binding_conditions and features.enable_dra_resource_claim_device_status
+
+
 @dataclass(frozen=True, slots=True)
 class DynamicResourcesArgs:
-    """Defaulted as upstream's ``SetDefaults_DynamicResourcesArgs`` at v1.36's gates."""
+    """The args as written (None: not given); ``defaulted`` applies upstream's defaults for the gates."""
 
-    filter_timeout: str | None = DEFAULT_FILTER_TIMEOUT
-    binding_timeout: str | None = DEFAULT_BINDING_TIMEOUT
+    filter_timeout: str | None = None
+    binding_timeout: str | None = None
 
-    def validate(self) -> list[tuple[str, str]]:
+    def defaulted(self, features: Features) -> "DynamicResourcesArgs":
+        """``SetDefaults_DynamicResourcesArgs``: filterTimeout 10s with DRASchedulerFilterTimeout on,
+        bindingTimeout 10m0s with DRADeviceBindingConditions and DRAResourceClaimDeviceStatus on."""
+        filter_timeout, binding_timeout = self.filter_timeout, self.binding_timeout
+        if filter_timeout is None and features.enable_dra_scheduler_filter_timeout:
+            filter_timeout = DEFAULT_FILTER_TIMEOUT
+        if binding_timeout is None and _binding_gates(features):
+            binding_timeout = DEFAULT_BINDING_TIMEOUT
+        return replace(self, filter_timeout=filter_timeout, binding_timeout=binding_timeout)
+
+    def problems(self, features: Features) -> list[tuple[str, str]]:
+        """``ValidateDynamicResourcesArgs`` for these gates, after the durations' decoding."""
         problems: list[tuple[str, str]] = []
         for name, text in (("filterTimeout", self.filter_timeout), ("bindingTimeout", self.binding_timeout)):
             if text is not None and _nanos(text) is None:
@@ -52,28 +70,32 @@ class DynamicResourcesArgs:
         if problems:
             return problems
         filter_nanos, binding_nanos = _nanos(self.filter_timeout), _nanos(self.binding_timeout)
-        if filter_nanos is not None and filter_nanos < 0:
+        if not features.enable_dra_scheduler_filter_timeout:
+            if filter_nanos is not None:
+                problems.append(("filterTimeout", "Forbidden: DRASchedulingFilterTimeout feature gate is disabled"))
+        elif filter_nanos is not None and filter_nanos < 0:
             problems.append(("filterTimeout", invalid(self.filter_timeout, "must be zero or positive")))
-        if binding_nanos is not None and binding_nanos < NANOS_PER_SECOND:
+        if not _binding_gates(features):
+            if binding_nanos is not None:
+                problems.append(("bindingTimeout", "Forbidden: DRADeviceBindingConditions or "
+                                                   "DRAResourceClaimDeviceStatus feature gate is disabled"))
+        elif binding_nanos is not None and binding_nanos < NANOS_PER_SECOND:
             problems.append(("bindingTimeout", invalid(self.binding_timeout, "must be at least 1 second")))
         return problems
 
     def check_gates(self, features: Features) -> None:
-        """Upstream refuses a field whose feature gate is off (``ArgsError``). With the gate off
-        upstream does not default the field either; a value equal to the default is taken for
-        the default here, and let through."""
-        if self.filter_timeout not in (None, DEFAULT_FILTER_TIMEOUT) and not features.enable_dra_scheduler_filter_timeout:
-            raise ArgsError("filterTimeout", "Forbidden: DRASchedulingFilterTimeout feature gate is disabled")
-        if self.binding_timeout not in (None, DEFAULT_BINDING_TIMEOUT) and not (
-                features.enable_dra_device_binding_conditions and features.enable_dra_resource_claim_device_status):
-            raise ArgsError("bindingTimeout", "Forbidden: DRADeviceBindingConditions or "
-                                              "DRAResourceClaimDeviceStatus feature gate is disabled")
+        """Upstream's New validates its args again with the plugin's gates: the first problem
+        as an ``ArgsError``."""
+        problems = self.problems(features)
+        if problems:
+            raise ArgsError(*problems[0])
 
     def filter_timeout_seconds(self) -> float:
-        """How long one node's allocation may take in Filter (0: no limit)."""
+        """How long one node's allocation may take in Filter (0, as when unset: no limit)."""
         nanos = _nanos(self.filter_timeout)
-        return (nanos if nanos is not None else _nanos(DEFAULT_FILTER_TIMEOUT) or 0) / NANOS_PER_SECOND
+        return (nanos or 0) / NANOS_PER_SECOND
 
     def binding_timeout_seconds(self) -> float:
         nanos = _nanos(self.binding_timeout)
         return (nanos if nanos is not None else _DEFAULT_BINDING_NANOS) / NANOS_PER_SECOND
+
