@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from functools import lru_cache
 
 from .compile import CompilationResult, DeviceEnvironments, compile_selector
 from .cost import MAX_COST
@@ -41,6 +42,7 @@ def validate_selector(expression: str) -> str | None:
     return compile_selector(expression, DeviceEnvironments()).error
 
 
+@lru_cache(maxsize=4096)  # a snapshot repeats the same few selectors over many objects
 def selector_problem(expression: str) -> str | None:
     """Why the API server refuses a selector (``validateCELSelector``), as its field error
     reads after the field: too long, ``Invalid value: ...: <compile error>`` (its first line),
