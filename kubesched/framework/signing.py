@@ -181,11 +181,13 @@ def _term(term: NodeSelectorTerm) -> SignValue:
 
 
 def node_affinity_signer(pod: PodInfo) -> SignValue:
-    """Required terms and weighted preferred terms, each list sorted (order does not matter)."""
+    """Required terms and weighted preferred terms, each list sorted (order does not matter);
+    ``None`` without ``nodeAffinity``, two empty lists for ``nodeAffinity: {}`` (upstream's
+    ``NodeAffinitySigner``)."""
     required: NodeSelector | None = pod.required_node_affinity
     preferred: tuple[PreferredSchedulingTerm, ...] = pod.preferred_node_affinity
     if required is None and not preferred:
-        return None
+        return ((), ()) if pod.node_affinity_set else None
     req = tuple(sorted((_term(t) for t in required.terms), key=repr)) if required is not None else ()
     pref = tuple(sorted(((p.weight, _term(p.term)) for p in preferred), key=repr))
     return (req, pref)

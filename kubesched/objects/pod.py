@@ -96,6 +96,9 @@ class PodInfo:
     # (not restartable): no plugin reads them (they hold no port while the pod runs), but
     # upstream's HostPortsSigner signs every container's ports, so OpportunisticBatching does.
     init_host_ports: tuple[int, ...] = ()
+    # Whether ``spec.affinity.nodeAffinity`` is set, even with no term: upstream's signature
+    # tells ``nodeAffinity: {}`` from none, so OpportunisticBatching does.
+    node_affinity_set: bool = False
 
     @property
     def key(self) -> str:
@@ -182,6 +185,7 @@ def parse_pod(raw: Mapping[str, Any], keep_raw: bool = True) -> PodInfo:
                                  if status.get("resourceClaimStatuses") else ()),
         annotations=parse_annotations(meta.get("annotations")),
         init_host_ports=parts.init_host_ports,
+        node_affinity_set=parts.node_affinity_set,
     )
 
 

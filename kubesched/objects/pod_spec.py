@@ -146,6 +146,7 @@ class SpecParts:
     scheduling_gates: tuple[str, ...]
     preemption_policy: str
     init_host_ports: tuple[int, ...] = ()
+    node_affinity_set: bool = False
 
 
 SPECS = _Shared(1 << 14)  # spec text (see spec_key) -> SpecParts
@@ -209,7 +210,9 @@ def parse_spec(spec: Mapping[str, Any], namespace: str) -> SpecParts:
     required: NodeSelector | None = None
     preferred: tuple[PreferredSchedulingTerm, ...] = ()
     pod_affinity = NO_POD_AFFINITY
+    node_affinity_set = False
     if affinity:
+        node_affinity_set = affinity.get("nodeAffinity") is not None
         required_raw, preferred_raw = node_affinity_of(affinity)
         if required_raw is not None:
             required = parse_node_selector(
@@ -234,6 +237,7 @@ def parse_spec(spec: Mapping[str, Any], namespace: str) -> SpecParts:
         requests=requests,
         host_ports=share(("ports", tuple(host_ports)), tuple(host_ports)),
         init_host_ports=tuple(init_host_ports),
+        node_affinity_set=node_affinity_set,
         tolerations=memo("tolerations", spec.get("tolerations"), _tolerations),
         node_selector=memo("selector", spec.get("nodeSelector"), _node_selector),
         required_node_affinity=required,

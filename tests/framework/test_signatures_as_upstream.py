@@ -189,6 +189,8 @@ CASES: list[tuple[str, Change, Change, bool]] = [
          {"weight": 1, "preference": DISK}]}}),
      set_spec("affinity", {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
          {"weight": 2, "preference": DISK}]}}), DIFFERENT),
+    ("node affinity set with no term, or not set", nothing, set_spec("affinity", {"nodeAffinity": {}}), DIFFERENT),
+    ("no affinity, or affinity with nothing in it", nothing, set_spec("affinity", {}), EQUAL),
     # ImageLocality: the set of normalised image names of containers and init containers
     ("images in another order", containers("a:1", "b:1"), containers("b:1", "a:1"), EQUAL),
     ("an image without a tag, or with :latest", containers("nginx"), containers("nginx:latest"), EQUAL),
