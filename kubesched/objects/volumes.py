@@ -77,12 +77,22 @@ UNSIGNED_SOURCE = ""
 _SOURCES: dict[str, str] = {}  # one shared copy of each source text (pods of a template repeat them)
 
 
+def _without_nulls(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
+
+
 def _source_text(vol: Mapping[str, Any]) -> str:
     if vol.get("configMap") is not None or vol.get("secret") is not None:
         return UNSIGNED_SOURCE
     source = {k: v for k, v in vol.items() if k != "name"}
     try:
         text = orjson.dumps(source, option=orjson.OPT_SORT_KEYS).decode()
+        if ":null" in text:  # a null is an absent field to Go's decoder, and so to its encoder
+            text = orjson.dumps(_without_nulls(source), option=orjson.OPT_SORT_KEYS).decode()
     except TypeError:  # keys that are not strings, values JSON cannot hold (hand-written YAML)
         text = repr(sorted(source.items(), key=repr))
     found = _SOURCES.get(text)

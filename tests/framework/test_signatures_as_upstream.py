@@ -174,6 +174,8 @@ CASES: list[tuple[str, Change, Change, bool]] = [
      volumes({"name": "b", "ephemeral": ephemeral("1Gi")}), EQUAL),
     ("ephemeral templates of other sizes", volumes({"name": "a", "ephemeral": ephemeral("1Gi")}),
      volumes({"name": "a", "ephemeral": ephemeral("2Gi")}), DIFFERENT),
+    ("a field written as null, or left out", volumes({"name": "h", "hostPath": {"path": "/a"}}),
+     volumes({"name": "h", "hostPath": {"path": "/a", "type": None}}), EQUAL),
     ("volumes in another order", volumes({"name": "a", "emptyDir": {}}, {"name": "h", "hostPath": {"path": "/a"}}),
      volumes({"name": "h", "hostPath": {"path": "/a"}}, {"name": "a", "emptyDir": {}}), EQUAL),
     # LabelsSigner (InterPodAffinity), NodeAffinitySigner and the nodeSelector
