@@ -10,8 +10,9 @@ driver's ResourceSlices are one per node, pool = node name, ``maxClaimsPerNode``
 * SchedulingWithResourceClaim (5000pods_500nodes): 2 devices per node; claims shared by 5
   pods each: 500 claims and 2,500 pods running, 500 claims and 2,500 measured pods.
 * SteadyStateClusterResourceClaimTemplate (half_500nodes): 2,500 claims allocated up
-  front; upstream then keeps 10 pods churning for 10 s, here 2,500 measured pods fill the
-  rest (simulate has no wall-clock churn; the allocated state is upstream's).
+  front, then batches of 10 pods from the claim template: each batch, once bound, deleted
+  with its claims and the next created (upstream's steadyState churn, which runs 10 s;
+  here 2,500 pods in 250 batches, the churn's events inside the timed run).
 * FirstAvailable (prioritized-list, at SchedulingWithResourceClaimTemplate's size): the
   template's first subrequest names a class without devices, the second the test class.
 * Partitionable (2000pods_100nodes): 2,000 pools of two slices (shared counters; devices
@@ -49,10 +50,13 @@ from common import (  # noqa: E402
     make_nodes,
     make_pods,
     run_workload,
+    WorkloadResult,
 )
 
 from kubesched.cluster.simulated import Simulation  # noqa: E402
 from kubesched.cluster.snapshot import ClusterSnapshot  # noqa: E402
+from kubesched.objects.pod import PodInfo, parse_pod  # noqa: E402
+from kubesched.plugins.dynamicresources.controller import instantiate_template_claims  # noqa: E402
 
 DRIVER = "test-driver.cdi.k8s.io"
 API = "resource.k8s.io/v1"
@@ -171,17 +175,97 @@ def build_shared_claims(scale: float):
     return build
 
 
+STEADY_BATCH = 10  # createPods count: 10, steadyState: true
+
+
 def build_steady_state(scale: float):
+    """half_500nodes: 500 DRA nodes with 10 devices, 2,500 claims allocated up front
+    (``allocResourceClaims``, no pods); the first batch of 10 pods from the claim template is
+    pending, ``SteadyStateChurn`` brings the next ones."""
     def build() -> ClusterSnapshot:
         n, per_node = int(500 * scale), 10
         nodes = [dra_node(i) for i in range(n)]
         claims = [claim("init", f"test-claim-{i}", nodes[i % n]["metadata"]["name"], f"instance-{(i // n) % per_node}")
                   for i in range(int(2500 * scale))]
-        pending = [claim_pod("test", f"test-{i}") for i in range(int(2500 * scale))]
+        pending = [claim_pod("test", f"test-{i}") for i in range(STEADY_BATCH)]
         objects = [device_class(), template("test", [{"name": "req-0", "exactly": {"deviceClassName": "test-class"}}]),
                    *(driver_slice(node["metadata"]["name"], per_node) for node in nodes), *claims]
         return _snapshot(nodes, [], pending, objects)
     return build
+
+
+class SteadyStateChurn:
+    """scheduler_perf's ``createPods`` with ``steadyState: true`` (``createPodsSteadily``), as a
+    progress callback inside the timed run: once all 10 pods of a batch are bound, the batch
+    is deleted (``DeleteCollection``) with its claims (the resourceclaim controller deletes a
+    pod's template claims with it, and the scheduler sees them go, their devices freed), and
+    the next 10 pods are created, then their claims from the template (the controller's work:
+    the pod is added first, its claim and ``resourceClaimStatuses`` follow, as the events reach
+    upstream's scheduler). Upstream runs for 10 s; here ``pods`` pods in all (the rate is what
+    is compared), so the cluster stays at the same utilization the whole run. What the API
+    server and the controller do (the pods' and claims' documents) is made before the timed
+    run; the scheduler's handling of each event (parsing a claim, hints, queue) is timed."""
+
+    def __init__(self, pods: int) -> None:
+        self.pods = pods
+        self.scheduled = 0
+        self.batch: list[PodInfo] = []
+        self.seen = 0  # bindings looked at
+        self.sim: Simulation | None = None
+        # The batches after the snapshot's first: (pods as created, claims, pods with their claims recorded).
+        self.next_batches: list[tuple[list[PodInfo], list[dict[str, object]], dict[str, PodInfo]]] = []
+
+    def start(self, sim: Simulation) -> Callable[[int, int], None]:
+        """Called before the timed run: the later batches' objects, as the API server will hand them out."""
+        self.sim = sim
+        templates = sim.snapshot.objects.get("ResourceClaimTemplate", [])  # the controller's, not the scheduler's
+        for first in range(STEADY_BATCH, self.pods, STEADY_BATCH):
+            pods = [parse_pod(claim_pod("test", f"test-{i}")) for i in range(first, min(first + STEADY_BATCH, self.pods))]
+            # The namespace holds no claim then (the last batch's went with it): every name is free.
+            claims, recorded = instantiate_template_claims(pods, templates, [])
+            self.next_batches.append((pods, claims, recorded))
+        self.next_batches.reverse()  # taken from the end
+        return self.progress
+
+    def progress(self, scheduled: int, total: int) -> None:
+        sim = self.sim
+        assert sim is not None
+        bindings = sim.cluster.bindings
+        while self.seen < len(bindings):
+            pod, _ = bindings[self.seen]
+            self.seen += 1
+            if pod.namespace == "test":
+                self.batch.append(pod)
+                self.scheduled += 1
+        if len(self.batch) < STEADY_BATCH:
+            return
+        scheduler = sim.scheduler
+        claims = scheduler.hub.object_stores.find(API, "ResourceClaim")
+        assert claims is not None
+        for pod in self.batch:
+            scheduler.on_pod_delete(pod)
+            for _, name in pod.resource_claim_statuses:
+                doc = claims.get(pod.namespace, name)
+                if doc is not None:
+                    claims.delete(doc)
+        self.batch = []
+        if not self.next_batches:
+            return
+        new, made, recorded = self.next_batches.pop()
+        for pod in new:
+            scheduler.on_pod_add(pod)
+        for doc in made:
+            claims.upsert(doc)
+        for pod in new:
+            if pod.uid in recorded:
+                scheduler.on_pod_update(pod, recorded[pod.uid])
+
+    def report(self, result: WorkloadResult) -> None:
+        """The figure counts every batch's pods, not only the snapshot's first ten."""
+        result.measured_pods, result.scheduled = self.pods, self.scheduled
+        result.unschedulable = self.pods - self.scheduled
+        result.extra["churn"] = (f"batches of {STEADY_BATCH} pods created, scheduled, then deleted with their "
+                                 f"claims (steadyState), {self.pods // STEADY_BATCH} batches in the timed run")
 
 
 def _selected_pool_slices(index: int, devices: list[dict[str, Any]], counters: list[dict[str, Any]] | None, count: int) -> list[dict[str, Any]]:
@@ -310,8 +394,12 @@ def main(argv: list[str] | None = None) -> int:
             if count:
                 sim.run(max_attempts=count)
 
+        churn = SteadyStateChurn(int(2500 * args.scale)) if name == "SteadyStateClusterResourceClaimTemplate" else None
         result = run_workload(name, builder(args.scale), seed=0, prepare=schedule_init_pods,
-                              measured=(lambda key, ns=namespace: ns is None or key.startswith(ns + "/")))
+                              measured=(lambda key, ns=namespace: ns is None or key.startswith(ns + "/")),
+                              driver=churn.start if churn is not None else None)
+        if churn is not None:
+            churn.report(result)
         if init_pods:
             result.extra["init pods"] = f"{init_pods} scheduled before the measured run (not timed), as upstream's createPods waits"
         print(format_result(result), flush=True)
