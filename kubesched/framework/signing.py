@@ -173,7 +173,9 @@ def tolerations_signer(pod: PodInfo) -> SignValue:
 
 
 def _requirements(reqs: tuple[Requirement, ...]) -> SignValue:
-    return tuple(sorted(repr((r.key, r.operator, tuple(sorted(r.values)), r.number)) for r in reqs))
+    """Each requirement with its values sorted, repeats kept; the list sorted (upstream's
+    ``NodeSelectorRequirementsSigner``)."""
+    return tuple(sorted(repr((r.key, r.operator, tuple(sorted(r.listed or r.values)))) for r in reqs))
 
 
 def _term(term: NodeSelectorTerm) -> SignValue:

@@ -8,7 +8,7 @@ plain tuples so that the node table can evaluate them over all nodes at once.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from collections.abc import Mapping
 from typing import Any
 
@@ -53,6 +53,9 @@ class Requirement:
     operator: str
     values: frozenset[str]
     number: int = 0  # the single value of Gt / Lt
+    # The values as written, repeats kept: nothing matches on them, but upstream's node
+    # affinity signature sorts the list (OpportunisticBatching). Not compared.
+    listed: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     def matches(self, labels: Mapping[str, str]) -> bool:
         op = self.operator
@@ -97,7 +100,7 @@ def _requirement(raw: Any, field_path: str, operators: tuple[str, ...], gt_lt: b
         if parsed is None:
             raise ObjectError(f"{field_path}.values[0]", f"must be an integer for operator {op}")
         number = parsed
-    return Requirement(key, op, frozenset(values), number)
+    return Requirement(key, op, frozenset(values), number, tuple(values))
 
 
 @dataclass(slots=True, frozen=True)

@@ -186,6 +186,8 @@ CASES: list[tuple[str, Change, Change, bool]] = [
     ("required terms in another order", required(DISK, ZONE), required(ZONE, DISK), EQUAL),
     ("requirement values in another order", required(DISK),
      required({"matchExpressions": [{"key": "disk", "operator": "In", "values": ["nvme", "ssd"]}]}), EQUAL),
+    ("a requirement value repeated", required(DISK),
+     required({"matchExpressions": [{"key": "disk", "operator": "In", "values": ["ssd", "nvme", "ssd"]}]}), DIFFERENT),
     ("a preferred term of another weight",
      set_spec("affinity", {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
          {"weight": 1, "preference": DISK}]}}),
