@@ -99,3 +99,23 @@ def test_each_claim_is_allocated_for_its_own_class():
         stored = store.get("default", claim_name)
         assert [r["exactly"]["deviceClassName"] for r in stored["spec"]["devices"]["requests"]] == [cls]
         assert [r["driver"] for r in stored["status"]["allocation"]["devices"]["results"]] == [DRIVER]
+
+
+def test_a_node_judged_for_another_class_gets_this_claims_class_config():
+    """Reserve builds the chosen node's allocation from the devices kept with the verdict (found
+    for a pod of another class selecting the same devices); its config is this claim's class's."""
+    configured = gpu_class("a", extended="example.com/a")
+    configured["spec"]["config"] = [{"opaque": {"driver": DRIVER, "parameters": {"mode": "a"}}}]
+    nodes = [f"n{i}" for i in range(1, 6)]  # enough for the batch Filter (a few nodes go one by one)
+    sim = simulate(*map(node, nodes), *(gpu_slice(n, 2) for n in nodes), configured,
+                   gpu_class("b", extended="example.com/b"),
+                   pod("p1", requests={"example.com/a": "1"}), pod("p2", requests={"example.com/b": "1"}),
+                   pod("p3", requests={"example.com/a": "1"}))
+    store = sim.scheduler.hub.object_stores.find(API, "ResourceClaim")
+    configs = {}
+    for name in ("p1", "p2", "p3"):
+        claim_name = sim.cluster.extended_claim_statuses[f"default/{name}"]["resourceClaimName"]
+        allocation = store.get("default", claim_name)["status"]["allocation"]
+        configs[name] = [(c["source"], c["opaque"]["parameters"]) for c in allocation["devices"].get("config") or []]
+    assert configs == {"p1": [("FromClass", {"mode": "a"})], "p2": [], "p3": [("FromClass", {"mode": "a"})]}
+    assert len({_placed(sim, "p1"), _placed(sim, "p2"), _placed(sim, "p3")}) == 3  # p2, p3 on nodes p1 judged

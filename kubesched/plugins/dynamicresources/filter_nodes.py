@@ -23,9 +23,10 @@ from ...objects.pod import PodInfo
 from .extended import ExtendedRequest, is_dra_extended_resource
 from .filtering import FilterMixin
 from .names import NAME
-from .state import STATE, DraState, NodeAllocation
+from .state import STATE, DraState, ExtendedGroup, ExtendedGroups, NodeAllocation
 from .statuses import CANNOT_ALLOCATE, NOT_AVAILABLE, timed_out, unresolvable
 from .structured import AllocationError, AllocationTimeout, NodeAllocationError
+from .structured.results import AllocationResults
 from .verdicts import DOES_NOT_FIT, FITS, UNKNOWN, VerdictRows
 
 __all__ = ["FilterNodesMixin"]
@@ -141,6 +142,7 @@ class FilterNodesMixin(FilterMixin):
         uniform = len(distinct) == 1  # the usual case: every node lacks the same (none lists them)
         keys: list[int] = distinct if uniform else np.unique(lacking[candidates]).tolist()
         rows_of = table.node_derived((NAME, "rows"), partial(_rows_by_name, infos, size))
+        groups = s.extended_groups = ExtendedGroups(lacking, rows_of)
         codes = np.zeros(size, dtype=np.int32)
         statuses = [CANNOT_ALLOCATE]
         errors: list[tuple[int, Status]] = []
@@ -152,6 +154,7 @@ class FilterNodesMixin(FilterMixin):
             signature = ("extended", _requests_key(requests, self.manager.get))
             entry = table.node_derived((NAME, "verdicts", signature), partial(VerdictRows, size, s.epoch_mark, s.touch_mark))
             entry.catch_up(s.epoch_mark, self.manager.touched, s.touch_mark, rows_of)
+            groups.by_key[key] = ExtendedGroup(entry, node_claim, requests, mappings)
             group = candidates if uniform else candidates & (lacking == key)
             ok = entry.ok[:size]
             for row in np.flatnonzero(group & (ok == UNKNOWN)).tolist():
@@ -173,6 +176,8 @@ class FilterNodesMixin(FilterMixin):
                     ok[row] = DOES_NOT_FIT
                 else:
                     ok[row] = FITS
+                    if isinstance(results, AllocationResults):
+                        entry.picks[row] = results.picks
                     s.node_allocations[info.node.name] = NodeAllocation(results, node_claim, requests, mappings)
             codes[group & (ok == DOES_NOT_FIT)] = 1
         for row, status in errors:

@@ -14,7 +14,7 @@ import time
 
 from ...framework import Code, CycleState, Handle, Status
 from ...framework.features import Features
-from ...objects.dra import ResourceClaim
+from ...objects.dra import DeviceClass, ResourceClaim
 from ...objects.node import Node
 from ...objects.nodeinfo import NodeInfo
 from ...objects.pod import PodInfo
@@ -25,7 +25,8 @@ from .names import NAME
 from .state import STATE, DraState, NodeAllocation
 from .statuses import CANNOT_ALLOCATE, NOT_AVAILABLE, timed_out, unresolvable
 from .structured import AllocationError, AllocationTimeout, Allocator, NodeAllocationError
-from .structured.results import AllocationResults
+from .structured.results import AllocationResults, ClaimPicks
+from .verdicts import FITS
 
 __all__ = ["FilterMixin"]
 
@@ -140,6 +141,10 @@ class FilterMixin:
         if info is None:
             return None
         if s.plain_claims is None:  # the extended-resource claim: Filter's per-node form records it
+            kept = self._kept_extended(s, info.node)
+            if kept is not None:
+                s.node_allocations[node_name] = kept
+                return kept
             if state is None or pod is None or self.filter(state, pod, info) is not None:
                 return None
             return s.node_allocations.get(node_name)
@@ -151,6 +156,36 @@ class FilterMixin:
             return None
         found = s.node_allocations[node_name] = NodeAllocation(results)
         return found
+
+    def _kept_extended(self, s: DraState, node: Node) -> NodeAllocation | None:
+        """The node's allocation from the picks the batch Filter kept with its verdict (computed
+        by an earlier pod whose claim's classes select the same devices, on the same devices in
+        use: the same devices fit), with each request's class the one this pod's claim names;
+        None when nothing was kept for the node."""
+        groups = s.extended_groups
+        allocator = s.allocator
+        if groups is None or allocator is None:
+            return None
+        row = groups.rows.get(node.name)
+        if row is None or row >= len(groups.lacking):
+            return None
+        group = groups.by_key.get(int(groups.lacking[row]))
+        if group is None or row >= len(group.verdicts.ok) or group.verdicts.ok[row] != FITS:
+            return None
+        kept = group.verdicts.picks.get(row)
+        if kept is None or len(kept) != 1:
+            return None
+        classes: dict[str, DeviceClass | None] = {}
+        for request in group.claim.spec.requests:
+            if request.exactly is None:
+                return None
+            classes[request.name] = self.manager.get(request.exactly.device_class_name)
+        picks = kept[0]
+        if any(name not in classes for name, _ in picks.chosen):
+            return None
+        mine = ClaimPicks(picks.devices, tuple((name, classes[name]) for name, _ in picks.chosen), picks.selected_subs)
+        results = AllocationResults(allocator.features, node, [group.claim], [mine])
+        return NodeAllocation(results, group.claim, group.requests, group.mappings)
 
     def _filter_plain(self, s: DraState, node: Node, claims: list[ResourceClaim]) -> Status | None:
         """Filter for user claims only with no in-flight allocation of their own: the allocated

@@ -11,6 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+import numpy.typing as npt
+
 from ...framework import StateKey
 from ...objects.dra import AllocationResult, ResourceClaim
 from ...objects.selectors import NodeSelector
@@ -20,7 +23,7 @@ from .structured import Allocator
 from .structured.results import AllocationResults
 from .verdicts import VerdictRows
 
-__all__ = ["NodeAllocation", "DraState", "STATE"]
+__all__ = ["NodeAllocation", "DraState", "ExtendedGroup", "ExtendedGroups", "STATE"]
 
 
 @dataclass(slots=True)
@@ -32,6 +35,26 @@ class NodeAllocation:
     extended_claim: ResourceClaim | None = None
     extended_requests: list[ExtendedRequest] = field(default_factory=list)
     mappings: list[RequestMapping] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ExtendedGroup:
+    """The batch Filter's nodes that lack one set of DRA-backed resources: their kept verdicts
+    and the extended-resource claim's variant they were judged for."""
+
+    verdicts: VerdictRows
+    claim: ResourceClaim
+    requests: list[ExtendedRequest]
+    mappings: list[RequestMapping]
+
+
+@dataclass(slots=True)
+class ExtendedGroups:
+    """Which group each table row is in (``lacking``, by node name through ``rows``)."""
+
+    lacking: npt.NDArray[np.int64]
+    rows: dict[str, int]
+    by_key: dict[int, ExtendedGroup] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -56,6 +79,7 @@ class DraState:
     verdicts: VerdictRows | None = None  # Filter's kept verdicts for this pod's claim shape
     # The extended-resource claim's variant per set of resources a node must provide through
     # DRA (``needed``, sorted): built once per cycle, not once per node.
+    extended_groups: ExtendedGroups | None = None  # the batch Filter's, for extended resources only
     extended_variants: dict[tuple[tuple[str, int], ...], tuple[ResourceClaim, list[ExtendedRequest], list[RequestMapping]]] = \
         field(default_factory=dict)
 

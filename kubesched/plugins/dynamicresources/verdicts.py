@@ -17,8 +17,12 @@ Errors and Unschedulable statuses with a message of their own are never kept.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import numpy.typing as npt
+
+from .structured.results import ClaimPicks
 
 __all__ = ["VerdictRows", "UNKNOWN", "FITS", "DOES_NOT_FIT"]
 
@@ -28,12 +32,15 @@ UNKNOWN, DOES_NOT_FIT, FITS = -1, 0, 1
 class VerdictRows:
     """Per table row: UNKNOWN, DOES_NOT_FIT or FITS, valid as of ``epoch`` and ``seen`` touches."""
 
-    __slots__ = ("ok", "score", "epoch", "seen")
+    __slots__ = ("ok", "score", "picks", "epoch", "seen")
 
     def __init__(self, size: int, epoch: int, seen: int) -> None:
         self.ok: npt.NDArray[np.int8] = np.full(size, UNKNOWN, dtype=np.int8)
         # Score's raw value on rows that fit (-1: not computed), for claims with firstAvailable requests.
         self.score: npt.NDArray[np.int64] = np.full(size, -1, dtype=np.int64)
+        # The allocator's picks on rows that fit, where kept (DRA-backed extended resources: Reserve
+        # builds the chosen node's results from them instead of searching again).
+        self.picks: dict[int, Sequence[ClaimPicks]] = {}
         self.epoch = epoch
         self.seen = seen
 
@@ -42,6 +49,7 @@ class VerdictRows:
         if epoch != self.epoch or upto < self.seen:
             self.ok.fill(UNKNOWN)
             self.score.fill(-1)
+            self.picks.clear()
             self.epoch = epoch
         else:
             for name in touched[self.seen:upto]:
@@ -49,4 +57,5 @@ class VerdictRows:
                 if row is not None and row < len(self.ok):
                     self.ok[row] = UNKNOWN
                     self.score[row] = -1
+                    self.picks.pop(row, None)
         self.seen = upto
