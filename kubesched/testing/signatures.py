@@ -79,8 +79,10 @@ def assert_signature_covers_reads(
 ) -> ContractReport:
     """For every pod of every cluster and every field in ``fields``: the pod with that field
     taken from another pod, if the plugin signs it the same, gets the same Filter verdicts
-    and Score scores on every node. Fails if the plugin does not sign, or if no pod with a
-    changed field kept its signature (nothing compared)."""
+    and Score scores on every node; for a field the plugin declares in
+    ``upstream_unsigned_reads``, once the declared part is erased in both pods. Fails if the
+    plugin does not sign, or if no pod with a changed field kept its signature (nothing
+    compared)."""
     found = clusters_or_default(clusters)
     decoded = decode(spec, args)
     report = ContractReport(spec.name, ["signature covers what the plugin reads"], clusters=len(found))
@@ -144,6 +146,9 @@ def unsigned_reads(plugin: object) -> dict[str, tuple[UnsignedRead, ...]]:
                             f"UnsignedRead, got {declared!r}")
     out: dict[str, tuple[UnsignedRead, ...]] = {}
     for d in declared:
+        if d.field not in POD_FIELDS:
+            raise ContractError(f"plugin {getattr(plugin, 'name', plugin)!r}: upstream_unsigned_reads names "
+                                f"{d.field!r}, not a pod field the check swaps ({', '.join(POD_FIELDS)})")
         out[d.field] = out.get(d.field, ()) + (d,)
     return out
 

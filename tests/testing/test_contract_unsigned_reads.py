@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from kubesched.framework import Handle, PluginSpec, SignFragment, Status
+from kubesched.framework.signing import UnsignedRead
 from kubesched.objects import PodInfo
 from kubesched.plugins.nodeports import NodePorts
 from kubesched.testing import ContractError, assert_signature_covers_reads, random_clusters
@@ -37,6 +38,10 @@ class Misdeclared(NodePorts):
     upstream_unsigned_reads = ("host_ports",)
 
 
+class MisnamedField(NodePorts):
+    upstream_unsigned_reads = (UnsignedRead("host_port", "a typo", lambda pod: pod),)
+
+
 def test_node_ports_passes_with_the_addresses_declared_unsigned() -> None:
     report = assert_signature_covers_reads(spec_of(NodePorts()), None, CLUSTERS)
     assert any("host_ports without the part upstream leaves unsigned" in note for note in report.notes), report.notes
@@ -56,3 +61,8 @@ def test_a_declaration_that_is_not_unsigned_reads_fails() -> None:
     with pytest.raises(ContractError, match="upstream_unsigned_reads must be a tuple of UnsignedRead"):
         assert_signature_covers_reads(spec_of(Misdeclared()), None, CLUSTERS)
 
+
+
+def test_a_declaration_of_no_pod_field_fails() -> None:
+    with pytest.raises(ContractError, match="names 'host_port', not a pod field"):
+        assert_signature_covers_reads(spec_of(MisnamedField()), None, CLUSTERS)
