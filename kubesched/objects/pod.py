@@ -99,6 +99,9 @@ class PodInfo:
     # Whether ``spec.affinity.nodeAffinity`` is set, even with no term: upstream's signature
     # tells ``nodeAffinity: {}`` from none, so OpportunisticBatching does.
     node_affinity_set: bool = False
+    # ``spec.volumes[*].image.reference`` (image volumes), normalised: ImageLocality scores
+    # them beside the containers' images, as upstream's sumImageScores does.
+    volume_images: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
@@ -186,6 +189,7 @@ def parse_pod(raw: Mapping[str, Any], keep_raw: bool = True) -> PodInfo:
         annotations=parse_annotations(meta.get("annotations")),
         init_host_ports=parts.init_host_ports,
         node_affinity_set=parts.node_affinity_set,
+        volume_images=_volume_images(spec.get("volumes")),
     )
 
 
@@ -231,6 +235,18 @@ def _owner_references(raw: Any) -> tuple[OwnerRef, ...]:
         for o in as_list(raw, "metadata.ownerReferences")
         if is_map(o)
     )
+
+
+def _volume_images(raw: Any) -> tuple[str, ...]:
+    if not raw or not isinstance(raw, list):
+        return ()
+    out = []
+    for vol in raw:
+        image: Any = vol.get("image") if is_map(vol) else None
+        reference = image.get("reference") if is_map(image) else None
+        if reference:
+            out.append(normalized_image_name(str(reference)))
+    return tuple(out)
 
 
 def _start_time(value: Any) -> float | None:

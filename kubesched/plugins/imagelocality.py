@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework import MAX_NODE_SCORE, CycleState, Handle, IntArray, NodeTableView, RowArray, SnapshotView, Status
-from ..framework.signing import IMAGE_NAMES_SIGNER, REPEATED_IMAGES, SignFragment, image_names_signer
+from ..framework.signing import IMAGE_NAMES_SIGNER, REPEATED_IMAGES, SignFragment, UnsignedRead, image_names_signer
 from ..objects.pod import PodInfo
 
 NAME = "ImageLocality"
@@ -21,10 +21,19 @@ def _priority(sums: IntArray, containers: int) -> IntArray:
     return MAX_NODE_SCORE * (clamped - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
 
 
-def _scores(table: NodeTableView, images: tuple[str, ...]) -> IntArray | None:
-    """Per row, the score of a pod with ``images`` (which depends on the nodes alone); None when 0 everywhere."""
+VOLUME_IMAGES = UnsignedRead(
+    "volume_images",
+    "upstream's ImageLocality signs its containers' images only; an image volume's reference is in the volumes' "
+    "signature (VolumesSigner) of the volume plugins, which the default profile has",
+    lambda pod: pod.copy_with(volume_images=()),
+)
+
+
+def _scores(table: NodeTableView, images: tuple[str, ...], containers: int) -> IntArray | None:
+    """Per row, the score of a pod with ``images`` (its containers' and its image volumes')
+    and ``containers`` containers (which depends on the nodes alone); None when 0 everywhere."""
     total_nodes = table.num_nodes
-    if not images or total_nodes == 0:
+    if not images or total_nodes == 0 or containers == 0:
         return None  # the clamped sum is the minimum threshold: score 0
     sums = np.zeros(table.size, dtype=np.int64)
     found = False
@@ -36,7 +45,7 @@ def _scores(table: NodeTableView, images: tuple[str, ...]) -> IntArray | None:
             sums[with_image] += (sizes.astype(np.float64) * spread).astype(np.int64)
     if not found:
         return None
-    per_row = _priority(sums, len(images))
+    per_row = _priority(sums, containers)
     per_row.flags.writeable = False
     return per_row
 
@@ -49,11 +58,15 @@ class ImageLocality:
         them as a set, not how many containers repeat one."""
         return [SignFragment(IMAGE_NAMES_SIGNER, image_names_signer(pod))], None
 
-    upstream_unsigned_reads = (REPEATED_IMAGES,)
+    upstream_unsigned_reads = (REPEATED_IMAGES, VOLUME_IMAGES)
 
     def score_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> IntArray:
+        """``sumImageScores`` over the containers' images and the image volumes', scaled by the
+        number of containers (image volumes add to the sum, not to the count)."""
         table = snapshot.table
-        per_row = table.node_derived((NAME, pod.images), lambda: _scores(table, pod.images))
+        images = pod.images + pod.volume_images if pod.volume_images else pod.images
+        containers = len(pod.images)
+        per_row = table.node_derived((NAME, images, containers), lambda: _scores(table, images, containers))
         if per_row is None:
             return np.zeros(len(rows), dtype=np.int64)
         return per_row[rows]

@@ -62,6 +62,7 @@ POD_FIELDS = (
     "pod_affinity",
     "topology_spread_constraints",
     "images",
+    "volume_images",
     "volumes",
     "owner_references",
     "preemption_policy",
