@@ -7,11 +7,9 @@ from collections import OrderedDict
 from functools import lru_cache
 
 from .compile import CompilationResult, DeviceEnvironments, compile_selector
-from .cost import MAX_COST
+from .limits import MAX_COST, MAX_EXPRESSION_LENGTH
 
 __all__ = ["CelCache", "validate_selector", "selector_problem", "MAX_EXPRESSION_LENGTH"]
-
-MAX_EXPRESSION_LENGTH = 10 * 1024  # resourceapi.CELSelectorExpressionMaxLength (bytes)
 
 
 class CelCache:

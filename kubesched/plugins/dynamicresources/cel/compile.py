@@ -14,33 +14,45 @@ evaluated once. The engine context of such a device is built once too.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import re
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
 from kubesched.objects.dra import Device
 
 from .engine import engine
-from .cost import MAX_COST, device_sizes, estimate_cost
-from .frontend import analyze
 from .library import CelFunction, all_functions, quantity_value, semver_value
-from .lowering import LOWERED_FUNCTIONS
-from .formats import FORMAT_FUNCTIONS
-from .netlib import NET_FUNCTIONS
-from .checker import Checked
+from .limits import COST_LIMIT_EXCEEDED, MAX_COST
 from .semver import SemverError, parse_semver
 
-if TYPE_CHECKING:  # the engine itself is loaded on first compile (engine.py)
+if TYPE_CHECKING:  # the engine and the analysis are loaded on first compile (engine.py, analysis.py)
     import cel
+
+    from .checker import Checked
+    from .frontend import Analysis
 
 __all__ = ["CelError", "CompilationResult", "DeviceEnvironments", "compile_selector", "COST_LIMIT_EXCEEDED", "engine_functions"]
 
-# cel-go's error when an evaluation exceeds its cost limit (interpreter/runtimecost.go).
-COST_LIMIT_EXCEEDED = "operation cancelled: actual cost limit exceeded"
+
+class _Analysis(Protocol):
+    """What compiling uses of the ``analysis`` module."""
+
+    def analyze(self, expression: str) -> Analysis: ...
+
+    def over_budget(self, checked: Checked, driver: str, device: Device) -> bool: ...
+
+    def engine_functions(self) -> Mapping[str, CelFunction]: ...
+
+
+@cache
+def _analysis() -> _Analysis:
+    """``analysis``, imported on the first compile (see its docstring)."""
+    return cast(_Analysis, importlib.import_module(f"{__package__}.analysis"))
 
 # The domains a compiled expression indexes literally (device.attributes["d"], capacity['d']).
 _DOMAIN_LITERAL = re.compile(r"""(?:attributes|capacity)\s*\[\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*\]""")
@@ -253,18 +265,7 @@ class CompilationResult:
         worst-case estimate again, with the sizes of this device's values (the estimate over
         all devices exceeded it). Only expressions the API server would refuse get here."""
         assert self.checked is not None
-        domains: dict[str, int] = {}
-        longest_domain = longest_id = 0
-        longest_value = 1
-        for name in [*device.attributes, *device.capacity]:
-            domain, ident = _split_name(str(name), driver)
-            domains[domain] = domains.get(domain, 0) + 1
-            longest_domain, longest_id = max(longest_domain, len(domain)), max(longest_id, len(ident))
-        for attribute in device.attributes.values():
-            if isinstance(attribute.value, str):
-                longest_value = max(longest_value, len(attribute.value))
-        sizes = device_sizes(len(driver), longest_domain, longest_id, longest_value, len(domains), max(domains.values(), default=0))
-        return estimate_cost(self.checked, sizes).max > MAX_COST
+        return _analysis().over_budget(self.checked, driver, device)
 
     def _projected(self, driver: str, device: Device) -> dict[str, object]:
         """The variables of an evaluation: the device reduced to what the expression reads
@@ -370,19 +371,14 @@ def _check_references(expression: str, program: cel.Program) -> str | None:
     return None
 
 
-@cache
 def engine_functions() -> Mapping[str, CelFunction]:
-    """Every Python function an expression may call: the libraries' (``all_functions``), the IP,
-    CIDR, URL and format ones (``netlib``), and what ``lowering`` writes (optional selection,
-    pairs for two-variable comprehensions, namespaced functions under ``k8s_`` names)."""
-    functions = dict(all_functions())
-    functions.update(NET_FUNCTIONS)
-    functions.update(FORMAT_FUNCTIONS)
-    functions.update(LOWERED_FUNCTIONS)
-    for name, function in all_functions().items():
-        if "." in name:
-            functions["k8s_" + name.replace(".", "_")] = function
-    return functions
+    """Every Python function an expression may call (``analysis.engine_functions``)."""
+    return _engine_functions()
+
+
+@cache
+def _engine_functions() -> Mapping[str, CelFunction]:
+    return _analysis().engine_functions()
 
 
 def compile_selector(expression: str, environments: DeviceEnvironments) -> CompilationResult:
@@ -395,7 +391,7 @@ def compile_selector(expression: str, environments: DeviceEnvironments) -> Compi
         program = engine().compile(expression)
     except Exception as err:  # the engine reports parse errors as ValueError
         syntax_error = re.sub(r"^Failed to parse expression '.*?': ", "", str(err), flags=re.S)
-    analysis = analyze(expression)
+    analysis = _analysis().analyze(expression)
     if syntax_error is not None and ("unsupported syntax" not in syntax_error or analysis.checked is None):
         # The engine's parser decides syntax errors, except for optional syntax (lowered below).
         return CompilationResult(expression, f"compilation failed: {syntax_error}", None, environments)

@@ -17,9 +17,8 @@ from .checker import Checked
 from .declarations import CIDR, IP, QUANTITY, SEMVER, URL, FORMAT
 from .syntax import ACCUMULATOR, Call, Comprehension, Ident, ListExpr, Literal, MapExpr, Node, Select
 
-__all__ = ["Estimate", "estimate_cost", "DeclSize", "DEVICE_SIZES", "MAX_COST", "UNKNOWN"]
+__all__ = ["Estimate", "estimate_cost", "device_sizes", "DeclSize", "DEVICE_SIZES", "UNKNOWN"]
 
-MAX_COST = 1_000_000  # resourceapi.CELSelectorExpressionMaxCost
 _U64 = 2**64 - 1
 _STRING_FACTOR = 0.1  # common.StringTraversalCostFactor
 _REGEX_FACTOR = 0.25  # common.RegexStringLengthCostFactor
