@@ -142,3 +142,20 @@ def test_counters_left_follow_the_allocated_state_across_allocators() -> None:
         return allocation.devices[0].device
 
     assert [pick("a"), pick("b"), pick("c")] == ["device-1", "device-2", None]  # 8Gi of counters: two devices
+
+
+def test_per_device_node_selection_remembers_outcomes_per_node_labels() -> None:
+    selector = {"nodeSelectorTerms": [{"matchExpressions": [{"key": "region", "operator": "In", "values": ["region-1"]}]}]}
+    slices = [resource_slice("s", None, POOL_1, DRIVER_A, device("device-1", nodeSelector=selector), device("device-2", allNodes=True), perDeviceNodeSelection=True)]
+    index = SliceIndex(slices)
+    lister = Lister([device_class(CLASS_A, DRIVER_A)])
+    c = claim("c", request("r", CLASS_A))
+    state = AllocatedState()
+
+    def pick(region: str) -> str:
+        results = Allocator(Features(), state, lister, index).allocate(node(NODE_1, region), [c])
+        assert results is not None
+        return results[0].devices[0].device
+
+    assert pick("region-1") == "device-1"
+    assert pick("region-2") == "device-2"  # the same node, relabelled

@@ -14,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kubesched.objects import Node
-from kubesched.objects.dra import ResourceClaim, ResourceSlice
+from kubesched.objects.dra import DeviceClass, RequestSpec, ResourceClaim, ResourceSlice
 
 from ..cel import CelCache
-from .pools import Pool, SliceIndex, spec_signature
+from .pool_versions import Stamp
+from .pools import Pool, SliceIndex, request_signature, spec_signature
 from .results import AllocationResults, ClaimPicks
 from .counters import CounterSets
 from .search import Attempt
@@ -36,7 +37,12 @@ class Allocator:
         class_lister: DeviceClassLister,
         slices: Sequence[ResourceSlice] | SliceIndex,
         cel_cache: CelCache | None = None,
+        *,
+        skip_exhausted_pools: bool = True,
     ) -> None:
+        """``skip_exhausted_pools=False`` makes the search try every device of every pool, as
+        upstream's does, instead of skipping the pools it knows no device can be taken from
+        (same decisions; the tests compare both)."""
         self.features = features
         self.allocated_state = allocated_state
         self.class_lister = class_lister
@@ -45,9 +51,12 @@ class Allocator:
         # Per pool *name* (as upstream keys it): counters left after allocated devices.
         self.available_counters: dict[str, CounterSets] = {}
         self.num_allocate_one_invocations = 0
+        self.skip_exhausted_pools = skip_exhausted_pools
         self._shared_devices: set[DeviceID] | None = None
         self._signatures: dict[int, tuple[ResourceClaim, int]] = {}
-        self._stamps: dict[tuple[object, ...], tuple[int, ...]] = {}
+        self._request_keys: dict[int, tuple[RequestSpec, DeviceClass, int]] = {}
+        # Per node pools key: each pool's version in the allocated state, and the newest of them.
+        self._stamps: dict[int, Stamp] = {}
         self._features_id = self.index.intern(
             ("features", features.admin_access, features.prioritized_list, features.partitionable_devices, features.device_taints,
              features.device_binding_and_status, features.consumable_capacity, features.list_type_attributes)
@@ -64,26 +73,32 @@ class Allocator:
         device of them allocated or freed since).
 
         ``deadline`` (``time.monotonic()`` seconds) bounds the search: past it, ``AllocationTimeout``."""
-        pools, node_key = self.index.pools_and_key(node, self.features)
+        node_pools = self.index.node_pools(node, self.features)
+        stamp = self._stamps.get(node_pools.key)
+        if stamp is None:  # the state does not change while this allocator lives
+            stamp = self.index.stamps.stamp(node_pools, self.allocated_state)
+            self._stamps[node_pools.key] = stamp
         claims_key = self._claims_key(claims)
-        stamp: tuple[int, ...] = ()
         if claims_key is not None:
-            key = (node_key, claims_key)
-            found_stamp = self._stamps.get(node_key)
-            if found_stamp is None:  # the state does not change while this allocator lives
-                versions = self.allocated_state.versions
-                origin = self.allocated_state.origin
-                found_stamp = tuple([versions.get(pool.key, origin) for pool in pools])
-                self._stamps[node_key] = found_stamp
-            stamp = found_stamp
+            key = (node_pools.key, claims_key)
             found = self.index.memo.get(key)
-            if found is not None and found[1] == stamp:
+            if found is not None and found[1] == stamp[1]:
                 remembered: list[ClaimPicks] | None = found[2]
                 return None if remembered is None else AllocationResults(self.features, node, claims, remembered)
-        picks = Attempt(self, node, claims, deadline).run(pools)
+        picks = Attempt(self, node, claims, deadline).run(node_pools, stamp[0])
         if claims_key is not None:
-            self.index.remember(key, (pools, stamp, picks))
+            self.index.remember(key, (node_pools.pools, stamp[1], picks))
         return None if picks is None else AllocationResults(self.features, node, claims, picks)
+
+    def request_key(self, request: RequestSpec, device_class: DeviceClass) -> int:
+        """A small number for what the pools' verdicts for a request depend on besides the pools
+        and the node: the features, the request's spec and its class (by identity)."""
+        found = self._request_keys.get(id(request))
+        if found is not None and found[0] is request and found[1] is device_class:
+            return found[2]
+        number = self.index.intern(("request", self._features_id, request_signature(request), device_class))
+        self._request_keys[id(request)] = (request, device_class, number)
+        return number
 
     def _shared(self) -> set[DeviceID]:
         if self._shared_devices is None:

@@ -1,7 +1,11 @@
 """Shared counters of partitionable devices (DRAPartitionableDevices), as upstream's allocator
 tracks them: per pool, the counters left after the allocated devices (computed once per
 allocator, keyed by pool *name* as upstream keys it), and the counters the devices chosen in
-this allocation consume. A device fits while no counter of its pool goes below zero."""
+this allocation consume. A device fits while no counter of its pool goes below zero.
+
+``exceeds_alone`` tells the search when a device could not fit even if this allocation had
+consumed nothing yet: consumption only grows during an allocation, so such a device is out of
+reach for the whole allocation (``search.pool_exhausted``)."""
 
 from __future__ import annotations
 
@@ -21,9 +25,6 @@ Number = int | Fraction
 # counter set name -> counter name -> value
 CounterSets = dict[str, dict[str, Number]]
 
-
-
-
 @lru_cache(maxsize=1 << 16)
 def _consumption(device: Device) -> tuple[tuple[str, tuple[tuple[str, Number], ...]], ...]:
     """The device's ``consumesCounters`` as (counter set, ((counter, value), ...)) (devices
@@ -31,6 +32,24 @@ def _consumption(device: Device) -> tuple[tuple[str, tuple[tuple[str, Number], .
     return tuple(
         (c.counter_set, tuple((name, q.number) for name, q in c.counters.items())) for c in device.consumes_counters
     )
+
+
+@lru_cache(maxsize=1 << 16)
+def _demand(device: Device) -> dict[str, dict[str, Number]]:
+    """The device's consumption per counter set and counter, summed as ``take`` sums it."""
+    demand: dict[str, dict[str, Number]] = {}
+    for counter_set, values in _consumption(device):
+        counters = demand.setdefault(counter_set, {})
+        for name, value in values:
+            counters[name] = counters.get(name, 0) + value
+    return demand
+
+
+@lru_cache(maxsize=1 << 12)
+def _consumption_only_grows(pool: Pool) -> bool:
+    """Whether no device of the pool consumes a negative amount (the API server does not forbid
+    it): then what an allocation has consumed of the pool never drops below zero."""
+    return all(value >= 0 for s in pool.slices_targeting_node for d in s.devices for _, values in _consumption(d) for _, value in values)
 
 
 class CounterTracker:
@@ -80,6 +99,20 @@ class CounterTracker:
                 self._across.clear()
             self._across[key] = (pool, available)
         return available
+
+    def exceeds_alone(self, pool: Pool, device: Device) -> bool:
+        """Whether ``take`` fails for the device even with nothing consumed in this allocation
+        (then it fails whatever this allocation consumes). False when that cannot be told:
+        a device of the pool consumes a negative amount."""
+        if not _consumption_only_grows(pool):
+            return False
+        demand = _demand(device)
+        for set_name, counters_available in self._available_for(pool).items():
+            wanted = demand.get(set_name)
+            for name, value in counters_available.items():
+                if value < (wanted.get(name, 0) if wanted is not None else 0):
+                    return True
+        return False
 
     def take(self, pool: Pool, device: Device) -> bool:
         """``checkAvailableCounters``: add the device's consumption; False (and nothing taken)

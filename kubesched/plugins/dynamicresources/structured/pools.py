@@ -11,6 +11,7 @@ binding conditions last; slices in a pool by name.
 
 from __future__ import annotations
 
+import json
 import threading
 from fractions import Fraction
 from collections.abc import Callable, Mapping, Sequence
@@ -20,14 +21,16 @@ from kubesched.objects import Node
 from kubesched.objects.dra import CounterSet, DraNodeSelector, RequestSpec, ResourceClaim, ResourceSlice
 
 from .picks import ClaimPicks
+from .pool_versions import PoolStamps, PoolVerdicts
 from .types import DeviceID, Features
 
-__all__ = ["Pool", "SliceIndex", "node_matches", "gather_pools", "spec_signature"]
+__all__ = ["NodePools", "Pool", "SliceIndex", "node_matches", "gather_pools", "request_signature", "spec_signature"]
 
 _MEMO_LIMIT = 1 << 18
 
-# (the node's pools when computed, their versions in the allocated state, the outcome: per-claim picks or None)
-MemoEntry = tuple[list["Pool"], tuple[int, ...], "list[ClaimPicks] | None"]
+# (the node's pools when computed, the newest of their versions in the allocated state, the
+# outcome: per-claim picks or None)
+MemoEntry = tuple[list["Pool"], int, "list[ClaimPicks] | None"]
 
 
 @dataclass(slots=True, eq=False)
@@ -48,6 +51,23 @@ class Pool:
     @property
     def pool_id(self) -> str:
         return f"{self.driver}/{self.pool}"
+
+
+@dataclass(slots=True, frozen=True, eq=False)
+class NodePools:
+    """The pools one node sees, with what the allocator keys its memo and verdicts by."""
+
+    pools: list[Pool]
+    # The pools' identity (plus the node's name and labels when a pool selects devices per
+    # node), interned: nodes that see the same pools share it.
+    key: int
+    # Each pool's (driver, pool), as ``AllocatedState`` versions it.
+    pool_keys: tuple[tuple[str, str], ...]
+    # Position of each (driver, pool) in ``pools``.
+    positions: dict[tuple[str, str], int]
+    # Per pool: no pool of another driver in the whole index has its name (upstream keys the
+    # counters left in a pool by pool name only; see ``search.pool_exhausted``).
+    name_unique: tuple[bool, ...]
 
 
 def node_matches(node: Node, node_name: str | None, all_nodes: bool, selector: DraNodeSelector | None) -> bool:
@@ -181,7 +201,7 @@ def gather_pools(
     return result + with_conditions
 
 
-def _request_signature(spec: RequestSpec) -> tuple[object, ...]:
+def request_signature(spec: RequestSpec) -> tuple[object, ...]:
     capacity = tuple(sorted((k, q.value) for k, q in spec.capacity_requests.items())) if spec.capacity_requests is not None else None
     selectors = tuple(s.expression for s in spec.selectors)
     tolerations = tuple((t.key, t.operator, t.value, t.effect, t.toleration_seconds) for t in spec.tolerations)
@@ -192,7 +212,7 @@ def spec_signature(claim: ResourceClaim) -> tuple[object, ...]:
     """What of a claim's spec the allocator's choices depend on (configs only shape results),
     as plain values."""
     requests = tuple(
-        (r.name, _request_signature(r.exactly) if r.exactly is not None else None, tuple(_request_signature(s) for s in r.first_available))
+        (r.name, request_signature(r.exactly) if r.exactly is not None else None, tuple(request_signature(s) for s in r.first_available))
         for r in claim.spec.requests
     )
     constraints = tuple((c.requests, c.match_attribute, c.distinct_attribute) for c in claim.spec.constraints)
@@ -215,7 +235,32 @@ class SliceIndex:
             else:
                 self.on_node.setdefault(slice_.node_name, []).append(slice_)
             self.by_pool.setdefault((slice_.driver, slice_.pool.name), []).append(slice_)
-        self._pools: dict[str, tuple[Node, Features, list[Pool], tuple[object, ...]]] = {}
+        self._pools: dict[str, tuple[Node, Features, NodePools]] = {}
+        drivers_of: dict[str, set[str]] = {}
+        for driver, name in self.by_pool:
+            drivers_of.setdefault(name, set()).add(driver)
+        self._shared_names = {name for name, drivers in drivers_of.items() if len(drivers) > 1}
+        # The shared slices grouped by how a node decides whether it sees them: one node
+        # selector (by content) decides for all its slices at once.
+        self._always: list[int] = []  # positions in ``shared`` every node sees
+        self._per_device: list[int] = []  # per-device node selection: decided per device
+        self._by_selector: list[tuple[DraNodeSelector, list[int]]] = []
+        groups: dict[str, int] = {}
+        for position, slice_ in enumerate(self.shared):
+            if slice_.shared_counters or slice_.node_name or slice_.all_nodes:
+                self._always.append(position)
+            elif slice_.node_selector is not None:
+                text = json.dumps(slice_.node_selector.raw, sort_keys=True, default=str)
+                group = groups.setdefault(text, len(self._by_selector))
+                if group == len(self._by_selector):
+                    self._by_selector.append((slice_.node_selector, []))
+                self._by_selector[group][1].append(position)
+            elif slice_.per_device_node_selection:
+                self._per_device.append(position)
+        # NodePools per (features, the node's own slices, which selector groups match): nodes
+        # that see the same slices share one (gathering 2,000 network-attached pools per node
+        # would otherwise dominate).
+        self._by_view: dict[tuple[object, ...], NodePools] = {}
         self._interned_pools: dict[tuple[object, ...], Pool] = {}
         self._device_ids: dict[int, tuple[ResourceSlice, tuple[DeviceID, ...]]] = {}
         # Shared counters left per (pool, its version in the allocated state), across allocators.
@@ -225,6 +270,9 @@ class SliceIndex:
         # were computed under (``Allocator.allocate``).
         self.memo: dict[tuple[object, ...], MemoEntry] = {}
         self._interned: dict[tuple[object, ...], int] = {}
+        # Per (node pools key, request shape): which pools are exhausted for the request.
+        self.verdicts: dict[tuple[int, int], PoolVerdicts] = {}
+        self.stamps = PoolStamps()
 
     def intern(self, value: tuple[object, ...]) -> int:
         """A small number standing for ``value`` (claim signatures), so memo keys hash cheaply."""
@@ -241,23 +289,62 @@ class SliceIndex:
             self.memo[key] = value
 
     def pools_for(self, node: Node, features: Features) -> list[Pool]:
-        return self.pools_and_key(node, features)[0]
+        return self.node_pools(node, features).pools
 
-    def pools_and_key(self, node: Node, features: Features) -> tuple[list[Pool], tuple[object, ...]]:
+    def pools_and_key(self, node: Node, features: Features) -> tuple[list[Pool], int]:
+        found = self.node_pools(node, features)
+        return found.pools, found.key
+
+    def node_pools(self, node: Node, features: Features) -> NodePools:
         """The node's pools, and what an allocation on the node depends on besides claims and
         allocated devices: the pools themselves (shared with every node that sees the same
-        pools, e.g. network-attached ones), and the node's name when a pool selects devices
-        per node."""
+        pools, e.g. network-attached ones), and the node's name and labels when a pool selects
+        devices per node."""
         cached = self._pools.get(node.name)
         if cached is not None and (cached[0] is node or cached[0].labels == node.labels) and (cached[1] is features or cached[1] == features):
-            return cached[2], cached[3]
-        pools = gather_pools(self.on_node.get(node.name, []) + self.shared, node, features, self.by_pool, self._intern_pool)
-        key: tuple[object, ...] = tuple(id(pool) for pool in pools)
+            return cached[2]
+        on_node = self.on_node.get(node.name, [])
+        matching = tuple(selector.compiled.matches(node.labels, node.name) for selector, _ in self._by_selector)
+        view: tuple[object, ...] | None = None
+        if not self._per_device:
+            view = (features, tuple(id(s) for s in on_node), matching)
+            shared_view = self._by_view.get(view)
+            if shared_view is not None:
+                with self._lock:
+                    self._pools[node.name] = (node, features, shared_view)
+                return shared_view
+        positions = list(self._always) + self._per_device
+        for (_, members), matches in zip(self._by_selector, matching):
+            if matches:
+                positions.extend(members)
+        positions.sort()  # the index's order, as the node's full list would have them
+        pools = gather_pools(on_node + [self.shared[p] for p in positions], node, features, self.by_pool, self._intern_pool)
+        identity: tuple[object, ...] = ("pools", *(id(pool) for pool in pools))
         if any(s.per_device_node_selection for pool in pools for s in pool.slices_targeting_node):
-            key = (node.name, *key)
+            identity = (node.name, tuple(sorted(node.labels.items())), *identity)
+        found = NodePools(
+            pools,
+            self.intern(identity),
+            tuple(pool.key for pool in pools),
+            {pool.key: i for i, pool in enumerate(pools)},
+            tuple(pool.pool not in self._shared_names for pool in pools),
+        )
         with self._lock:
-            self._pools[node.name] = (node, features, pools, key)
-        return pools, key
+            self._pools[node.name] = (node, features, found)
+            if view is not None:
+                self._by_view[view] = found
+        return found
+
+    def pool_verdicts(self, pools_key: int, request_key: int, size: int) -> PoolVerdicts:
+        """The verdicts of one request shape over the pools of one node key (see ``PoolVerdicts``)."""
+        key = (pools_key, request_key)
+        found = self.verdicts.get(key)
+        if found is None:
+            with self._lock:
+                if len(self.verdicts) >= _MEMO_LIMIT:
+                    self.verdicts.clear()
+                found = self.verdicts.setdefault(key, PoolVerdicts(size))
+        return found
 
     def device_ids(self, slice_: ResourceSlice) -> tuple[DeviceID, ...]:
         """The ids of the slice's devices, in order (built once per slice)."""

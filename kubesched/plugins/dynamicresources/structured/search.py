@@ -5,7 +5,7 @@ devices, with constraints, admin access, partitionable devices, consumable capac
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -26,7 +26,8 @@ from .capacity import MissingCapacity, as_consumed, consumed_capacity_from_reque
 from .constraints import Constraint, DistinctAttributeConstraint, MatchAttributeConstraint
 from .counters import CounterTracker
 from .picks import ClaimPicks, PickedDevice
-from .pools import Pool, node_matches
+from .pool_versions import PoolVerdicts, Positions, Versions, positions_from
+from .pools import NodePools, Pool, node_matches
 from .types import (
     ALLOCATION_RESULTS_MAX_SIZE,
     AllocationError,
@@ -58,6 +59,11 @@ class _RequestData:
     # The class's and the request's selectors, compiled (looked up in the CEL cache once).
     class_selectors: tuple[CompilationResult, ...] = ()
     request_selectors: tuple[CompilationResult, ...] = ()
+    # Which of the node's pools are exhausted for this request (None: not judged, e.g. admin
+    # access, which may take devices in use).
+    verdicts: PoolVerdicts | None = None
+    # The pools not known to be exhausted when this allocation first looked (``verdicts``).
+    visit: Positions | None = None
 
     def request_name(self) -> str:
         return f"{self.parent_name}/{self.request.name}" if self.parent_name is not None else self.request.name
@@ -97,6 +103,8 @@ class Attempt:
         self.node = node
         self.claims = claims
         self.pools: list[Pool] = []
+        self.node_pools: NodePools | None = None
+        self.stamp: Versions | None = None
         self.device_matches_request: dict[tuple[int, int, int, int], bool] = {}
         self.constraints: list[list[Constraint]] = [[] for _ in claims]
         self.counters = CounterTracker(parent.available_counters, parent.is_allocated, parent.index.counters_left, parent.pool_version)
@@ -107,8 +115,12 @@ class Attempt:
 
     # --- setup -------------------------------------------------------------------------------
 
-    def run(self, pools: list[Pool]) -> list[ClaimPicks] | None:
-        self.pools = pools
+    def run(self, node_pools: NodePools, stamp: Versions) -> list[ClaimPicks] | None:
+        """The search over the node's pools; ``stamp`` holds each pool's version in the
+        allocated state."""
+        self.node_pools = node_pools
+        self.pools = node_pools.pools
+        self.stamp = stamp
         for claim_index, claim in enumerate(self.claims):
             min_devices = 0
             for request_index, request in enumerate(claim.spec.requests):
@@ -167,6 +179,8 @@ class Attempt:
         )
         if request.allocation_mode == EXACT_COUNT:
             data.num_devices = request.count
+            if not request.admin_access and self.node_pools is not None and self.a.skip_exhausted_pools:
+                data.verdicts = self.a.index.pool_verdicts(self.node_pools.key, self.a.request_key(request, device_class), len(self.pools))
             return data
         if request.allocation_mode != ALL:
             raise AllocationError(f"claim {claim.key}, request {request.name}: unsupported count mode {request.allocation_mode}")
@@ -245,10 +259,31 @@ class Attempt:
         admin = bool(request.admin_access)
         pools = self.pools
         device_ids = self.a.index.device_ids
-        for pool_index in range(start[0], len(pools)):
+        verdicts = data.verdicts
+        stamp = self.stamp
+        visit: Iterable[int]
+        if verdicts is not None and stamp is not None:
+            marks = verdicts.marks
+            if data.visit is None:
+                data.visit = verdicts.to_visit(stamp)
+            visit = positions_from(data.visit, start[0])
+        else:
+            marks = None
+            visit = range(start[0], len(pools))
+        for pool_index in visit:
             pool = pools[pool_index]
             if pool.is_incomplete or pool.is_invalid:
                 continue
+            if marks is not None and stamp is not None:
+                mark = int(marks[pool_index])
+                version = int(stamp[pool_index])
+                if mark >> 1 != version:
+                    exhausted = pool_exhausted(self, key, data, pool, pool_index)
+                    if exhausted is not None:
+                        mark = version * 2 + exhausted
+                        marks[pool_index] = mark
+                if mark >> 1 == version and mark & 1:
+                    continue
             slices = pool.slices_targeting_node
             for slice_index in range(start[1] if pool_index == start[0] else 0, len(slices)):
                 slice_ = slices[slice_index]
@@ -424,6 +459,60 @@ class Attempt:
             for r in self.results[claim_index]
         )
         return ClaimPicks(devices, tuple(chosen), tuple(selected))
+
+
+def pool_exhausted(attempt: Attempt, key: tuple[int, int, int], data: _RequestData, pool: Pool, pool_index: int) -> bool | None:
+    """Whether the search cannot take any device of the pool for this (non-admin, ExactCount)
+    request, whatever else the allocation holds, so that it may skip the pool. Judged without
+    the allocation's own choices: each device must fail a check that only ever gets stricter
+    as the allocation takes devices, and fail it before the search changes any state (in use
+    by an allocated claim; not selected; capacity left too small; counters left too small even
+    for the device alone). A device that passes those is reached by the search, which may
+    leave counters consumed (upstream's quirk) or fail a constraint: the pool is not
+    exhausted. None when the pool cannot be judged apart from the search: a selector fails to
+    evaluate (the search raises that only if it gets there), or the counters of a pool whose
+    name another driver also uses (upstream keys counters by pool name). The verdict depends
+    only on the pool's allocated devices (its version), the request shape and the node's
+    pools (for per-device selection, the node), which is what it is kept by."""
+    features = attempt.features
+    state = attempt.a.allocated_state
+    allocated = state.allocated_devices
+    aggregated = state.aggregated_capacity
+    request = data.request
+    counters = attempt.counters
+    device_ids = attempt.a.index.device_ids
+    node_pools = attempt.node_pools
+    name_unique = node_pools is not None and node_pools.name_unique[pool_index]
+    for slice_ in pool.slices_targeting_node:
+        ids = device_ids(slice_)
+        for position, device in enumerate(slice_.devices):
+            device_id = ids[position]
+            if device_id in allocated:
+                continue
+            try:
+                if not attempt._is_selectable(key, data, slice_, device):
+                    continue
+            except AllocationError:
+                return None
+            if features.consumable_capacity:
+                try:
+                    if not request_fits_capacity(aggregated.get(device_id), request.capacity_requests, device.capacity, None):
+                        continue
+                except MissingCapacity:
+                    continue
+            if device.consumes_counters:
+                if not features.partitionable_devices:
+                    continue
+                multi = features.consumable_capacity and bool(device.allow_multiple_allocations)
+                # A shared device skips counters once it holds a share (even one this
+                # allocation just took): its counters alone never rule it out.
+                if not multi:
+                    if not name_unique:
+                        return None
+                    if counters.exceeds_alone(pool, device):
+                        continue
+            return False
+    return True
 
 
 def _noop() -> None:

@@ -74,6 +74,7 @@ def add_capacity(into: ConsumedCapacity, added: Mapping[str, int | Fraction]) ->
 # Numbers for AllocatedState versions: unique across all states, so that two states that show
 # the same number for a pool saw the same last change of it.
 _VERSIONS = itertools.count(1)
+_CHANGES_KEPT = 1 << 16
 
 
 @dataclass(slots=True)
@@ -94,12 +95,24 @@ class AllocatedState:
     # from) never changed.
     versions: dict[tuple[str, str], int] = field(default_factory=dict)
     origin: int = field(default_factory=lambda: next(_VERSIONS))
+    # The changes of ``versions`` in this object, in order, so that a reader who saw the first
+    # ``n`` catches up on the rest (``pool_versions.PoolStamps``); ``changes_dropped`` counts
+    # those forgotten to keep it short. A copy starts its own.
+    changes: list[tuple[tuple[str, str], int]] = field(default_factory=list)
+    changes_dropped: int = 0
 
     def pool_version(self, driver: str, pool: str) -> int:
         return self.versions.get((driver, pool), self.origin)
 
     def _touch(self, driver: str, pool: str, version: int) -> None:
-        self.versions[(driver, pool)] = version
+        key = (driver, pool)
+        if self.versions.get(key) == version:
+            return
+        self.versions[key] = version
+        if len(self.changes) >= _CHANGES_KEPT:
+            self.changes_dropped += len(self.changes)
+            self.changes = []
+        self.changes.append((key, version))
 
     @staticmethod
     def from_claims(claims: Iterable[ResourceClaim], features: Features = Features()) -> "AllocatedState":
@@ -152,6 +165,8 @@ class AllocatedState:
             {k: dict(v) for k, v in self.aggregated_capacity.items()},
             dict(self.versions),
             self.origin,
+            [],
+            0,
         )
 
     def is_allocated(self, device_id: DeviceID) -> bool:
