@@ -1,7 +1,7 @@
 """Pod signatures for OpportunisticBatching (upstream's ``SignPlugin``, KEP-5598).
 
 Two pods with equal signatures get the same Filter and Score answers on every node
-of the same cluster state. After a scored placement the scheduler keeps the other
+of the same cluster state (but for what upstream knowingly leaves unsigned, below). After a scored placement the scheduler keeps the other
 scored nodes; the next pod with the same signature may then take the next of them
 without a walk or scoring (``scheduler/batching.py``). A plugin says which parts of
 a pod its answers depend on by signing: ``sign_pod`` returns ``SignFragment``s (a key
@@ -21,8 +21,9 @@ The in-tree signers sign exactly what upstream's do (``k8s.io/kube-scheduler/fra
 signers.go`` and each plugin's ``SignPod``): two pods share a signature here when they
 share one upstream, so the same pods batch. Where upstream signs less than its plugin
 reads (a host port's IP and protocol, the scoring defaults of a pod without requests,
-repeated images), the plugin declares it (``UnsignedRead``) and the contract suite checks
-the rest of what it reads.
+repeated images, the namespace), the plugin declares it (``UnsignedRead``) and the
+contract suite checks the rest of what it reads. The hint a twin gets is still checked
+with every filter, so such a pod is never placed where it does not fit.
 """
 
 from __future__ import annotations
