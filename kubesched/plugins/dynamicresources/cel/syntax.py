@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from .lexer import LexError, Token, string_literal, tokens
+
 __all__ = ["Node", "Literal", "Ident", "Select", "Call", "ListExpr", "MapExpr", "Comprehension", "ParseError", "parse", "ACCUMULATOR"]
 
 ACCUMULATOR = "@result"
@@ -80,63 +82,6 @@ class Comprehension(Node):
     macro_args: tuple[Node, ...] = ()  # the macro call's own arguments (to write it back out)
 
 
-_TOKEN = re.compile(
-    r"""(?P<ws>[ \t\r\n\f]+|//[^\n]*)
-    |(?P<str>(?:[rR][bB]?|[bB][rR]?)?(?:\"\"\"(?:\\.|[^\\])*?\"\"\"|'''(?:\\.|[^\\])*?'''|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'))
-    |(?P<num>0[xX][0-9a-fA-F]+[uU]?|(?:[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+|\.[0-9]+(?:[eE][+-]?[0-9]+)?)|[0-9]+[uU]?)
-    |(?P<id>[_a-zA-Z][_a-zA-Z0-9]*)
-    |(?P<op>==|!=|<=|>=|&&|\|\||\.\?|\[\?|[-+*/%!<>?:.,\[\](){}])""",
-    re.X | re.S,
-)
-
-_ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "`": "`", "?": "?"}
-_ESCAPE = re.compile(r"\\(?:([abfnrtv\\'\"`?])|x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|([0-3][0-7]{2}))")
-
-
-def _unescape(body: str) -> str:
-    def one(m: re.Match[str]) -> str:
-        if m[1]:
-            return _ESCAPES[m[1]]
-        return chr(int(m[2] or m[3] or m[4], 16)) if (m[2] or m[3] or m[4]) else chr(int(m[5], 8))
-
-    return _ESCAPE.sub(one, body)
-
-
-def _string_literal(text: str) -> tuple[str, object]:
-    prefix = re.match(r"[rRbB]*", text)
-    flags = prefix[0].lower() if prefix else ""
-    rest = text[len(flags):]
-    quote = rest[:3] if rest[:3] in ('"""', "'''") else rest[:1]
-    body = rest[len(quote): len(rest) - len(quote)]
-    if "r" not in flags:
-        body = _unescape(body)
-    if "b" in flags:
-        return "bytes", body.encode("latin-1", "surrogateescape") if all(ord(c) < 256 for c in body) else body.encode()
-    return "string", body
-
-
-@dataclass(slots=True)
-class _Token:
-    kind: str
-    text: str
-    offset: int
-
-
-def _tokens(expression: str) -> list[_Token]:
-    out: list[_Token] = []
-    pos = 0
-    while pos < len(expression):
-        m = _TOKEN.match(expression, pos)
-        if m is None:
-            raise ParseError(f"unexpected character at {pos}")
-        kind = m.lastgroup or ""
-        if kind != "ws":
-            out.append(_Token(kind, m.group(), pos))
-        pos = m.end()
-    out.append(_Token("eof", "", len(expression)))
-    return out
-
-
 _RELATIONS = {"<": "_<_", "<=": "_<=_", ">": "_>_", ">=": "_>=_", "==": "_==_", "!=": "_!=_", "in": "@in"}
 _ADDITIVE = {"+": "_+_", "-": "_-_"}
 _MULTIPLICATIVE = {"*": "_*_", "/": "_/_", "%": "_%_"}
@@ -144,7 +89,7 @@ _MULTIPLICATIVE = {"*": "_*_", "/": "_/_", "%": "_%_"}
 
 @dataclass(slots=True)
 class _Parser:
-    tokens: list[_Token]
+    tokens: list[Token]
     pos: int = 0
     next_id: int = 1
     offsets: dict[int, int] = field(default_factory=dict)
@@ -154,10 +99,10 @@ class _Parser:
         return self.next_id - 1
 
     @property
-    def tok(self) -> _Token:
+    def tok(self) -> Token:
         return self.tokens[self.pos]
 
-    def take(self, text: str | None = None) -> _Token:
+    def take(self, text: str | None = None) -> Token:
         tok = self.tokens[self.pos]
         if text is not None and tok.text != text:
             raise ParseError(f"expected {text!r} at {tok.offset}")
@@ -282,7 +227,7 @@ class _Parser:
         if tok.text == "-" and self.tok.kind == "num":
             return self.number(self.take(), tok.offset, -1)
         if tok.kind == "str":
-            kind, value = _string_literal(tok.text)
+            kind, value = string_literal(tok.text)
             return Literal(self.new_id(), tok.offset, kind, value)
         if tok.text == "(":
             inner = self.expr()
@@ -324,7 +269,7 @@ class _Parser:
             return Ident(self.new_id(), name.offset, name.text)
         raise ParseError(f"unexpected {tok.text!r} at {tok.offset}")
 
-    def number(self, tok: _Token, offset: int, sign: int) -> Literal:
+    def number(self, tok: Token, offset: int, sign: int) -> Literal:
         text = tok.text
         if text[-1] in "uU":
             return Literal(self.new_id(), offset, "uint", int(text[:-1], 0))
@@ -462,7 +407,10 @@ _MACROS: dict[tuple[str, int], _Macro] = {
 
 def parse(expression: str) -> Node:
     """The AST of ``expression``; ``ParseError`` for what this parser does not cover."""
-    parser = _Parser(_tokens(expression))
+    try:
+        parser = _Parser(tokens(expression))
+    except LexError as err:
+        raise ParseError(str(err)) from None
     node = parser.expr()
     if parser.tok.kind != "eof":
         raise ParseError(f"unexpected {parser.tok.text!r} at {parser.tok.offset}")
