@@ -22,7 +22,8 @@ from collections.abc import Callable, Iterable, Mapping
 
 from ...framework import Handle
 from ...framework.handle import JSONObject
-from ...objects.dra import AllocationResult, ResourceClaimStatus, DeviceClass, ResourceClaim, ResourceSlice, parse_device_class, parse_resource_claim, parse_resource_slice
+from ...objects.dra import (AllocationResult, DeviceClass, ResourceClaim, ResourceClaimSpec, ResourceClaimStatus, ResourceSlice,
+                           parse_device_class, parse_resource_claim, parse_resource_slice)
 from ...objects.errors import ObjectError
 from .cel import CelCache
 from .extended_index import extended_resource_index
@@ -88,6 +89,7 @@ class DraManager:
         self.in_flight: dict[str, ResourceClaim] = {}  # claim uid -> the claim with its pending allocation
         self._slice_index: SliceIndex | None = None
         self._written: dict[int, tuple[JSONObject, AllocationResult]] = {}
+        self._specs: dict[str, ResourceClaimSpec] = {}  # repr of a raw claim spec -> its record
         self.extended_claims: dict[str, str] = {}  # controlling pod's uid -> its extended-resource claim's key
         # Claims change on the event loop (informers) and on binding workers (PreBind's assume).
         self._lock = threading.Lock()
@@ -111,13 +113,42 @@ class DraManager:
         self._written[id(raw)] = (raw, allocation)
 
     def parse_claim(self, obj: JSONObject) -> ResourceClaim:
+        """``parse_resource_claim``, reusing what was parsed before: an allocation PreBind wrote
+        (``written_allocation``), and a spec seen in an earlier claim (claims from one template,
+        or one pod's extended-resource claim on its create and its status writes, have equal
+        specs; specs are immutable records, so claims share them)."""
         status = obj.get("status")
         raw_allocation = status.get("allocation") if isinstance(status, Mapping) else None
         known = self._written.get(id(raw_allocation)) if raw_allocation is not None else None
-        if known is None or known[0] is not raw_allocation or not isinstance(status, Mapping):
-            return parse_resource_claim(obj)
-        claim = parse_resource_claim({**obj, "status": {k: v for k, v in status.items() if k != "allocation"}})
-        return claim.with_status(ResourceClaimStatus(known[1], claim.status.reserved_for))
+        if known is not None and known[0] is not raw_allocation:
+            known = None
+        raw_spec = obj.get("spec")
+        spec_key = repr(raw_spec) if type(raw_spec) is dict else None
+        known_spec = self._specs.get(spec_key) if spec_key is not None else None
+        if known is None and known_spec is None:
+            claim = parse_resource_claim(obj)
+            self._remember_spec(spec_key, claim.spec)
+            return claim
+        doc = dict(obj)
+        if known_spec is not None:
+            doc["spec"] = {}
+        if known is not None and isinstance(status, Mapping):
+            doc["status"] = {k: v for k, v in status.items() if k != "allocation"}
+        claim = parse_resource_claim(doc)
+        if known_spec is not None:
+            claim = ResourceClaim(claim.meta, known_spec, claim.status)
+        else:
+            self._remember_spec(spec_key, claim.spec)
+        if known is not None:
+            claim = claim.with_status(ResourceClaimStatus(known[1], claim.status.reserved_for))
+        return claim
+
+    def _remember_spec(self, key: str | None, spec: ResourceClaimSpec) -> None:
+        if key is None:
+            return
+        if len(self._specs) >= 1024:
+            self._specs.clear()
+        self._specs[key] = spec
 
     def _claim_added(self, obj: JSONObject) -> None:
         try:
