@@ -21,7 +21,7 @@ from .engine import engine
 from .library import CelFunction, CelValue, NoSuchOverload
 from .syntax import Call, Comprehension, Ident, ListExpr, Literal, MapExpr, Node, Select
 
-__all__ = ["lower", "LOWERED_FUNCTIONS"]
+__all__ = ["lower", "write", "LOWERED_FUNCTIONS"]
 
 _BINARY = {"_==_": "==", "_!=_": "!=", "_<_": "<", "_<=_": "<=", "_>_": ">", "_>=_": ">=", "_+_": "+", "_-_": "-", "_*_": "*",
            "_/_": "/", "_%_": "%", "_&&_": "&&", "_||_": "||", "@in": "in"}
@@ -282,6 +282,11 @@ def _literal(node: Literal) -> str:
             return f'double("{"NaN" if math.isnan(node.value) else ("+" if node.value > 0 else "-") + "Inf"}")'
         return f"({node.value!r})"
     return f"({node.value})"
+
+
+def write(checked: Checked) -> str:
+    """The expression as engine source, whether or not it needed lowering."""
+    return _Writer(checked).write(checked.root)
 
 
 def lower(checked: Checked) -> str | None:
