@@ -68,10 +68,11 @@ class PreFilterMixin:
 
     # -- PreFilter ------------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView) -> tuple[PreFilterResult | None, Status | None]:
-        if not self.enabled:
+        if not pod.resource_claims and (not pod.requests.requests.scalar or not self.features.enable_dra_extended_resource):
+            if self.enabled:  # the usual pod: nothing to do at any later extension point either
+                state.write(STATE, _NO_CLAIMS)
             return None, SKIP
-        if not pod.resource_claims and not (self.features.enable_dra_extended_resource and pod.requests.requests.scalar):
-            state.write(STATE, _NO_CLAIMS)
+        if not self.enabled:
             return None, SKIP
         s = DraState()
         state.write(STATE, s)
