@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kubesched.plugins.dynamicresources.cel import validate_selector
+from kubesched.plugins.dynamicresources.cel import CelCache, validate_selector
 
 
 @pytest.mark.parametrize(
@@ -81,3 +81,10 @@ def test_errors_are_listed_in_source_order() -> None:
         "ERROR: <input>:1:1: undeclared reference to 'foo' (in container '')",
         "ERROR: <input>:1:8: undeclared reference to 'bar' (in container '')",
     ]
+
+
+def test_allow_multiple_allocations_is_declared_only_with_consumable_capacity() -> None:
+    expression = "device.allowMultipleAllocations == false"
+    assert CelCache().get_or_compile(expression).error is None
+    error = CelCache(consumable_capacity=False).get_or_compile(expression).error
+    assert error is not None and "undefined field 'allowMultipleAllocations'" in error

@@ -16,7 +16,8 @@ class CelCache:
     """Compiles each expression once and keeps up to ``max_size`` of them (with their
     per-device results). One per plugin instance; safe to share between threads."""
 
-    def __init__(self, max_size: int = 1024) -> None:
+    def __init__(self, max_size: int = 1024, consumable_capacity: bool = True) -> None:
+        self.consumable_capacity = consumable_capacity  # DRAConsumableCapacity: device.allowMultipleAllocations declared
         self._max_size = max_size
         self._lock = threading.Lock()
         self._entries: OrderedDict[str, CompilationResult] = OrderedDict()
@@ -28,7 +29,7 @@ class CelCache:
             if found is not None:
                 self._entries.move_to_end(expression)
                 return found
-            result = compile_selector(expression, self.environments)
+            result = compile_selector(expression, self.environments, self.consumable_capacity)
             self._entries[expression] = result
             if len(self._entries) > self._max_size:
                 self._entries.popitem(last=False)

@@ -45,9 +45,11 @@ class Checked:
 
 
 class _Checker:
-    def __init__(self, root: Node) -> None:
+    def __init__(self, root: Node, consumable_capacity: bool) -> None:
         self.result = Checked(root)
         self.scopes: list[dict[str, CelType]] = []
+        # DRAConsumableCapacity declares device.allowMultipleAllocations (the v1.34 device type).
+        self.device_fields = DEVICE_FIELDS if consumable_capacity else {k: v for k, v in DEVICE_FIELDS.items() if k != "allowMultipleAllocations"}
 
     def error(self, node: Node, message: str) -> None:
         self.result.errors.append((node.offset, message))
@@ -107,7 +109,7 @@ class _Checker:
         if operand.kind == "map":
             return operand.params[1]
         if operand == DEVICE:
-            found = DEVICE_FIELDS.get(name)
+            found = self.device_fields.get(name)
             if found is None:
                 self.error(node, f"undefined field '{name}'")
                 return t.ERROR
@@ -291,8 +293,8 @@ def _rename(type_: CelType, renames: dict[str, CelType]) -> CelType:
     return type_
 
 
-def check(root: Node) -> Checked:
-    checker = _Checker(root)
+def check(root: Node, consumable_capacity: bool = True) -> Checked:
+    checker = _Checker(root, consumable_capacity)
     checker.check(root)
     if not checker.result.errors:
         _homogeneous_literals(checker.result, root)

@@ -43,7 +43,7 @@ __all__ = ["CelError", "CompilationResult", "DeviceEnvironments", "compile_selec
 class _Analysis(Protocol):
     """What compiling uses of the ``analysis`` module."""
 
-    def analyze(self, expression: str) -> Analysis: ...
+    def analyze(self, expression: str, consumable_capacity: bool = True) -> Analysis: ...
 
     def over_budget(self, checked: Checked, driver: str, device: Device) -> bool: ...
 
@@ -336,7 +336,7 @@ def _engine_functions() -> Mapping[str, CelFunction]:
     return _analysis().engine_functions()
 
 
-def compile_selector(expression: str, environments: DeviceEnvironments) -> CompilationResult:
+def compile_selector(expression: str, environments: DeviceEnvironments, consumable_capacity: bool = True) -> CompilationResult:
     """Compile once, as upstream's ``CompileCELExpression``: a syntax error, a type error (an
     undeclared reference, no matching overload, ...) or a result that is not a bool becomes
     ``error``; otherwise ``max_cost`` is cel-go's worst-case estimate of one evaluation."""
@@ -346,7 +346,7 @@ def compile_selector(expression: str, environments: DeviceEnvironments) -> Compi
         program = engine().compile(expression)
     except Exception as err:  # the engine reports parse errors as ValueError
         syntax_error = re.sub(r"^Failed to parse expression '.*?': ", "", str(err), flags=re.S)
-    analysis = _analysis().analyze(expression)
+    analysis = _analysis().analyze(expression, consumable_capacity)
     if syntax_error is not None and ("unsupported syntax" not in syntax_error or analysis.checked is None):
         # The engine's parser decides syntax errors, except for optional syntax (lowered below).
         return CompilationResult(expression, f"compilation failed: {syntax_error}", None, environments)

@@ -31,12 +31,12 @@ class Analysis:
     max_cost: int | None
 
 
-def analyze(expression: str) -> Analysis:
+def analyze(expression: str, consumable_capacity: bool = True) -> Analysis:
     try:
         root = parse(expression)
     except (ParseError, RecursionError):
         return Analysis(None, expression, None, None)
-    checked = check(root)
+    checked = check(root, consumable_capacity)
     if checked.errors:
         return Analysis("compilation failed: " + display_errors(expression, checked.errors), expression, checked, None)
     output = checked.output_type
