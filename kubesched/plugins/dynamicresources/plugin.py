@@ -73,7 +73,7 @@ class DynamicResources(PreFilterMixin, FilterNodesMixin, ScoreMixin, ReserveMixi
         self.features = features
         self.enabled = features.enable_dynamic_resource_allocation
         self.allocator_features = allocator_features(features)
-        self.cel_cache = CelCache()
+        self.cel_cache = CelCache(consumable_capacity=features.enable_dra_consumable_capacity)
         self.manager = DraManager(handle, self.allocator_features, self.cel_cache)
         self.filter_timeout = 10.0  # DynamicResourcesArgs.filterTimeout (upstream's default)
 
