@@ -162,3 +162,33 @@ def test_sort_by_orders_a_list_by_computed_keys() -> None:
 def test_sort_keys_must_be_comparable() -> None:
     compiled = CelCache().get_or_compile("[[1], [2]].sortBy(l, l).size() == 2")
     assert compiled.error is not None and "found no matching overload for '@sortByAssociatedKeys' applied to 'list(list(int)).(list(list(int)))'" in compiled.error
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("1.2.3", 'IP Address "1.2.3" parse error during conversion from string: ParseAddr("1.2.3"): IPv4 address too short'),
+        ("01.2.3.4", 'ParseAddr("01.2.3.4"): IPv4 field has octet with leading zero'),
+        ("1.2.3.256", 'ParseAddr("1.2.3.256"): IPv4 field has value >255'),
+        ("1..2.3", 'ParseAddr("1..2.3"): IPv4 field must have at least one digit (at ".2.3")'),
+        ("fe80::1%eth0", 'IP address "fe80::1%eth0" with zone value is not allowed'),
+    ],
+)
+def test_ip_parse_errors_read_as_gos(text: str, message: str) -> None:
+    with pytest.raises(CelError) as err:
+        matches(f'ip("{text}").family() == 4')
+    assert message in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("10.0.0.0", "netip.ParsePrefix(\"10.0.0.0\"): no '/'"),
+        ("10.0.0.0/33", 'netip.ParsePrefix("10.0.0.0/33"): prefix length out of range'),
+        ("10.0.0.0/08", 'netip.ParsePrefix("10.0.0.0/08"): bad bits after slash: "08"'),
+    ],
+)
+def test_cidr_parse_errors_read_as_gos(text: str, message: str) -> None:
+    with pytest.raises(CelError) as err:
+        matches(f'cidr("{text}").prefixLength() == 8')
+    assert message in str(err.value)

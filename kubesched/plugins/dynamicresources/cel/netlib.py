@@ -9,6 +9,7 @@ upstream's equality (``netip.Addr``/``netip.Prefix`` compare address and bits).
 from __future__ import annotations
 
 import ipaddress
+import json
 import math
 import re
 from collections.abc import Mapping
@@ -40,30 +41,89 @@ def _string(value: CelValue) -> str:
     return value
 
 
+def _quote(text: str) -> str:
+    """Go's ``strconv.Quote`` for the texts these errors show."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _addr_error(raw: str, message: str, at: str = "") -> str:
+    """``netip.parseAddrError``'s text."""
+    return f"ParseAddr({_quote(raw)}): {message}" + (f" (at {_quote(at)})" if at else "")
+
+
+def _ipv4_problem(raw: str) -> str | None:
+    """Go's ``parseIPv4Fields``: why ``raw`` is not a dotted IPv4 address (None if it is)."""
+    value = digits = fields = 0
+    for i, ch in enumerate(raw):
+        if "0" <= ch <= "9":
+            if digits == 1 and value == 0:
+                return _addr_error(raw, "IPv4 field has octet with leading zero")
+            value, digits = value * 10 + int(ch), digits + 1
+            if value > 255:
+                return _addr_error(raw, "IPv4 field has value >255")
+        elif ch == ".":
+            if i == 0 or i == len(raw) - 1 or raw[i - 1] == ".":
+                return _addr_error(raw, "IPv4 field must have at least one digit", raw[i:])
+            if fields == 3:
+                return _addr_error(raw, "IPv4 address too long")
+            fields, value, digits = fields + 1, 0, 0
+        else:
+            return _addr_error(raw, "unexpected character", raw[i:])
+    return _addr_error(raw, "IPv4 address too short") if fields < 3 else None
+
+
+def _netip_parse(raw: str) -> Address:
+    """Go's ``netip.ParseAddr`` (its error text for IPv4; IPv6 failures are summarized)."""
+    for ch in raw:
+        if ch == ".":
+            problem = _ipv4_problem(raw)
+            if problem is not None:
+                raise ValueError(problem)
+            return ipaddress.IPv4Address(raw)
+        if ch == ":":
+            try:
+                return ipaddress.IPv6Address(raw)
+            except ValueError:
+                raise ValueError(_addr_error(raw, "unable to parse IP")) from None
+        if ch == "%":
+            raise ValueError(_addr_error(raw, "missing IPv6 address"))
+    raise ValueError(_addr_error(raw, "unable to parse IP"))
+
+
 def _parse_ip(raw: str) -> Address:
     """``parseIPAddr``: Go's ``netip.ParseAddr``, without zones or IPv4-mapped IPv6."""
-    if "%" in raw:
-        raise ValueError(f"IP address {raw!r} with zone value is not allowed".replace("'", '"'))
     try:
-        addr = ipaddress.ip_address(raw)
-    except ValueError:
-        raise ValueError(f'IP Address "{raw}" parse error during conversion from string: ParseAddr("{raw}"): unable to parse IP') from None
+        addr = _netip_parse(raw)
+    except ValueError as err:
+        raise ValueError(f"IP Address {_quote(raw)} parse error during conversion from string: {err}") from None
+    if isinstance(addr, ipaddress.IPv6Address) and addr.scope_id is not None:
+        raise ValueError(f"IP address {_quote(raw)} with zone value is not allowed")
     if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
-        raise ValueError(f'IPv4-mapped IPv6 address "{raw}" is not allowed')
+        raise ValueError(f"IPv4-mapped IPv6 address {_quote(raw)} is not allowed")
     return addr
 
 
 def _parse_cidr(raw: str) -> Network:
+    """``parseCIDR``: Go's ``netip.ParsePrefix``, without IPv4-mapped IPv6 (the library wraps
+    its errors twice, as upstream's does)."""
+    def fail(message: str) -> ValueError:
+        return ValueError("network address parse error during conversion from string: network address parse error during conversion from string: "
+                          f"netip.ParsePrefix({_quote(raw)}): {message}")
+
+    address, sep, bits = raw.rpartition("/")
+    if not sep:
+        raise fail("no '/'")
     try:
-        address, sep, bits = raw.partition("/")
-        if not sep or not bits.isdigit() or (len(bits) > 1 and bits[0] == "0"):
-            raise ValueError
-        net = ipaddress.ip_interface(f"{ipaddress.ip_address(address)}/{int(bits)}")
-    except ValueError:
-        raise ValueError(f'network address parse error during conversion from string: network address parse error during conversion from string: netip.ParsePrefix("{raw}"): invalid prefix') from None
-    if isinstance(net, ipaddress.IPv6Interface) and net.ip.ipv4_mapped is not None:
-        raise ValueError(f'network address parse error during conversion from string: IPv4-mapped IPv6 address "{raw}" is not allowed')
-    return net
+        addr = _netip_parse(address)
+    except ValueError as err:
+        raise fail(str(err)) from None
+    if (len(bits) > 1 and not "1" <= bits[0] <= "9") or not bits.isdigit():
+        raise fail(f"bad bits after slash: {_quote(bits)}")
+    if int(bits) > addr.max_prefixlen:
+        raise fail("prefix length out of range")
+    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
+        raise ValueError(f"network address parse error during conversion from string: IPv4-mapped IPv6 address {_quote(raw)} is not allowed")
+    return ipaddress.ip_interface(f"{addr}/{int(bits)}")
 
 
 def _ip_value(addr: Address) -> dict[str, str]:
@@ -178,8 +238,10 @@ def net_to_string(value: CelValue) -> str:
 
 # URLs: Go's url.ParseRequestURI (an absolute URI, or an absolute path).
 def _parse_url(raw: str) -> str:
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in raw):
+        raise ValueError(f'URL parse error during conversion from string: parse "{raw}": net/url: invalid control character in URL')
     parts = urlsplit(raw)
-    if not (parts.scheme or raw.startswith("/")) or " " in raw or "#" in raw and not parts.scheme:
+    if not (parts.scheme or raw.startswith("/")):
         raise ValueError(f'URL parse error during conversion from string: parse "{raw}": invalid URI for request')
     return raw
 
