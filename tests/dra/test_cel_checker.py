@@ -26,6 +26,9 @@ from kubesched.plugins.dynamicresources.cel import CelCache, validate_selector
          "expression of type 'any' cannot be range of a comprehension (must be list, map, or dynamic)"),
         ("[1, 'a'].size() == 2", "compilation failed: ERROR: <input>:1:5: expected type 'int' but found 'string'"),
         ('device.driver.matches("[a-")', "compilation failed: ERROR: <input>:1:23: invalid matches argument"),
+        ('device.driver.matches("(?=x)")', "invalid matches argument"),  # RE2 has no lookahead
+        ('duration("1x") > duration("1s")', "compilation failed: ERROR: <input>:1:10: invalid duration argument"),
+        ('timestamp("yesterday") < timestamp("2025-01-01T00:00:00Z")', "invalid timestamp argument"),
     ],
 )
 def test_type_errors_are_compile_errors(expression: str, message: str) -> None:

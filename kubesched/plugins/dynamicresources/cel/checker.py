@@ -9,12 +9,13 @@ loop types; each at the node cel-go locates it at, in its display format.
 
 from __future__ import annotations
 
-import re
+import json
 from dataclasses import dataclass, field
 
 from . import celtypes as t
 from .celtypes import CelType
 from .declarations import DEVICE, DEVICE_FIELDS, FUNCTIONS, Overload
+from .engine import engine
 from .syntax import Call, Comprehension, Ident, ListExpr, Literal, MapExpr, Node, Select
 
 __all__ = ["Checked", "check", "display_errors"]
@@ -298,24 +299,30 @@ def check(root: Node, consumable_capacity: bool = True) -> Checked:
     checker.check(root)
     if not checker.result.errors:
         _homogeneous_literals(checker.result, root)
-        _regex_literals(checker.result, root)
+        _literal_arguments(checker.result, root)
     return checker.result
 
 
-def _regex_literals(checked: Checked, root: Node) -> None:
-    """``cel.ValidateRegexLiterals``: a literal pattern given to ``matches`` (its first
-    argument, the receiver aside) must compile. RE2's syntax is approximated by Python's."""
+def _literal_arguments(checked: Checked, root: Node) -> None:
+    """cel-go's literal validators in Kubernetes' base environment: a literal pattern given to
+    ``matches`` (its first argument, the receiver aside) must compile (the engine's regex
+    syntax, RE2's), a literal given to ``duration()`` or ``timestamp()`` must convert."""
     stack = [root]
     while stack:
         node = stack.pop()
         stack.extend(_children(node))
-        if isinstance(node, Call) and node.function == "matches" and node.args:
-            pattern = node.args[0]
-            if isinstance(pattern, Literal) and isinstance(pattern.value, str):
-                try:
-                    re.compile(pattern.value)
-                except re.error:
-                    checked.errors.append((pattern.offset, "invalid matches argument"))
+        if not isinstance(node, Call) or node.function not in _LITERAL_VALIDATED or not node.args:
+            continue
+        argument = node.args[0]
+        if isinstance(argument, Literal) and isinstance(argument.value, str):
+            probe = _LITERAL_VALIDATED[node.function].format(json.dumps(argument.value))
+            try:
+                engine().evaluate(probe)
+            except Exception:  # the engine raises builtin exception types for CEL errors
+                checked.errors.append((argument.offset, f"invalid {node.function} argument"))
+
+
+_LITERAL_VALIDATED = {"matches": '"".matches({})', "duration": "duration({})", "timestamp": "timestamp({})"}
 
 
 def _children(node: Node) -> list[Node]:
