@@ -315,6 +315,11 @@ def _as_text(value: object) -> str:
     return str(value)
 
 
+def _cel_type_name(value: object) -> str:
+    names = {bool: "bool", int: "int", float: "double", str: "string", bytes: "bytes", list: "list", dict: "map", type(None): "null_type"}
+    return names.get(type(value), type(value).__name__)
+
+
 def string_format(template: CelValue, args: CelValue) -> str:
     """``format``: %s, %d, %f/%e (precision, default 6), %x/%X, %o, %b and %%."""
     text = _string(template)
@@ -341,11 +346,11 @@ def string_format(template: CelValue, args: CelValue) -> str:
             out.append(_as_text(value))
         elif verb == "d":
             if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ValueError(f"error during formatting: decimal clause can only be used on integers, was given {type(value).__name__}")
+                raise ValueError(f"error during formatting: decimal clause can only be used on integers, was given {_cel_type_name(value)}")
             out.append(str(int(value)) if isinstance(value, int) else _as_text(value))
         elif verb in "fe":
             if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ValueError("error during formatting: fixed-point clause can only be used on doubles")
+                raise ValueError(f"error during formatting: fixed-point clause can only be used on doubles, was given {_cel_type_name(value)}")
             out.append(f"{float(value):.{precision}{verb}}")
         elif verb == "E":
             out.append(f"{float(value):.{precision}E}")
