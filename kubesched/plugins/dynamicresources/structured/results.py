@@ -142,10 +142,60 @@ def _requirement_key(requirement: object) -> tuple[str, str, frozenset[str]]:
     return (str(requirement.get("key", "")), str(requirement.get("operator", "")), frozenset(str(v) for v in values) if isinstance(values, list) else frozenset())
 
 
+_CACHE_LIMIT = 1 << 14
+# A node selector's content, as a string, per selector object (kept alive here).
+_selector_texts: dict[int, tuple[DraNodeSelector, str]] = {}
+# What ``build_node_selector`` made of a sequence of device placements (and the node, when a
+# device is node-local): the selector, or the error's message. Results are immutable (the
+# claim's JSON gets a copy of ``raw``), so one serves every allocation placed alike.
+_built: dict[tuple[object, ...], DraNodeSelector | str | None] = {}
+
+
+def _selector_text(selector: DraNodeSelector) -> str:
+    found = _selector_texts.get(id(selector))
+    if found is not None and found[0] is selector:
+        return found[1]
+    text = repr(selector.raw)  # faithful for JSON values: equal texts, equal selectors
+    if len(_selector_texts) >= _CACHE_LIMIT:
+        _selector_texts.clear()
+    _selector_texts[id(selector)] = (selector, text)
+    return text
+
+
 def build_node_selector(devices: Sequence[tuple[ResourceSlice, Device]], node_name: str) -> DraNodeSelector | None:
     """``createNodeSelector``: pinned to the node when a device is node-local (or binds to the
     node); otherwise the union of the requirements of the pools' selectors; None for devices
-    available on all nodes."""
+    available on all nodes. Built once per distinct placement (pools of one driver usually
+    share one selector)."""
+    key: list[object] = []
+    for slice_, device in devices:
+        if slice_.per_device_node_selection:
+            name, selector = device.node_name, device.node_selector
+        else:
+            name, selector = slice_.node_name, slice_.node_selector
+        if name is not None or device.binds_to_node:
+            key.append(("node", node_name))
+            break
+        key.append(None if selector is None else _selector_text(selector))
+    cache_key = tuple(key)
+    found = _built.get(cache_key, _MISSING)
+    if found is _MISSING:
+        try:
+            found = _build_node_selector(devices, node_name)
+        except AllocationError as err:
+            found = str(err)
+        if len(_built) >= _CACHE_LIMIT:
+            _built.clear()
+        _built[cache_key] = found
+    if isinstance(found, str):
+        raise AllocationError(found)
+    return found if isinstance(found, DraNodeSelector) else None
+
+
+_MISSING = object()
+
+
+def _build_node_selector(devices: Sequence[tuple[ResourceSlice, Device]], node_name: str) -> DraNodeSelector | None:
     expressions: list[object] = []
     fields: list[object] = []
     for slice_, device in devices:
