@@ -1,4 +1,8 @@
-"""NodeResourcesBalancedAllocation: favour nodes whose resource usage fractions stay close to each other."""
+"""NodeResourcesBalancedAllocation: favour nodes whose resource usage fractions stay close to each other.
+
+With DRAExtendedResource, a scored extended resource a DeviceClass backs counts, on a node
+that lacks it, as the class's devices there and those in use (``dra_totals``), as upstream's
+PreScore/Score with ``getDRAPreScoredParams``."""
 
 from __future__ import annotations
 
@@ -26,6 +30,7 @@ from ...framework.args import Problems, decode_args, duplicate, invalid
 from ...framework.signing import RESOURCES_SIGNER, SCORING_DEFAULTS, SignFragment, resources_signer
 from ...objects.pod import PodInfo
 from ..dynamicresources.extended_index import ExtendedResourceIndex
+from .dra_totals import DraScorer, DraScoring, dra_scorer
 from .fit import dra_backed, extended_index_of
 from .resource_allocation import (
     DEFAULT_RESOURCES,
@@ -37,8 +42,19 @@ from .resource_allocation import (
 )
 
 NAME = "NodeResourcesBalancedAllocation"
-_STATE_KEY: StateKey[list[int]] = StateKey("PreScore" + NAME)
 _FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(slots=True, frozen=True)
+class _PreScoreState:
+    """upstream's ``balancedAllocationPreScoreState``: the pod's scored requests and the cycle's
+    DRA data (None unless a scored resource the pod asks for is backed by a DeviceClass)."""
+
+    requests: list[int]
+    dra: DraScoring | None
+
+
+_STATE_KEY: StateKey[_PreScoreState] = StateKey("PreScore" + NAME)
 
 
 @dataclass(slots=True, frozen=True)
@@ -81,25 +97,37 @@ class BalancedAllocation:
 
     upstream_unsigned_reads = (SCORING_DEFAULTS,)
 
-    def __init__(self, args: BalancedAllocationArgs, extended: ExtendedResourceIndex | None = None) -> None:
+    def __init__(self, args: BalancedAllocationArgs, extended: ExtendedResourceIndex | None = None,
+                 dra: DraScorer | None = None) -> None:
         self.args = args
         # DRAExtendedResource: which extended resources a DeviceClass backs (None: gate off).
         self.extended = extended
+        # DRAExtendedResource with a scored resource a class could back: scoring reads DRA.
+        self.dra = dra
+        self._scored_names = tuple(spec.name for spec in args.resources)
+
+    def _dra_scoring(self, requests: list[int]) -> DraScoring | None:
+        return self.dra.gather(self._scored_names, requests) if self.dra is not None else None
 
     def pre_score(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> Status | None:
         requests = pod_request_vector(pod.requests, self.args.resources, use_requested=True)
         if not any(requests):
             return SKIP  # best-effort pods would all pile onto one node otherwise
-        state.write(_STATE_KEY, requests)
+        state.write(_STATE_KEY, _PreScoreState(requests, self._dra_scoring(requests)))
         return None
 
     def score_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> IntArray:
         """How much placing the pod changes the node's balance: 75 for no change,
         up to 100 for a node it balances, down to 50 for one it unbalances."""
-        requests = state.get(_STATE_KEY)
-        if requests is None:
+        found = state.get(_STATE_KEY)
+        if found is None:  # PreScore not run: Score gathers the same (as upstream's Score)
             requests = pod_request_vector(pod.requests, self.args.resources, use_requested=True)
+            found = _PreScoreState(requests, self._dra_scoring(requests))
+        requests = found.requests
         table = snapshot.table
+        if found.dra is not None:
+            # Devices and their allocations are not node-table columns: no per-row cache.
+            return self._scores(table, rows, requests, found.dra)
         # A node's score depends on its own columns and the pod's requests only: kept
         # per row across cycles for pods of one shape, patched where pods changed.
         columns = [
@@ -115,15 +143,15 @@ class BalancedAllocation:
             return per_row[rows]
         return self._scores(table, rows, requests)
 
-    def _scores(self, table: NodeTableView, rows: RowArray, requests: list[int]) -> IntArray:
-        fast = _two_resources(table, rows, self.args.resources, requests)
+    def _scores(self, table: NodeTableView, rows: RowArray, requests: list[int], dra: DraScoring | None = None) -> IntArray:
+        fast = _two_resources(table, rows, self.args.resources, requests, dra)
         if fast is not None:
             return fast
         after: list[_FloatArray] = []
         before: list[_FloatArray] = []
         valids: list[BoolArray] = []
         for spec, pod_request in zip(self.args.resources, requests):
-            found = allocatable_and_requested(table, rows, spec.name, pod_request, use_requested=True)
+            found = allocatable_and_requested(table, rows, spec.name, pod_request, use_requested=True, dra=dra)
             if found is None:
                 continue
             alloc, requested = found
@@ -141,11 +169,12 @@ class BalancedAllocation:
 
 
 def new(args: BalancedAllocationArgs, handle: Handle) -> BalancedAllocation:
-    return BalancedAllocation(args, extended_index_of(handle))
+    return BalancedAllocation(args, extended_index_of(handle), dra_scorer(handle, tuple(s.name for s in args.resources)))
 
 
 def _two_resources(
-    table: NodeTableView, rows: RowArray, resources: tuple[ResourceSpec, ...], requests: list[int]
+    table: NodeTableView, rows: RowArray, resources: tuple[ResourceSpec, ...], requests: list[int],
+    dra: DraScoring | None = None,
 ) -> IntArray | None:
     """``score_nodes`` when exactly two resources are scored and every row has a positive
     allocatable of both (the default cpu and memory, as nodes have them): the same float
@@ -155,7 +184,7 @@ def _two_resources(
         return None
     found: list[tuple[IntArray, IntArray, int]] = []
     for spec, pod_request in zip(resources, requests):
-        pair = allocatable_and_requested(table, rows, spec.name, pod_request, use_requested=True)
+        pair = allocatable_and_requested(table, rows, spec.name, pod_request, use_requested=True, dra=dra)
         if pair is not None:
             found.append((pair[0], pair[1], pod_request))
     if len(found) != 2:

@@ -10,6 +10,7 @@ scoring strategies in ``fit_scoring.py``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable
 
 from ...framework import (
@@ -53,6 +54,7 @@ from .fit_args import (
 )
 from ..dynamicresources.extended import is_dra_extended_resource
 from ..dynamicresources.extended_index import ExtendedResourceIndex, extended_resource_index
+from .dra_totals import DraScorer, DraScoring, dra_scorer
 from .fit_filter import checked_scalars, fit_key, fit_keys, fit_status, fit_verdicts
 from .fit_scoring import score_row, scores
 from .resource_allocation import DEFAULT_RESOURCES, pod_request_vector, resource_columns
@@ -76,7 +78,18 @@ __all__ = [
 ]
 
 _STATE_KEY: StateKey[Resource] = StateKey("PreFilter" + NAME)
-_SCORE_KEY: StateKey[list[int]] = StateKey("PreScore" + NAME)
+
+
+@dataclass(slots=True, frozen=True)
+class _PreScoreState:
+    """upstream's ``preScoreState``: the pod's scored requests and the cycle's DRA data
+    (None unless a scored resource is backed by a DeviceClass)."""
+
+    pod_requests: list[int]
+    dra: DraScoring | None
+
+
+_SCORE_KEY: StateKey[_PreScoreState] = StateKey("PreScore" + NAME)
 _fit_keys, _fit_key = fit_keys, fit_key  # the row cache's tests compare the two forms by these names
 
 
@@ -93,10 +106,13 @@ class NodeResourcesFit:
 
     upstream_unsigned_reads = (SCORING_DEFAULTS,)
 
-    def __init__(self, args: FitArgs, extended: ExtendedResourceIndex | None = None) -> None:
+    def __init__(self, args: FitArgs, extended: ExtendedResourceIndex | None = None, dra: DraScorer | None = None) -> None:
         self.args = args
         # DRAExtendedResource: which extended resources a DeviceClass backs (None: gate off).
         self.extended = extended
+        # DRAExtendedResource with a scored resource a class could back: scoring reads DRA.
+        self.dra = dra
+        self._scored_names = tuple(spec.name for spec in args.resources)
         self.shape = tuple((u, s * (MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE)) for u, s in args.shape)
 
     # -- PreFilter / Filter ------------------------------------------------
@@ -120,15 +136,24 @@ class NodeResourcesFit:
         return fit_verdicts(self.args, requests, snapshot.table, self._delegated(requests))
 
     # -- Score --------------------------------------------------------------
+    def _pre_score_state(self, pod: PodInfo) -> _PreScoreState:
+        requests = pod_request_vector(pod.requests, self.args.resources, use_requested=False)
+        return _PreScoreState(requests,
+                              self.dra.gather(self._scored_names, requests) if self.dra is not None else None)
+
     def pre_score(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> Status | None:
-        state.write(_SCORE_KEY, pod_request_vector(pod.requests, self.args.resources, use_requested=False))
+        state.write(_SCORE_KEY, self._pre_score_state(pod))
         return None
 
     def score_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> IntArray:
-        pod_requests = state.get(_SCORE_KEY)
-        if pod_requests is None:
-            pod_requests = pod_request_vector(pod.requests, self.args.resources, use_requested=False)
+        found = state.get(_SCORE_KEY)
+        if found is None:  # PreScore not run: Score gathers the same (as upstream's Score)
+            found = self._pre_score_state(pod)
+        pod_requests = found.pod_requests
         table = snapshot.table
+        if found.dra is not None:
+            # Devices and their allocations are not node-table columns: no per-row cache.
+            return scores(self.args, self.shape, table, rows, pod_requests, found.dra)
         # A node's score depends on its own columns and the pod's requests only: kept
         # per row across cycles for pods of one shape, patched where pods changed.
         row_fn: Callable[[int], int] | None = None
@@ -212,4 +237,4 @@ def extended_index_of(handle: Handle | None) -> ExtendedResourceIndex | None:
 
 
 def new(args: FitArgs, handle: Handle) -> NodeResourcesFit:
-    return NodeResourcesFit(args, extended_index_of(handle))
+    return NodeResourcesFit(args, extended_index_of(handle), dra_scorer(handle, tuple(s.name for s in args.resources)))

@@ -2,7 +2,8 @@
 
 Upstream's ``leastResourceScorer``, ``mostResourceScorer`` and
 ``requestedToCapacityRatioScorer`` (its broken-linear shape) over the node table,
-weighted by resource; a resource a node lacks is left out of its score. ``score_row``
+weighted by resource; a resource a node lacks is left out of its score (unless a DeviceClass
+backs it: ``dra_totals``). ``score_row``
 is one row's LeastAllocated or MostAllocated score in plain integers, for the row
 cache's patches. Apart from the plugin because it is the scoring arithmetic alone.
 """
@@ -14,6 +15,7 @@ import numpy as np
 from ...framework import MAX_NODE_SCORE, IntArray, NodeTableView, RowArray
 from ..helper import go_div
 from .fit_args import LEAST_ALLOCATED, MAX_UTILIZATION, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO, FitArgs
+from .dra_totals import DraScoring
 from .resource_allocation import ResourceSpec, allocatable_and_requested
 
 __all__ = ["broken_linear", "least_allocated", "score_row", "scores"]
@@ -35,7 +37,8 @@ def broken_linear(points: tuple[tuple[int, int], ...], utilization: IntArray) ->
 
 
 def least_allocated(
-    table: NodeTableView, rows: RowArray, resources: tuple[ResourceSpec, ...], pod_requests: list[int]
+    table: NodeTableView, rows: RowArray, resources: tuple[ResourceSpec, ...], pod_requests: list[int],
+    dra: DraScoring | None = None,
 ) -> IntArray | None:
     """LeastAllocated when every scored row has a positive allocatable of every scored
     resource (the usual case), in a third of the array operations; None otherwise."""
@@ -44,7 +47,7 @@ def least_allocated(
     node_score: IntArray | None = None
     weight_sum = 0
     for spec, pod_request in zip(resources, pod_requests):
-        found = allocatable_and_requested(table, rows, spec.name, pod_request, use_requested=False)
+        found = allocatable_and_requested(table, rows, spec.name, pod_request, use_requested=False, dra=dra)
         if found is None:
             continue
         alloc, requested = found
@@ -82,17 +85,18 @@ def score_row(args: FitArgs, columns: list[tuple[IntArray, IntArray] | None], po
 
 
 def scores(args: FitArgs, shape: tuple[tuple[int, int], ...], table: NodeTableView, rows: RowArray,
-           pod_requests: list[int]) -> IntArray:
-    """The strategy's scores of ``rows`` (``shape``: RequestedToCapacityRatio's points scaled to 0..100)."""
+           pod_requests: list[int], dra: DraScoring | None = None) -> IntArray:
+    """The strategy's scores of ``rows`` (``shape``: RequestedToCapacityRatio's points scaled to
+    0..100); ``dra``: the cycle's DRA data, for DRA-backed extended resources."""
     if args.strategy == LEAST_ALLOCATED:
-        fast = least_allocated(table, rows, args.resources, pod_requests)
+        fast = least_allocated(table, rows, args.resources, pod_requests, dra)
         if fast is not None:
             return fast
     node_score = np.zeros(len(rows), dtype=np.int64)
     weight_sum = np.zeros(len(rows), dtype=np.int64)
     rtc = args.strategy == REQUESTED_TO_CAPACITY_RATIO
     for spec, pod_request in zip(args.resources, pod_requests):
-        found = allocatable_and_requested(table, rows, spec.name, pod_request, use_requested=False)
+        found = allocatable_and_requested(table, rows, spec.name, pod_request, use_requested=False, dra=dra)
         if found is None:
             continue
         alloc, requested = found

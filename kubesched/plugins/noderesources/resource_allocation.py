@@ -3,6 +3,8 @@
 For each scored resource it gathers, per node, the allocatable amount and what
 would be requested with the pod on it; a resource a node lacks (allocatable 0)
 is left out of that node's score, as is an extended resource the pod does not ask for.
+With DRAExtendedResource, a scalar resource a node lacks but a DeviceClass backs is counted
+in the class's devices there (``dra_totals``, given a ``DraScoring``).
 """
 
 from __future__ import annotations
@@ -12,10 +14,12 @@ from dataclasses import dataclass
 from ...framework import IntArray, NodeTableView, RowArray
 from ...framework.args import Int64
 from ...objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PodRequests, Resource, is_scalar_resource
+from .dra_totals import DraScoring
 
 __all__ = [
     "ResourceSpec",
     "DEFAULT_RESOURCES",
+    "DraScoring",
     "default_resources",
     "allocatable_and_requested",
     "pod_request_vector",
@@ -52,7 +56,8 @@ def pod_request_vector(requests: PodRequests, resources: tuple[ResourceSpec, ...
 
 
 def allocatable_and_requested(
-    table: NodeTableView, rows: RowArray, name: str, pod_request: int, use_requested: bool
+    table: NodeTableView, rows: RowArray, name: str, pod_request: int, use_requested: bool,
+    dra: DraScoring | None = None,
 ) -> tuple[IntArray, IntArray] | None:
     """Per scored row, (allocatable, requested including the pod); None if the resource is left out."""
     if name == CPU:
@@ -68,7 +73,10 @@ def allocatable_and_requested(
             return None
         # A resource no node has is all zeros, which leaves it out as absence did.
         alloc, req = table.scalar_columns(name)
-        return alloc[rows], req[rows] + pod_request
+        alloc, req = alloc[rows], req[rows]
+        if dra is not None:
+            alloc, req = dra.totals.patch(dra.state, table, rows, name, alloc, req)
+        return alloc, req + pod_request
     return None
 
 

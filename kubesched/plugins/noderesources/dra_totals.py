@@ -1,0 +1,301 @@
+"""DRA-backed extended resources in NodeResourcesFit's and BalancedAllocation's scores
+(upstream's ``draPreScoreState``, ``getDRAPreScoredParams`` and ``calculateDRAResourceTotals``
+in ``resource_allocation.go``, DRAExtendedResource on).
+
+When a scored resource is an extended resource a DeviceClass backs, a node whose allocatable
+lacks it is scored on the class's devices instead: capacity = how many of the node's devices
+the class selects, allocated = how many of those are in use. Upstream's rules, kept here:
+
+* the devices are those of *every* listed slice (all pool generations, as
+  ``ListWithDeviceTaintRules`` returns them), chosen per slice by its node name, all-nodes
+  flag or node selector; a slice that names no node at all counts on every node; with
+  per-device node selection, device by device;
+* a class without selectors selects every device; otherwise all its CEL selectors must
+  accept the device, evaluated on what upstream's scorer passes (driver, attributes,
+  capacity: ``allowMultipleAllocations`` reads as false);
+* a device is allocated when a claim holds it wholly or a share of it (``IsDeviceAllocated``);
+* a CEL error (compile or runtime) leaves the resource out of that node's score.
+
+The state is built only when some scored resource is backed by a class (never for the default
+cpu and memory). Per class and node the device list is kept while the class, the slices and
+the node object are the same; the allocated count while the allocated state has not changed.
+"""
+
+from __future__ import annotations
+
+import logging
+import weakref
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from ...framework import Handle, IntArray, NodeTableView, RowArray
+from ...framework.handle import ObjectStore
+from ...objects.dra import DeviceClass, ResourceSlice
+from ...objects.dra.device import Device
+from ...objects.node import Node
+from ...objects.resources import is_scalar_resource
+from ..dynamicresources.cel import CelCache, CelError
+from ..dynamicresources.extended import is_dra_extended_resource
+from ..dynamicresources.manager import DraManager
+from ..dynamicresources.names import API_VERSION, PLURALS, RESOURCE_CLAIM
+from ..dynamicresources.plugin import allocator_features
+from ..dynamicresources.structured import AllocatedState, DeviceID, SliceIndex, node_matches
+
+__all__ = ["DraScoreState", "DraScorer", "DraScoring", "DraTotals", "dra_candidates", "dra_manager_of", "dra_scorer",
+           "register_dra_manager"]
+
+_log = logging.getLogger(__name__)
+_CACHE_LIMIT = 100_000
+
+
+_MANAGERS: "weakref.WeakKeyDictionary[ObjectStore, DraManager]" = weakref.WeakKeyDictionary()
+
+
+def _claim_store(handle: Handle) -> ObjectStore:
+    return handle.object_store(API_VERSION, RESOURCE_CLAIM, PLURALS[RESOURCE_CLAIM])
+
+
+def register_dra_manager(handle: Handle, manager: DraManager) -> None:
+    """Make ``manager`` the one the scorers of this handle's stores read (DynamicResources')."""
+    _MANAGERS[_claim_store(handle)] = manager
+
+
+def dra_manager_of(handle: Handle) -> DraManager:
+    """The DRA manager for this handle's stores (upstream's ``SharedDRAManager``): the one
+    registered, else one made here (a profile scoring DRA-backed resources without
+    DynamicResources; it sees no in-flight allocations, which only that plugin makes)."""
+    store = _claim_store(handle)
+    found = _MANAGERS.get(store)
+    if found is None:
+        features = handle.features
+        cel_cache = CelCache(consumable_capacity=features.enable_dra_consumable_capacity)
+        found = _MANAGERS[store] = DraManager(handle, allocator_features(features), cel_cache)
+    return found
+
+
+def dra_candidates(resources: tuple[str, ...]) -> tuple[str, ...]:
+    """The scored resources a DeviceClass could back (``IsDRAExtendedResourceName``); empty
+    for cpu and memory, so such profiles never look at DRA."""
+    return tuple(name for name in resources if is_dra_extended_resource(name))
+
+
+@dataclass(slots=True, frozen=True)
+class DraScoreState:
+    """upstream's ``draPreScoreState``: the devices in use and the slices, listed at PreScore."""
+
+    manager: DraManager
+    allocated: AllocatedState
+    slices: SliceIndex
+
+
+@dataclass(slots=True)
+class _SliceGroups:
+    """The listed slices by how a node decides whether it sees them."""
+
+    always: list[ResourceSlice] = field(default_factory=list)
+    named: dict[str, list[ResourceSlice]] = field(default_factory=dict)
+    by_selector: list[ResourceSlice] = field(default_factory=list)
+    per_device: list[ResourceSlice] = field(default_factory=list)
+
+    @staticmethod
+    def of(slices: tuple[ResourceSlice, ...]) -> "_SliceGroups":
+        groups = _SliceGroups()
+        for s in slices:
+            if s.per_device_node_selection:
+                groups.per_device.append(s)
+            elif s.all_nodes:
+                groups.always.append(s)
+            elif s.node_name:  # upstream compares the name first, selector or not
+                groups.named.setdefault(s.node_name, []).append(s)
+            elif s.node_selector is not None:
+                groups.by_selector.append(s)
+            else:  # no node named, selected or all: upstream counts it on every node
+                groups.always.append(s)
+        return groups
+
+
+@dataclass(slots=True)
+class _NodeEntry:
+    device_class: DeviceClass
+    slices: SliceIndex
+    node: Node
+    devices: tuple[DeviceID, ...]
+    allocated_in: AllocatedState | None = None
+    allocated_stamp: int = -1
+    allocated: int = 0
+
+
+def _stamp(state: AllocatedState) -> int:
+    """Grows with every change made to ``state`` through its methods."""
+    return state.changes_dropped + len(state.changes)
+
+
+def _as_scored(device: Device) -> Device:
+    """The device as upstream's scorer hands it to CEL: driver, attributes and capacity only."""
+    if not device.allow_multiple_allocations:
+        return device
+    return replace(device, allow_multiple_allocations=None, selector_key=(None, *device.selector_key[1:]))
+
+
+class DraTotals:
+    """``calculateDRAResourceTotals`` with its caches; one per scoring plugin."""
+
+    def __init__(self) -> None:
+        self._groups: tuple[SliceIndex, _SliceGroups] | None = None
+        # (class name, slice name) -> (class, slice, the slice's devices the class selects)
+        self._selected: dict[tuple[str, str], tuple[DeviceClass, ResourceSlice, tuple[Device, ...]]] = {}
+        self._nodes: dict[tuple[str, str], _NodeEntry] = {}
+        self._scored: dict[int, tuple[Device, Device]] = {}
+
+    def _slice_groups(self, slices: SliceIndex) -> _SliceGroups:
+        if self._groups is None or self._groups[0] is not slices:
+            self._groups = (slices, _SliceGroups.of(slices.slices))
+        return self._groups[1]
+
+    def _cel_device(self, device: Device) -> Device:
+        if not device.allow_multiple_allocations:
+            return device
+        found = self._scored.get(id(device))
+        if found is None or found[0] is not device:
+            if len(self._scored) >= _CACHE_LIMIT:
+                self._scored.clear()
+            found = self._scored[id(device)] = (device, _as_scored(device))
+        return found[1]
+
+    def _class_devices(self, manager: DraManager, device_class: DeviceClass, slice_: ResourceSlice) -> tuple[Device, ...]:
+        """The slice's devices the class selects (``deviceMatchesClass``); ``CelError`` on a
+        selector that fails to compile or to evaluate."""
+        if not device_class.selectors:
+            return slice_.devices
+        key = (device_class.name, slice_.name)
+        found = self._selected.get(key)
+        if found is not None and found[0] is device_class and found[1] is slice_:
+            return found[2]
+        cache = manager.cel_cache if manager.cel_cache is not None else CelCache()
+        compiled = [cache.get_or_compile(s.expression) for s in device_class.selectors]
+        selected: list[Device] = []
+        for device in slice_.devices:
+            seen = self._cel_device(device)
+            for result in compiled:
+                if result.error is not None:
+                    raise CelError(result.error)
+                if not result.device_matches(slice_.driver, seen):
+                    break
+            else:
+                selected.append(device)
+        if len(self._selected) >= _CACHE_LIMIT:
+            self._selected.clear()
+        devices = tuple(selected)
+        self._selected[key] = (device_class, slice_, devices)
+        return devices
+
+    def _node_devices(self, state: DraScoreState, device_class: DeviceClass, node: Node) -> tuple[DeviceID, ...]:
+        groups = self._slice_groups(state.slices)
+        seen: list[ResourceSlice] = list(groups.always)
+        seen.extend(groups.named.get(node.name, ()))
+        seen.extend(s for s in groups.by_selector if node_matches(node, None, False, s.node_selector))
+        ids: list[DeviceID] = []
+        for slice_ in seen:
+            ids.extend(DeviceID(slice_.driver, slice_.pool.name, d.name)
+                       for d in self._class_devices(state.manager, device_class, slice_))
+        for slice_ in groups.per_device:
+            chosen = {id(d) for d in slice_.devices if node_matches(node, d.node_name, d.all_nodes, d.node_selector)}
+            if chosen:
+                ids.extend(DeviceID(slice_.driver, slice_.pool.name, d.name)
+                           for d in self._class_devices(state.manager, device_class, slice_) if id(d) in chosen)
+        return tuple(ids)
+
+    def totals(self, state: DraScoreState, device_class: DeviceClass, node: Node) -> tuple[int, int]:
+        """(capacity, allocated) of the class's devices on the node; ``CelError`` as above."""
+        key = (device_class.name, node.name)
+        entry = self._nodes.get(key)
+        if entry is None or entry.device_class is not device_class or entry.slices is not state.slices or entry.node is not node:
+            entry = _NodeEntry(device_class, state.slices, node, self._node_devices(state, device_class, node))
+            if len(self._nodes) >= _CACHE_LIMIT:
+                self._nodes.clear()
+            self._nodes[key] = entry
+        allocated = state.allocated
+        stamp = _stamp(allocated)
+        if entry.allocated_in is not allocated or entry.allocated_stamp != stamp:
+            entry.allocated = _count_allocated(entry.devices, allocated)
+            entry.allocated_in, entry.allocated_stamp = allocated, stamp
+        return len(entry.devices), entry.allocated
+
+    def patch(self, state: DraScoreState, table: NodeTableView, rows: RowArray, name: str,
+              alloc: IntArray, requested: IntArray) -> tuple[IntArray, IntArray]:
+        """``calculateResourceAllocatableRequest`` for a scalar resource: on rows whose node has
+        none of it allocatable, the backing class's (capacity, allocated) where capacity > 0.
+        ``alloc`` and ``requested`` are the table's values at ``rows`` (requested without the pod)."""
+        device_class = state.manager.device_class_for(name)
+        if device_class is None:
+            return alloc, requested
+        empty = np.flatnonzero(alloc == 0)
+        if not len(empty):
+            return alloc, requested
+        alloc, requested = alloc.copy(), requested.copy()
+        nodes = table.nodes
+        for i in empty.tolist():
+            node = nodes[int(rows[i])]
+            if node is None:
+                continue
+            try:
+                capacity, used = self.totals(state, device_class, node)
+            except CelError as err:
+                _log.error("Failed to calculate DRA resource capacity and allocated: node=%s resource=%s deviceClass=%s: %s",
+                           node.name, name, device_class.name, err)
+                continue
+            if capacity > 0:
+                alloc[i] = capacity
+                requested[i] = used
+        return alloc, requested
+
+
+def _count_allocated(devices: tuple[DeviceID, ...], state: AllocatedState) -> int:
+    if not devices:
+        return 0
+    whole, capacity = state.allocated_devices, state.aggregated_capacity
+    shared = {d for d, _ in state.allocated_shared_device_ids} if state.allocated_shared_device_ids else ()
+    return sum(1 for d in devices if d in whole or d in capacity or d in shared)
+
+
+@dataclass(slots=True, frozen=True)
+class DraScoring:
+    """One cycle's DRA data with the plugin's totals cache, as ``allocatable_and_requested`` reads them."""
+
+    state: DraScoreState
+    totals: DraTotals
+
+
+class DraScorer:
+    """A scoring plugin's way to DRA: the handle's manager, found on first use, and the cache."""
+
+    def __init__(self, handle: Handle, candidates: tuple[str, ...]) -> None:
+        self._handle = handle
+        self.candidates = candidates
+        self._manager: DraManager | None = None
+        self.totals = DraTotals()
+
+    def gather(self, names: tuple[str, ...], pod_requests: list[int]) -> DraScoring | None:
+        """PreScore's ``getDRAPreScoredParams`` for this pod: None unless a scored resource the pod
+        asks for is backed by a class. (Upstream gathers when any scored resource is backed, but
+        reads the data only for those the pod asks for: an extended resource it does not ask for
+        is left out of the score.)"""
+        if not any(request and name in self.candidates for name, request in zip(names, pod_requests)):
+            return None
+        if self._manager is None:
+            self._manager = dra_manager_of(self._handle)
+        manager = self._manager
+        if not any(request and is_scalar_resource(name) and manager.device_class_for(name) is not None
+                   for name, request in zip(names, pod_requests)):
+            return None
+        return DraScoring(DraScoreState(manager, manager.allocated_state(), manager.slice_index()), self.totals)
+
+
+def dra_scorer(handle: Handle | None, resources: tuple[str, ...]) -> DraScorer | None:
+    """The plugin's DRA access with DRAExtendedResource on and some scored resource a class could
+    back; None otherwise (cpu and memory: scoring never looks at DRA)."""
+    if handle is None or not handle.features.enable_dra_extended_resource:
+        return None
+    candidates = dra_candidates(resources)
+    return DraScorer(handle, candidates) if candidates else None
