@@ -11,7 +11,13 @@ from kubesched.objects.dra import Device, DeviceClass, parse_device_class, parse
 from kubesched.objects.errors import ObjectError
 from kubesched.objects.node import parse_node
 from kubesched.plugins.dynamicresources.cel import COST_LIMIT_EXCEEDED, MAX_COST, CelCache, CelError, selector_problem
+from kubesched.plugins.dynamicresources.cel.celtypes import CelType
+from kubesched.plugins.dynamicresources.cel.checker import check
+from kubesched.plugins.dynamicresources.cel.cost import Estimate, estimate_cost
+from kubesched.plugins.dynamicresources.cel.syntax import parse
 from kubesched.plugins.dynamicresources.structured import AllocatedState, AllocationError, Allocator, Features, SliceIndex
+
+from .cel_library_cost_cases import LIBRARY_COSTS
 
 DRIVER = "dra.example.com"
 # Seven nested all() over ten-element lists: upstream's "expensive" case.
@@ -121,3 +127,16 @@ def test_the_allocator_reports_a_selector_over_budget_as_upstreams_cel_runtime_e
     allocator = Allocator(Features(), AllocatedState(), Classes(), slices, CelCache())
     with pytest.raises(AllocationError, match=f"^class gpu: selector #0: CEL runtime error: {COST_LIMIT_EXCEEDED}$"):
         allocator.allocate(node, [claim])
+
+
+def _test_sizes(path: list[str] | None, type_: CelType) -> Estimate | None:
+    """The size estimator of upstream's library cost tests."""
+    return Estimate(0, 12) if type_.kind in ("string", "bytes") else None
+
+
+@pytest.mark.parametrize(("expression", "low", "high"), LIBRARY_COSTS)
+def test_library_call_costs_are_upstreams(expression: str, low: int, high: int) -> None:
+    # Upstream's library tests run without the base environment's literal validators.
+    checked = check(parse(expression), validators=False)
+    assert not checked.errors
+    assert estimate_cost(checked, estimator=_test_sizes) == Estimate(low, high)

@@ -294,10 +294,12 @@ def _rename(type_: CelType, renames: dict[str, CelType]) -> CelType:
     return type_
 
 
-def check(root: Node, consumable_capacity: bool = True) -> Checked:
+def check(root: Node, consumable_capacity: bool = True, validators: bool = True) -> Checked:
+    """Type check ``root``; then, when it type checks, the base environment's AST validators
+    (homogeneous aggregate literals, literal arguments) unless ``validators`` is False."""
     checker = _Checker(root, consumable_capacity)
     checker.check(root)
-    if not checker.result.errors:
+    if validators and not checker.result.errors:
         _homogeneous_literals(checker.result, root)
         _literal_arguments(checker.result, root)
     return checker.result

@@ -8,6 +8,7 @@ the runtime cost budget. Costs are pairs (min, max) of unsigned 64-bit integers 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .celtypes import CelType
@@ -19,7 +20,7 @@ from .estimates import (
 )
 from .syntax import ACCUMULATOR, Call, Comprehension, Ident, ListExpr, Literal, MapExpr, Node, Select
 
-__all__ = ["Estimate", "estimate_cost", "device_sizes", "DeclSize", "DEVICE_SIZES", "UNKNOWN"]
+__all__ = ["Estimate", "SizeEstimator", "estimate_cost", "device_sizes", "DeclSize", "DEVICE_SIZES", "UNKNOWN"]
 
 
 @dataclass(slots=True)
@@ -41,10 +42,14 @@ class _Local:
     entry: _EntrySize | None
 
 
+# An estimator's ``EstimateSize``: a node's size from its path and type, or None (unknown).
+SizeEstimator = Callable[[list[str] | None, CelType], Estimate | None]
+
+
 @dataclass(slots=True)
 class _Coster:
     checked: Checked
-    device: DeclSize
+    estimator: SizeEstimator
     paths: dict[int, list[str]] = field(default_factory=dict)
     locals: dict[str, list[_Local]] = field(default_factory=dict)
     sizes: dict[int, Estimate] = field(default_factory=dict)
@@ -274,7 +279,7 @@ class _Coster:
         """``sizeEstimate``: the computed size, else the estimator's, else unknown."""
         if node.size is not None:
             return node.size
-        found = size_from_path(node.path, self.device)
+        found = self.estimator(node.path, node.type)
         return found if found is not None else UNKNOWN
 
     def size_or_unknown(self, e: Node) -> Estimate:
@@ -296,7 +301,7 @@ class _Coster:
         literal = _expr_size(e)
         if literal is not None:
             return literal
-        by_path = size_from_path(self.path(e), self.device)
+        by_path = self.estimator(self.path(e), self.type_of(e))
         if by_path is not None:
             self.sizes[e.id] = by_path
             return by_path
@@ -344,6 +349,10 @@ def _is_scalar(t: CelType) -> bool:
     return t.kind == "opaque" and t.name == "optional_type" and _is_scalar(t.params[0])
 
 
-def estimate_cost(checked: Checked, device: DeclSize = DEVICE_SIZES) -> Estimate:
-    """The (min, max) cost of evaluating the checked expression, with ``device``'s sizes."""
-    return _Coster(checked, device).cost(checked.root)
+def estimate_cost(checked: Checked, device: DeclSize = DEVICE_SIZES, estimator: SizeEstimator | None = None) -> Estimate:
+    """The (min, max) cost of evaluating the checked expression: sizes from ``estimator``, by
+    default the DRA environment's (``device``'s declared sizes, by path)."""
+    if estimator is None:
+        def estimator(path: list[str] | None, _type: CelType) -> Estimate | None:
+            return size_from_path(path, device)
+    return _Coster(checked, estimator).cost(checked.root)
