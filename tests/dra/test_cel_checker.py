@@ -91,3 +91,16 @@ def test_allow_multiple_allocations_is_declared_only_with_consumable_capacity() 
     assert CelCache().get_or_compile(expression).error is None
     error = CelCache(consumable_capacity=False).get_or_compile(expression).error
     assert error is not None and "undefined field 'allowMultipleAllocations'" in error
+
+
+def test_a_syntax_error_reads_as_cel_gos() -> None:
+    assert validate_selector("device.driver ==") == (
+        "compilation failed: ERROR: <input>:1:17: Syntax error: mismatched input '<EOF>' expecting "
+        "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n"
+        " | device.driver ==\n | ................^"
+    )
+
+
+def test_optional_syntax_is_no_syntax_error_beside_a_real_one() -> None:
+    error = validate_selector('device.attributes["d"].?x.orValue(1) == 1 &&')
+    assert error is not None and error.startswith("compilation failed: ERROR: <input>:1:45: Syntax error") and "unsupported" not in error

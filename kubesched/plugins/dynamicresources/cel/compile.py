@@ -346,6 +346,12 @@ def compile_selector(expression: str, environments: DeviceEnvironments, consumab
         program = engine().compile(expression)
     except Exception as err:  # the engine reports parse errors as ValueError
         syntax_error = re.sub(r"^Failed to parse expression '.*?': ", "", str(err), flags=re.S)
+        # cel-go indents the snippet and caret lines by one space, and parses optional syntax.
+        syntax_error = re.sub(r"(?m)^\| ", " | ", syntax_error)
+        blocks = re.split(r"\n(?=ERROR: )", syntax_error)
+        kept = [block for block in blocks if "unsupported syntax" not in block.partition("\n")[0]]
+        if kept and len(kept) < len(blocks):
+            syntax_error = "\n".join(kept)  # real syntax errors besides optional syntax
     analysis = _analysis().analyze(expression, consumable_capacity)
     if syntax_error is not None and ("unsupported syntax" not in syntax_error or analysis.checked is None):
         # The engine's parser decides syntax errors, except for optional syntax (lowered below).
