@@ -159,3 +159,20 @@ def test_per_device_node_selection_remembers_outcomes_per_node_labels() -> None:
 
     assert pick("region-1") == "device-1"
     assert pick("region-2") == "device-2"  # the same node, relabelled
+
+
+def test_nodes_with_the_same_node_key_get_the_same_devices() -> None:
+    index = SliceIndex([resource_slice("s", None, POOL_1, DRIVER_A, device("device-1"), device("device-2"), allNodes=True)])
+    allocator = Allocator(Features(), AllocatedState(), Lister([device_class(CLASS_A, DRIVER_A)]), index)
+    one, other = node(NODE_1), node(NODE_2, "region-2")
+    assert allocator.node_key(one) == allocator.node_key(other)
+    results = allocator.allocate(one, [claim("c", request("r", CLASS_A))])
+    assert results is not None
+    moved = results.on_node(other)
+    assert [d.device for d in moved[0].devices] == [d.device for d in results[0].devices] == ["device-1"]
+
+
+def test_node_local_pools_give_each_node_its_own_key() -> None:
+    index = SliceIndex([resource_slice("s1", NODE_1, POOL_1, DRIVER_A, device("device-1")), resource_slice("s2", NODE_2, "pool-2", DRIVER_A, device("device-1"))])
+    allocator = Allocator(Features(), AllocatedState(), Lister([device_class(CLASS_A, DRIVER_A)]), index)
+    assert allocator.node_key(node(NODE_1)) != allocator.node_key(node(NODE_2))

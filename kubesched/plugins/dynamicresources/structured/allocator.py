@@ -90,6 +90,13 @@ class Allocator:
             self.index.remember(key, (node_pools.pools, stamp[1], picks))
         return None if picks is None else AllocationResults(self.features, node, claims, picks)
 
+    def node_key(self, node: Node) -> int:
+        """A number for what ``allocate`` depends on of the node: nodes with the same key get the
+        same devices (or the same error) for the same claims from one allocator, so a caller
+        may allocate on one of them and use ``AllocationResults.on_node`` for the others.
+        Stable while the slices (the ``SliceIndex``) stay the same."""
+        return self.index.node_pools(node, self.features).key
+
     def request_key(self, request: RequestSpec, device_class: DeviceClass) -> int:
         """A small number for what the pools' verdicts for a request depend on besides the pools
         and the node: the features, the request's spec and its class (by identity)."""

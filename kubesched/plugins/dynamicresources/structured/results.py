@@ -57,6 +57,11 @@ class AllocationResults:
     def __iter__(self) -> Iterator[AllocationResult]:
         return iter(self._results())
 
+    def on_node(self, node: Node) -> "AllocationResults":
+        """The same devices allocated for ``node`` (a node with the same ``Allocator.node_key``):
+        only the node selector of a node-local device differs."""
+        return AllocationResults(self._features, node, self._claims, self._picks)
+
     @property
     def picks(self) -> Sequence[ClaimPicks]:
         """The devices chosen per claim, without building results (e.g. for scoring)."""
