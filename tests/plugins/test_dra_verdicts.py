@@ -119,3 +119,15 @@ def test_a_node_judged_for_another_class_gets_this_claims_class_config():
         configs[name] = [(c["source"], c["opaque"]["parameters"]) for c in allocation["devices"].get("config") or []]
     assert configs == {"p1": [("FromClass", {"mode": "a"})], "p2": [], "p3": [("FromClass", {"mode": "a"})]}
     assert len({_placed(sim, "p1"), _placed(sim, "p2"), _placed(sim, "p3")}) == 3  # p2, p3 on nodes p1 judged
+
+
+def test_pods_asking_different_counts_get_claims_of_their_own_counts():
+    sim = simulate(node("n1"), gpu_slice("n1", 4), gpu_class("a", extended="example.com/a"),
+                   pod("p1", requests={"example.com/a": "1"}), pod("p2", requests={"example.com/a": "2"}),
+                   pod("p3", requests={"example.com/a": "1"}))
+    store = sim.scheduler.hub.object_stores.find(API, "ResourceClaim")
+    counts = {}
+    for name in ("p1", "p2", "p3"):
+        claim_name = sim.cluster.extended_claim_statuses[f"default/{name}"]["resourceClaimName"]
+        counts[name] = [r["exactly"]["count"] for r in store.get("default", claim_name)["spec"]["devices"]["requests"]]
+    assert counts == {"p1": [1], "p2": [2], "p3": [1]}

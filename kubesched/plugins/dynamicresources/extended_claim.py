@@ -13,6 +13,8 @@ from .names import API_VERSION, EXTENDED_RESOURCE_CLAIM_ANNOTATION, RESOURCE_CLA
 __all__ = ["special_claim", "node_extended_claim", "claim_document", "requests_json"]
 
 _SPECS: dict[tuple[ExtendedRequest, ...], ResourceClaimSpec] = {}
+# Requests and mappings (shared, read-only lists) by the parts of the pod spec they come from.
+_REQUESTS: dict[tuple[object, ...], tuple[list[ExtendedRequest], list[RequestMapping]]] = {}
 
 
 def special_claim(pod: PodInfo) -> ResourceClaim:
@@ -45,10 +47,21 @@ def _spec(requests: list[ExtendedRequest]) -> ResourceClaimSpec:
 
 def node_extended_claim(claim: ResourceClaim, pod: PodInfo, needed: dict[str, int],
                         class_for: ClassResolver) -> tuple[ResourceClaim, list[ExtendedRequest], list[RequestMapping]]:
-    """The claim with the requests this node needs, and the containers' mappings to them."""
+    """The claim with the requests this node needs, and the containers' mappings to them (lists
+    shared between pods of one shape: read them, never change them)."""
     raw = pod.raw or {}
     spec = raw.get("spec")
-    requests, mappings = requests_and_mappings(spec if isinstance(spec, dict) else {}, needed, class_for)
+    spec = spec if isinstance(spec, dict) else {}
+    classes = tuple((name, cls.name if (cls := class_for(name)) is not None else None) for name in sorted(needed))
+    # What the requests depend on: the containers (names, requests, restart policies), what the
+    # node needs and the classes backing it. Pods of one workload ask the same: worked out once.
+    key = (repr(spec.get("initContainers")), repr(spec.get("containers")), tuple(sorted(needed.items())), classes)
+    found = _REQUESTS.get(key)
+    if found is None:
+        if len(_REQUESTS) > 4096:
+            _REQUESTS.clear()
+        found = _REQUESTS[key] = requests_and_mappings(spec, needed, class_for)
+    requests, mappings = found
     return ResourceClaim(claim.meta, _spec(requests), claim.status), requests, mappings
 
 
