@@ -1,5 +1,4 @@
-"""The async API client: a pool of HTTP/1.1 connections (``http.py``), client-side throttling,
-client-go's retries.
+"""The async API client: one pooled aiohttp session, client-side throttling, client-go's retries.
 
 Every call is a plain Kubernetes REST request (``Authorization``, ``Accept:
 application/json``, ``User-Agent``). As client-go's ``rest.Request``:
@@ -21,19 +20,18 @@ Watches are streamed line by line with no read timeout: the server ends them at
 from __future__ import annotations
 
 import asyncio
-import base64
+import errno
 import logging
 import time
 from collections.abc import AsyncIterator, Mapping
 from types import TracebackType
 from typing import Protocol
-from urllib.parse import urlencode
 
+import aiohttp
 import orjson
 
 from .connection import Connection
 from .errors import ApiError, api_error_from_response, transport_error
-from .http import ConnectFailed, ConnectionBroken, HttpError, HttpPool, Stream
 from .ratelimit import TokenBucket
 from .watch import WatchEvent, decode_event, iter_lines
 
@@ -43,6 +41,7 @@ log = logging.getLogger(__name__)
 
 MAX_RETRIES = 10  # client-go rest.Request's default maxRetries
 WATCH_GRACE = 30.0  # beyond timeoutSeconds before a silent watch is abandoned
+_RESET_ERRNOS = frozenset({errno.ECONNRESET, errno.EPIPE, errno.ECONNABORTED})
 
 
 class _Retry(Exception):
@@ -64,26 +63,24 @@ class RequestObserver(Protocol):
 
 
 class ApiClient:
-    """Requests to one API server over a pool of at most ``max_connections`` connections;
-    use it inside one event loop (it may be made outside one)."""
+    """Requests to one API server; create inside the event loop that will use it."""
 
     def __init__(self, conn: Connection, *, timeout: float = 30.0, max_connections: int = 100) -> None:
         self.conn = conn
         self.timeout = timeout
         self._bucket = TokenBucket(conn.qps, conn.burst)
-        self._pool = HttpPool(conn.server, ssl_context=conn.ssl, server_name=conn.tls_server_name,
-                              limit=max_connections,
-                              headers={"Accept": "application/json", "User-Agent": conn.user_agent,
-                                       "Accept-Encoding": "gzip"})
-        self._basic = ""
-        if conn.basic_auth:
-            user, password = conn.basic_auth
-            encoded = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
-            self._basic = f"Authorization: Basic {encoded}\r\n"
+        connector = aiohttp.TCPConnector(limit=max_connections, ssl=conn.ssl if conn.ssl is not None else True)
+        self._session = aiohttp.ClientSession(
+            connector=connector,
+            json_serialize=lambda obj: orjson.dumps(obj).decode(),
+            headers={"Accept": "application/json", "User-Agent": conn.user_agent},
+            auto_decompress=True,
+        )
+        self._basic = aiohttp.BasicAuth(*conn.basic_auth) if conn.basic_auth else None
         self.observer: RequestObserver | None = None
 
     async def close(self) -> None:
-        await self._pool.close()
+        await self._session.close()
 
     async def __aenter__(self) -> ApiClient:
         return self
@@ -92,11 +89,14 @@ class ApiClient:
                         tb: TracebackType | None) -> None:
         await self.close()
 
-    def _headers(self, content_type: str | None) -> str:
-        """The per-request header lines: the current credential and the body's type."""
+    def _headers(self, content_type: str | None) -> dict[str, str]:
+        headers: dict[str, str] = {}
         token = self.conn.token()
-        auth = f"Authorization: Bearer {token}\r\n" if token else self._basic
-        return f"{auth}Content-Type: {content_type}\r\n" if content_type else auth
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        if content_type:
+            headers["Content-Type"] = content_type
+        return headers
 
     async def request(
         self,
@@ -121,7 +121,7 @@ class ApiClient:
         # connections (a burst of binds queues there) does not count, as client-go's requests
         # queue without a deadline. Reaching the server at all is bounded on its own.
         wait = timeout if timeout is not None else self.timeout
-        target = f"{path}?{urlencode(params)}" if params else path
+        client_timeout = aiohttp.ClientTimeout(total=None, sock_connect=self.timeout, sock_read=wait)
         retries = 0
         observer = self.observer
         while True:
@@ -132,7 +132,8 @@ class ApiClient:
                 await self._bucket.acquire()
                 observer.rate_limited(method, time.perf_counter() - waited)
             try:
-                return await self._attempt(method, target, data, content_type if data is not None else None, wait)
+                return await self._attempt(method, path, params, data, content_type if data is not None else None,
+                                           client_timeout)
             except _Retry as retry:
                 retries += 1
                 if retries > MAX_RETRIES:
@@ -140,14 +141,14 @@ class ApiClient:
                 log.info("%s %s: %s; retry %d after %.0fs", method, path, retry.error.reason, retries, retry.delay)
                 await asyncio.sleep(retry.delay)
 
-    async def _attempt(self, method: str, target: str, data: bytes | None, content_type: str | None,
-                       wait: float) -> dict[str, object]:
+    async def _attempt(self, method: str, path: str, params: Mapping[str, str] | None, data: bytes | None,
+                       content_type: str | None, client_timeout: aiohttp.ClientTimeout) -> dict[str, object]:
         if self.observer is None:
-            return (await self._answer(method, target, data, content_type, wait))[0]
+            return (await self._answer(method, path, params, data, content_type, client_timeout))[0]
         started = time.perf_counter()
         status = 0
         try:
-            answer, status = await self._answer(method, target, data, content_type, wait)
+            answer, status = await self._answer(method, path, params, data, content_type, client_timeout)
             return answer
         except ApiError as err:
             status = err.status
@@ -158,21 +159,25 @@ class ApiClient:
         finally:
             self.observer.response(method, status, time.perf_counter() - started)
 
-    async def _answer(self, method: str, target: str, data: bytes | None, content_type: str | None,
-                      wait: float) -> tuple[dict[str, object], int]:
+    async def _answer(self, method: str, path: str, params: Mapping[str, str] | None, data: bytes | None,
+                      content_type: str | None, client_timeout: aiohttp.ClientTimeout) -> tuple[dict[str, object], int]:
         try:
-            response = await self._pool.request(method, target, headers=self._headers(content_type), body=data,
-                                                connect_timeout=self.timeout, read_timeout=wait)
-        except ConnectFailed as exc:
-            raise transport_error(exc.cause, refused=not exc.tls) from None
-        except TimeoutError as exc:
+            async with self._session.request(
+                method, self.conn.server + path, params=params, data=data, headers=self._headers(content_type),
+                auth=self._basic, timeout=client_timeout, server_hostname=self.conn.tls_server_name,
+            ) as resp:
+                payload = await resp.read()
+                status = resp.status
+                retry_after = _retry_after(resp.headers.get("Retry-After"))
+        except aiohttp.ClientConnectorError as exc:
+            raise transport_error(exc, refused=_is_refused(exc)) from None
+        except asyncio.TimeoutError as exc:
             raise transport_error(exc, timeout=True) from None
-        except HttpError as exc:
+        except aiohttp.ClientError as exc:
             error = transport_error(exc)
-            if method == "GET" and isinstance(exc, ConnectionBroken):
+            if method == "GET" and _is_reset(exc):
                 raise _Retry(1.0, error) from None
             raise error from None
-        status, payload = response.status, response.body
         if 200 <= status < 300:
             if not payload:
                 return {}, status
@@ -183,7 +188,6 @@ class ApiClient:
             if not isinstance(decoded, dict):
                 raise ApiError(status, "BadResponse", "response is not a JSON object")
             return decoded, status
-        retry_after = _retry_after(response.headers.get("retry-after"))
         error = api_error_from_response(status, payload, retry_after)
         if retry_after is not None and (status == 429 or status >= 500) and not error.is_too_large_resource_version():
             raise _Retry(retry_after, error)
@@ -199,52 +203,52 @@ class ApiClient:
         query["watch"] = "true"
         seconds = query.get("timeoutSeconds")
         total = float(seconds) + WATCH_GRACE if seconds else None
-        target = f"{path}?{urlencode(query)}"
+        client_timeout = aiohttp.ClientTimeout(total=total, connect=self.timeout, sock_connect=self.timeout)
         retries = 0
         while True:
             await self._bucket.acquire()
             try:
-                stream = await self._open_watch(target, total)
+                resp = await self._open_watch(path, query, client_timeout)
                 break
             except _Retry as retry:
                 retries += 1
                 if retries > MAX_RETRIES:
                     raise retry.error from None
                 await asyncio.sleep(retry.delay)
-        try:
-            async for line in iter_lines(stream.chunks()):
-                yield decode_event(line)
-        except TimeoutError as exc:
-            raise transport_error(exc, timeout=True) from None
-        except HttpError as exc:
-            raise transport_error(exc) from None
-        finally:
-            stream.close()
+        async with resp:
+            try:
+                async for line in iter_lines(resp.content.iter_any()):
+                    yield decode_event(line)
+            except asyncio.TimeoutError as exc:
+                raise transport_error(exc, timeout=True) from None
+            except aiohttp.ClientError as exc:
+                raise transport_error(exc) from None
 
-    async def _open_watch(self, target: str, total: float | None) -> Stream:
+    async def _open_watch(self, path: str, query: Mapping[str, str],
+                          client_timeout: aiohttp.ClientTimeout) -> aiohttp.ClientResponse:
         try:
-            stream = await self._pool.stream("GET", target, headers=self._headers(None), connect_timeout=self.timeout,
-                                             total_timeout=total)
-        except ConnectFailed as exc:
-            raise transport_error(exc.cause, refused=not exc.tls) from None
-        except TimeoutError as exc:
+            resp = await self._session.get(
+                self.conn.server + path, params=query, headers=self._headers(None), auth=self._basic,
+                timeout=client_timeout, server_hostname=self.conn.tls_server_name,
+            )
+        except aiohttp.ClientConnectorError as exc:
+            raise transport_error(exc, refused=_is_refused(exc)) from None
+        except asyncio.TimeoutError as exc:
             raise transport_error(exc, timeout=True) from None
-        except HttpError as exc:
-            if isinstance(exc, ConnectionBroken):
+        except aiohttp.ClientError as exc:
+            if _is_reset(exc):
                 raise _Retry(1.0, transport_error(exc)) from None
             raise transport_error(exc) from None
-        if stream.status == 200:
-            return stream
-        try:
+        if resp.status == 200:
+            return resp
+        async with resp:
             try:
-                payload = await stream.read()
-            except (HttpError, TimeoutError):
+                payload = await resp.read()
+            except aiohttp.ClientError:
                 payload = b""
-        finally:
-            stream.close()
-        retry_after = _retry_after(stream.headers.get("retry-after"))
-        error = api_error_from_response(stream.status, payload, retry_after)
-        if retry_after is not None and (stream.status == 429 or stream.status >= 500) \
+            retry_after = _retry_after(resp.headers.get("Retry-After"))
+        error = api_error_from_response(resp.status, payload, retry_after)
+        if retry_after is not None and (resp.status == 429 or resp.status >= 500) \
                 and not error.is_too_large_resource_version():
             raise _Retry(retry_after, error)
         raise error
@@ -258,3 +262,15 @@ def _retry_after(header: str | None) -> float | None:
         return float(int(header.strip()))
     except ValueError:
         return None
+
+
+def _is_refused(exc: aiohttp.ClientConnectorError) -> bool:
+    """No connection could be made (the server is down or restarting), as opposed to a TLS failure."""
+    return not isinstance(exc, aiohttp.ClientSSLError)
+
+
+def _is_reset(exc: aiohttp.ClientError) -> bool:
+    """The connection was reset or closed before the answer: client-go retries such GETs."""
+    if isinstance(exc, (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError)):
+        return True
+    return isinstance(exc, aiohttp.ClientOSError) and exc.errno in _RESET_ERRNOS

@@ -25,14 +25,14 @@ from __future__ import annotations
 import logging
 import ssl as ssl_module
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 
 import orjson
+from aiohttp import web
 from prometheus_client import generate_latest
 
 from kubesched.scheduler.metrics import CONTENT_TYPE, SchedulerMetrics
 
-from .http_server import HttpServer, Reply, Request
 from .zpages import ZPages, flagz_text, statusz_text
 
 __all__ = ["Check", "Endpoints", "SHUTDOWN_CHECK"]
@@ -83,17 +83,8 @@ class Endpoints:
             "livez": {"ping": _ping},
             "readyz": readyz,
         }
-        self._routes: dict[str, Callable[[Request], Reply]] = {}
-        for endpoint in self._endpoints:
-            self._routes[f"/{endpoint}"] = self._root_handler(endpoint)
-        self._routes["/metrics"] = self._serve_metrics
-        if self._resources is not None:
-            self._routes["/metrics/resources"] = self._serve_resources
-        if self._zpages is not None:
-            self._routes["/configz"] = self._serve_configz
-            self._routes["/flagz"] = self._serve_flagz
-            self._routes["/statusz"] = self._serve_statusz
-        self._server: HttpServer | None = None
+        self._runner: web.AppRunner | None = None
+        self._site: web.TCPSite | None = None
         self.port = 0
 
     def _shutdown_check(self) -> bool | str:
@@ -103,46 +94,57 @@ class Endpoints:
         """Fail ``/readyz`` from now on (load balancers stop sending traffic)."""
         self._shutting_down = True
 
-    def handle(self, request: Request) -> Reply:
-        """The answer to one request: GET (and HEAD) of a served path, else 404."""
-        if request.method in ("GET", "HEAD"):
-            route = self._routes.get(request.path)
-            if route is not None:
-                return route(request)
-            endpoint, sep, check = request.path[1:].partition("/")
-            if sep and check and "/" not in check and endpoint in self._endpoints:
-                return self._single(endpoint, check)
-        return self._not_found()
+    def app(self) -> web.Application:
+        app = web.Application()
+        for endpoint in self._endpoints:
+            app.router.add_get(f"/{endpoint}", self._root_handler(endpoint))
+            app.router.add_get(f"/{endpoint}/{{check}}", self._single_handler(endpoint))
+        app.router.add_get("/metrics", self._serve_metrics)
+        if self._resources is not None:
+            app.router.add_get("/metrics/resources", self._serve_resources)
+        if self._zpages is not None:
+            app.router.add_get("/configz", self._serve_configz)
+            app.router.add_get("/flagz", self._serve_flagz)
+            app.router.add_get("/statusz", self._serve_statusz)
+        app.router.add_route("*", "/{tail:.*}", self._not_found)
+        return app
 
     async def start(self, host: str, port: int, ssl: ssl_module.SSLContext | None = None) -> None:
         """Listen on host:port (0 picks a free port, then read ``.port``)."""
-        self._server = HttpServer(self.handle)
-        self.port = await self._server.start(host, port, ssl)
+        self._runner = web.AppRunner(self.app(), access_log=None)
+        await self._runner.setup()
+        self._site = web.TCPSite(self._runner, host, port, ssl_context=ssl)
+        await self._site.start()
+        addresses = self._runner.addresses
+        self.port = int(addresses[0][1]) if addresses else port
 
     async def stop(self) -> None:
         self.begin_shutdown()
-        if self._server is not None:
-            await self._server.stop()
-            self._server = None
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
 
     # -- handlers ------------------------------------------------------------------
-    def _root_handler(self, endpoint: str) -> Callable[[Request], Reply]:
-        def handle(request: Request) -> Reply:
+    def _root_handler(self, endpoint: str) -> Callable[[web.Request], Awaitable[web.Response]]:
+        async def handle(request: web.Request) -> web.Response:
             return self._answer(endpoint, request)
 
         return handle
 
-    def _single(self, endpoint: str, name: str) -> Reply:
-        check = self._endpoints[endpoint].get(name)
-        if check is None:
-            return self._not_found()
-        reason = _run(check)
-        if reason is None:
-            return _text(200, "ok")
-        return _error(f"internal server error: {reason}")
+    def _single_handler(self, endpoint: str) -> Callable[[web.Request], Awaitable[web.Response]]:
+        async def handle(request: web.Request) -> web.Response:
+            check = self._endpoints[endpoint].get(request.match_info["check"])
+            if check is None:
+                return await self._not_found(request)
+            reason = _run(check)
+            if reason is None:
+                return _text(200, "ok")
+            return _error(f"internal server error: {reason}")
 
-    def _answer(self, endpoint: str, request: Request) -> Reply:
-        excluded = set(request.query.get("exclude", []))
+        return handle
+
+    def _answer(self, endpoint: str, request: web.Request) -> web.Response:
+        excluded = set(request.query.getall("exclude", []))
         lines: list[str] = []
         failed: list[str] = []
         reasons: list[str] = []
@@ -169,41 +171,49 @@ class Endpoints:
             return _text(200, "ok")
         return _text(200, f"{report}{endpoint} check passed\n")
 
-    def _serve_metrics(self, request: Request) -> Reply:
+    async def _serve_metrics(self, request: web.Request) -> web.Response:
         """Every family; with ``name[]`` parameters only the families named (as the Prometheus
         Python client's own handler: a scraper of a few series needn't pay for all of them)."""
-        names = request.query.get("name[]")
-        if names:
-            return Reply(200, generate_latest(self._metrics.registry.restricted_registry(names)), CONTENT_TYPE)
-        return Reply(200, self._metrics.exposition(), CONTENT_TYPE)
+        names = request.query.getall("name[]", [])
+        body = generate_latest(self._metrics.registry.restricted_registry(names)) if names \
+            else self._metrics.exposition()
+        response = web.Response(body=body)
+        response.headers["Content-Type"] = CONTENT_TYPE
+        return response
 
-    def _serve_resources(self, request: Request) -> Reply:
+    async def _serve_resources(self, request: web.Request) -> web.Response:
         assert self._resources is not None
-        return Reply(200, self._resources(), CONTENT_TYPE)
+        response = web.Response(body=self._resources())
+        response.headers["Content-Type"] = CONTENT_TYPE
+        return response
 
-    def _serve_configz(self, request: Request) -> Reply:
+    async def _serve_configz(self, request: web.Request) -> web.Response:
         assert self._zpages is not None
-        return Reply(200, orjson.dumps({"componentconfig": self._zpages.componentconfig()}),
-                     "application/json")
+        body = orjson.dumps({"componentconfig": self._zpages.componentconfig()})
+        return web.Response(body=body, content_type="application/json")
 
-    def _serve_flagz(self, request: Request) -> Reply:
+    async def _serve_flagz(self, request: web.Request) -> web.Response:
         assert self._zpages is not None
         return _text(200, flagz_text(self._zpages.component, self._zpages.flags))
 
-    def _serve_statusz(self, request: Request) -> Reply:
+    async def _serve_statusz(self, request: web.Request) -> web.Response:
         pages = self._zpages
         assert pages is not None
-        return _text(200, statusz_text(pages.component, pages.started, time.time(), pages.binary_version,
-                                       sorted(self._routes)))
+        paths = sorted(r.resource.canonical for r in request.app.router.routes()
+                       if r.resource is not None and "{" not in r.resource.canonical)
+        return _text(200, statusz_text(pages.component, pages.started, time.time(), pages.binary_version, paths))
 
-    def _not_found(self) -> Reply:
+    async def _not_found(self, request: web.Request) -> web.Response:
         return _text(404, "404 page not found\n")
 
 
-def _text(status: int, body: str) -> Reply:
-    return Reply(status, body.encode(), _TEXT, (("X-Content-Type-Options", "nosniff"),))
+def _text(status: int, body: str) -> web.Response:
+    response = web.Response(status=status, text=body)
+    response.headers["Content-Type"] = _TEXT
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
 
 
-def _error(message: str) -> Reply:
+def _error(message: str) -> web.Response:
     """Go's http.Error: the message and a newline, 500, text/plain."""
     return _text(500, message + "\n")
