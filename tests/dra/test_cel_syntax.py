@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from kubesched.plugins.dynamicresources.cel import validate_selector
 from kubesched.plugins.dynamicresources.cel.checker import check
 from kubesched.plugins.dynamicresources.cel.engine import engine
 from kubesched.plugins.dynamicresources.cel.lowering import write
@@ -70,3 +71,13 @@ def test_an_expression_written_back_means_the_same(expression: str) -> None:
     checked = check(parse(expression))
     assert not checked.errors
     assert engine().evaluate(write(checked)) == engine().evaluate(expression)
+
+
+def test_logical_chains_are_balanced_as_cel_gos_logic_manager_builds_them() -> None:
+    node = parse("a && b && c && d")
+    assert isinstance(node, Call) and node.offset == 7  # the middle '&&'
+    assert all(isinstance(arg, Call) and arg.function == "_&&_" for arg in node.args)
+
+
+def test_a_long_chain_of_conditions_compiles() -> None:
+    assert validate_selector(" && ".join(["true"] * 1200)) is None

@@ -36,11 +36,18 @@ def analyze(expression: str, consumable_capacity: bool = True) -> Analysis:
         root = parse(expression)
     except (ParseError, RecursionError):
         return Analysis(None, expression, None, None)
-    checked = check(root, consumable_capacity)
+    try:
+        checked = check(root, consumable_capacity)
+        max_cost = estimate_cost(checked).max if not checked.errors else None
+    except RecursionError:  # deeper than this package walks: the engine alone decides
+        return Analysis(None, expression, None, None)
     if checked.errors:
         return Analysis("compilation failed: " + display_errors(expression, checked.errors), expression, checked, None)
     output = checked.output_type
     if output.kind not in ACCEPTED_RESULT_KINDS:
         return Analysis(f"must evaluate to bool or the unknown type, not {output.type_name()}", expression, checked, None)
-    lowered = lower(checked)
-    return Analysis(None, lowered if lowered is not None else expression, checked, estimate_cost(checked).max)
+    try:
+        lowered = lower(checked)
+    except RecursionError:
+        return Analysis(None, expression, None, None)
+    return Analysis(None, lowered if lowered is not None else expression, checked, max_cost)

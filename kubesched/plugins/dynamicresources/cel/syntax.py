@@ -125,18 +125,26 @@ class _Parser:
         return cond
 
     def or_(self) -> Node:
-        left = self.and_()
-        while self.at("||"):
-            op = self.take()
-            left = Call(self.new_id(), op.offset, "_||_", [left, self.and_()])
-        return left
+        return self.logic("||", "_||_", self.and_)
 
     def and_(self) -> Node:
-        left = self.relation()
-        while self.at("&&"):
-            op = self.take()
-            left = Call(self.new_id(), op.offset, "_&&_", [left, self.relation()])
-        return left
+        return self.logic("&&", "_&&_", self.relation)
+
+    def logic(self, symbol: str, function: str, operand: Callable[[], Node]) -> Node:
+        """A chain of ``&&`` or ``||`` as cel-go's logic manager builds it: a balanced tree."""
+        terms = [operand()]
+        ops: list[int] = []
+        while self.at(symbol):
+            ops.append(self.take().offset)
+            terms.append(operand())
+
+        def balanced(lo: int, hi: int) -> Node:
+            mid = (lo + hi + 1) // 2
+            left = terms[mid] if mid == lo else balanced(lo, mid - 1)
+            right = terms[mid + 1] if mid == hi else balanced(mid + 1, hi)
+            return Call(self.new_id(), ops[mid], function, [left, right])
+
+        return terms[0] if not ops else balanced(0, len(ops) - 1)
 
     def relation(self) -> Node:
         left = self.addition()
