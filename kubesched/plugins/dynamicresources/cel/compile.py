@@ -7,6 +7,10 @@ without a domain belongs to the driver's domain; a domain the device lacks reads
 map, so ``device.attributes["other"].x`` fails with ``no such key: x`` (a runtime error, which
 the allocator turns into an error, not into "no match").
 
+Compiling does what upstream's compiler does before anything runs (``frontend``: cel-go's type
+check, the bool result, the worst-case cost that the runtime budget is held against); the
+engine then runs the expression, or what ``lowering`` made of it.
+
 A selector's outcome depends only on what it can see of the device, so results are kept per
 (expression, driver, ``Device.selector_key``): identical devices on thousands of nodes are
 evaluated once. The engine context of such a device is built once too.
@@ -54,6 +58,7 @@ class _Analysis(Protocol):
 def _analysis() -> _Analysis:
     """``analysis``, imported on the first compile (see its docstring)."""
     return cast(_Analysis, importlib.import_module(f"{__package__}.analysis"))
+
 
 # The domains a compiled expression indexes literally (device.attributes["d"], capacity['d']).
 _DOMAIN_LITERAL = re.compile(r"""(?:attributes|capacity)\s*\[\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*\]""")
