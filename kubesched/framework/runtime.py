@@ -43,6 +43,23 @@ from .runtime_sign import SignRuns
 from .status import SKIP, Code, Status
 from .views import SnapshotView
 
+_ALL_NODES = PreFilterResult()  # immutable in effect: ``merge`` returns a new result or one of its inputs
+_SKIP_CODE, _SUCCESS_CODE = Code.SKIP, Code.SUCCESS
+_SKIP_SETS: dict[tuple[str, ...], frozenset[str]] = {}
+
+
+def _skip_set(skipped: list[str]) -> frozenset[str]:
+    """The plugins PreFilter skipped, as a set shared by every pod skipped alike (a profile
+    has few such combinations; a frozenset per cycle costs more than looking one up)."""
+    key = tuple(skipped)
+    found = _SKIP_SETS.get(key)
+    if found is None:
+        if len(_SKIP_SETS) >= 1024:
+            _SKIP_SETS.clear()
+        found = _SKIP_SETS[key] = frozenset(skipped)
+    return found
+
+
 __all__ = ["Framework", "FilterOutcome", "ScoreOutcome", "FrameworkError", "go_list", "EXTENSION_POINTS", "POINT_METHODS"]
 
 
@@ -117,12 +134,13 @@ class Framework(FilterRuns, ScoreRuns, BindingRuns, SignRuns):
         self, state: CycleState, pod: PodInfo, snapshot: SnapshotView
     ) -> tuple[PreFilterResult, Status | None, list[str]]:
         """Returns the merged node set, the rejecting status (if any) and the plugins that narrowed."""
-        result = PreFilterResult()
-        skipped: set[str] = set()
+        result = _ALL_NODES
+        skipped: list[str] = []
         narrowing: list[str] = []
         rejected: Status | None = None
         observe = self.observe_plugin if state.record_plugin_metrics else None
         evaluations = self.plugin_evaluations
+        counted = observe is not None or evaluations is not None  # the live mode's metrics; never in simulate
         for plugin in self._pre_filter:
             started = perf_counter() if observe is not None else 0.0
             try:
@@ -131,17 +149,18 @@ class Framework(FilterRuns, ScoreRuns, BindingRuns, SignRuns):
                 if evaluations is not None:
                     count_evaluations(evaluations, plugin.name, "PreFilter", 1)
                 return result, Status.as_error(err, plugin.name), narrowing
-            if observe is not None:
-                observe(plugin.name, "PreFilter", code_label(status), perf_counter() - started)
-            if evaluations is not None and not (status is not None and status.code == Code.SKIP):
-                count_evaluations(evaluations, plugin.name, "PreFilter", 1)  # upstream: a Skip is no evaluation
+            if counted:
+                if observe is not None:
+                    observe(plugin.name, "PreFilter", code_label(status), perf_counter() - started)
+                if evaluations is not None and not (status is not None and status.code == Code.SKIP):
+                    count_evaluations(evaluations, plugin.name, "PreFilter", 1)  # upstream: a Skip is no evaluation
             if status is None:
                 if res is None:  # the common answer: nothing to narrow, nothing to say
                     continue
-            elif status is SKIP or status.code == Code.SKIP:
-                skipped.add(plugin.name)
+            elif status.code == _SKIP_CODE:  # the other common answer: nothing to do for this pod
+                skipped.append(plugin.name)
                 continue
-            elif not status.is_success():
+            elif status.code != _SUCCESS_CODE:
                 status = status.with_plugin(plugin.name)
                 if status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
                     return result, status, narrowing
@@ -160,7 +179,7 @@ class Framework(FilterRuns, ScoreRuns, BindingRuns, SignRuns):
                 else:
                     msg = f"node(s) didn't satisfy plugin(s) {go_list(sorted(narrowing))} simultaneously"
                 return result, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, msg), narrowing
-        state.skip_filter_plugins = frozenset(skipped)
+        state.skip_filter_plugins = _skip_set(skipped)
         return result, rejected, narrowing
 
 

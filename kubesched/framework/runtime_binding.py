@@ -26,6 +26,9 @@ PERMIT_WAIT_REASONS: StateKey[dict[str, str]] = StateKey("kubesched.io/permit-wa
 reason), for explain records and reports (upstream logs them)."""
 
 
+_NO_WAITS: dict[str, float] = {}  # what run_permit hands back when no plugin waits: read, never written
+
+
 class BindingRuns:
     """The Reserve, Permit, PreBind, Bind and PostBind points of ``Framework``."""
 
@@ -67,6 +70,8 @@ class BindingRuns:
     @measured("Permit", first_status)
     def run_permit(self, state: CycleState, pod: PodInfo, node_name: str) -> tuple[Status | None, dict[str, float]]:
         """A rejecting status; or Wait with each waiting plugin's timeout (capped at 15 min); or None."""
+        if not self._permit:
+            return None, _NO_WAITS
         waits: dict[str, float] = {}
         reasons: dict[str, str] = {}
         observe = self.observe_plugin if state.record_plugin_metrics else None
@@ -87,7 +92,7 @@ class BindingRuns:
         if waits:
             state.write(PERMIT_WAIT_REASONS, reasons)
             return Status(Code.WAIT), waits
-        return None, {}
+        return None, _NO_WAITS
 
     def pre_bind_skipped(self, state: CycleState, pod: PodInfo, node_name: str) -> bool:
         """Every PreBind plugin's pre-flight says Skip for this pod (none has anything to do)."""

@@ -35,6 +35,7 @@ class FilterRuns:
     _filter_forms: list[tuple[int, str, BatchFilterPlugin | None, FilterPlugin | None]]
     _node_filters: list[tuple[int, str, FilterPlugin]]
     _node_filter_names: frozenset[str]
+    _filter_positions: dict[str, int]
 
     def _init_filters(self, filters: list[Plugin]) -> None:
         self._filters = filters
@@ -50,6 +51,10 @@ class FilterRuns:
             for _, name, b, f in self._filter_forms
         ]
         self._node_filter_names = frozenset(name for _, name, _ in self._node_filters)
+        # The row forms less the plugins PreFilter skipped, by the skipped set (pods of one
+        # kind skip the same plugins, and PreFilter hands them one shared set).
+        self._row_forms_active: dict[frozenset[str], list[tuple[str, FilterPlugin | None, BatchFilterPlugin | None]]] = {}
+        self._filter_positions = {name: i for i, name, _, _ in self._filter_forms}
 
     def has_filter_plugins(self) -> bool:
         return bool(self._filters)
@@ -64,19 +69,23 @@ class FilterRuns:
             return bool(self._node_filters)
         return not self._node_filter_names <= state.skip_filter_plugins
 
-    def run_filters(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, candidates: BoolArray) -> FilterOutcome:
+    def run_filters(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, candidates: BoolArray,
+                    count: bool = True) -> FilterOutcome:
         """Filter every candidate row; a row stops at its first failing plugin.
 
         ``candidates`` is a bool mask over table rows (live nodes the PreFilter allowed).
         Per-node plugins run on every candidate here; ``run_batch_filters`` and
         ``run_node_filters`` split the work so that they run only on a window.
+        ``count=False`` leaves ``plugin_evaluations`` alone: the node walk counts the rows
+        it visited afterwards (``count_filter_evaluations``), as upstream asks only those.
         """
-        outcome = self.run_batch_filters(state, pod, snapshot, candidates)
+        outcome = self.run_batch_filters(state, pod, snapshot, candidates, count)
         if self.has_node_filters(state):
-            self.run_node_filters(state, pod, snapshot, outcome, np.flatnonzero(candidates))
+            self.run_node_filters(state, pod, snapshot, outcome, np.flatnonzero(candidates), count)
         return outcome
 
-    def run_batch_filters(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, candidates: BoolArray) -> FilterOutcome:
+    def run_batch_filters(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, candidates: BoolArray,
+                          count: bool = True) -> FilterOutcome:
         """The batch-form filters over all candidate rows, in order; per-node ones are left
         for ``run_node_filters``. ``passed`` then means "no batch filter rejected the row"."""
         size = len(candidates)
@@ -89,7 +98,7 @@ class FilterRuns:
         shrunk = True  # whether to check for an empty ``undecided`` before the next plugin
         skip = state.skip_filter_plugins
         observe = self.observe_plugin if state.record_plugin_metrics else None
-        evaluations = self.plugin_evaluations
+        evaluations = self.plugin_evaluations if count else None
         for position, name, batch, _ in self._filter_forms:
             if batch is None or (skip and name in skip):
                 continue
@@ -128,7 +137,8 @@ class FilterRuns:
         return FilterOutcome(status_index, statuses, undecided, rejected_at)
 
     def run_node_filters(
-        self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, outcome: FilterOutcome, rows: RowArray
+        self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, outcome: FilterOutcome, rows: RowArray,
+        count: bool = True,
     ) -> None:
         """Run the per-node filters on ``rows`` (candidates), updating ``outcome`` in place.
 
@@ -149,12 +159,13 @@ class FilterRuns:
         node_infos = snapshot.node_infos
         skip = state.skip_filter_plugins
         memo: dict[Status, int] = {}
+        evaluations = self.plugin_evaluations if count else None
         for position, name, plugin in self._node_filters:
             if skip and name in skip:
                 continue
             asked = rows[rejected_at[rows] > position].tolist()  # rows no earlier plugin rejected
-            if self.plugin_evaluations is not None:
-                count_evaluations(self.plugin_evaluations, name, "Filter", len(asked))
+            if evaluations is not None:
+                count_evaluations(evaluations, name, "Filter", len(asked))
             check = plugin.filter
             try:  # candidate rows are live: their node infos exist
                 answers = [check(state, pod, node_infos[row]) for row in asked]
@@ -174,31 +185,49 @@ class FilterRuns:
                 rejected_at[row] = position
                 passed[row] = False
 
-    def run_filters_by_row(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, candidates: BoolArray) -> FilterOutcome:
-        """``run_filters`` for a handful of rows, one row at a time with ``run_filters_on_row``:
-        on a cluster of a few nodes a batch filter's fixed cost (arrays over the table, the
-        verdicts) outweighs the per-node form's calls. Same outcome, row for row."""
-        size = len(candidates)
-        passed = np.array(candidates, dtype=bool)
-        rows = passed.nonzero()[0].tolist()
+    def count_filter_evaluations(self, state: CycleState, outcome: FilterOutcome, visited: RowArray) -> None:
+        """Add to ``plugin_evaluations`` what upstream's walk counts at Filter: each visited
+        row once for every plugin it reached (a row stops at its first rejecting plugin;
+        plugins PreFilter skipped are not asked). The walk filters all candidates in batch
+        but visits only a prefix of them, so runs with ``count=False`` are counted here."""
+        evaluations = self.plugin_evaluations
+        if evaluations is None or not len(visited):
+            return
+        size = len(self._filters)
+        index = outcome.status_index[visited]
+        rejected = index >= 0
+        if rejected.any():
+            positions = self._filter_positions
+            at_status = np.array([positions.get(s.plugin, size) for s in outcome.statuses], dtype=np.int64)
+            reached = np.full(len(visited), size, dtype=np.int64)
+            reached[rejected] = at_status[index[rejected]]
+            # rows whose first rejection is at or after each position, i.e. rows that plugin was asked about
+            asked = np.bincount(reached, minlength=size + 1)[::-1].cumsum()[::-1].tolist()
+        else:
+            asked = [len(visited)] * (size + 1)
+        skip = state.skip_filter_plugins
+        for position, name, _, _ in self._filter_forms:
+            if asked[position] and not (skip and name in skip):
+                count_evaluations(evaluations, name, "Filter", asked[position])
+
+    @staticmethod
+    def outcome_of_rows(passed: BoolArray, rejected: list[tuple[int, Status]]) -> FilterOutcome:
+        """The outcome of a walk that filtered a few rows one at a time: the rows of ``passed``
+        (a mask over the table, read only) passed, each of ``rejected`` failed with its
+        status; no other row was filtered."""
+        size = len(passed)
+        if not rejected:
+            return FilterOutcome(no_rejections(size), [], passed)
+        status_index = np.full(size, -1, dtype=np.int32)
         statuses: list[Status] = []
-        status_index: np.ndarray | None = None
         memo: dict[Status, int] = {}
-        for row in rows:
-            status = self.run_filters_on_row(state, pod, snapshot, row)
-            if status is None:
-                continue
-            if status_index is None:
-                status_index = np.full(size, -1, dtype=np.int32)
+        for row, status in rejected:
             idx = memo.get(status)
             if idx is None:
                 idx = memo[status] = len(statuses)
                 statuses.append(status)
             status_index[row] = idx
-            passed[row] = False
-        if status_index is None:
-            return FilterOutcome(no_rejections(size), statuses, passed)
-        return FilterOutcome(status_index, statuses, passed, owns_arrays=True)
+        return FilterOutcome(status_index, statuses, passed)
 
     def run_filters_on_row(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, row: int) -> Status | None:
         """Every filter on one live row, in order, to the first rejection (upstream's
@@ -210,11 +239,14 @@ class FilterRuns:
         info = snapshot.node_infos[row]
         assert info is not None, row
         skip = state.skip_filter_plugins
+        forms = self._row_forms_active.get(skip)
+        if forms is None:  # the first pod PreFilter skipped these plugins for
+            if len(self._row_forms_active) >= 256:
+                self._row_forms_active.clear()
+            forms = self._row_forms_active[skip] = [f for f in self._row_forms if f[0] not in skip]
         mask: np.ndarray | None = None
         evaluations = self.plugin_evaluations
-        for name, single, batch in self._row_forms:
-            if skip and name in skip:
-                continue
+        for name, single, batch in forms:
             if evaluations is not None:
                 count_evaluations(evaluations, name, "Filter", 1)
             try:

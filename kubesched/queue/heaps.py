@@ -23,55 +23,66 @@ MembershipObserver = Callable[[str, bool], None]
 
 
 class PodHeap:
-    """A heap with lazy deletion, keyed by pod uid."""
+    """A heap with lazy deletion, keyed by pod uid.
+
+    An entry is a flat tuple, the sort key's fields then the pod's arrival number then the
+    pod (``(-priority, timestamp, seq, info)`` for PrioritySort): tuples of plain values
+    compare in one C call, where nested keys cost a comparison per level at every step of
+    the heap. ``seq`` is unique, so the pod itself is never compared. An entry is live while
+    ``_entries`` holds that very tuple for its uid; a removed or replaced one is dropped
+    when it reaches the top.
+    """
 
     __slots__ = ("_key", "_heap", "_entries")
 
     def __init__(self, key: Callable[[QueuedPodInfo], Any]) -> None:
         self._key = key
-        self._heap: list[list[Any]] = []
-        self._entries: dict[str, list[Any]] = {}
+        self._heap: list[tuple[Any, ...]] = []
+        self._entries: dict[str, tuple[Any, ...]] = {}
 
     def push(self, info: QueuedPodInfo) -> None:
-        self.remove(info.uid)
-        entry = [self._key(info), info.seq, info, True]
-        self._entries[info.uid] = entry
+        key = self._key(info)
+        entry = (*key, info.seq, info) if type(key) is tuple else (key, info.seq, info)
+        self._entries[info.uid] = entry  # any earlier entry of the pod is dead from now on
         heapq.heappush(self._heap, entry)
         if len(self._heap) > 2 * len(self._entries) + 64:
             self._compact()
 
     def _compact(self) -> None:
         """Drop dead entries once they outnumber the live ones (removals deep in the heap)."""
-        self._heap = [e for e in self._heap if e[3]]
+        self._heap = list(self._entries.values())
         heapq.heapify(self._heap)
 
     def remove(self, uid: str) -> QueuedPodInfo | None:
         entry = self._entries.pop(uid, None)
         if entry is None:
             return None
-        entry[3] = False
-        info: QueuedPodInfo = entry[2]
+        info: QueuedPodInfo = entry[-1]
         return info
+
+    def _live(self, entry: tuple[Any, ...]) -> bool:
+        return self._entries.get(entry[-1].uid) is entry
 
     def peek(self) -> QueuedPodInfo | None:
         heap = self._heap
-        while heap and not heap[0][3]:
+        while heap and not self._live(heap[0]):
             heapq.heappop(heap)
-        return heap[0][2] if heap else None
+        return heap[0][-1] if heap else None
 
     def pop(self) -> QueuedPodInfo | None:
-        heap = self._heap
+        heap, entries = self._heap, self._entries
         while heap:
             entry = heapq.heappop(heap)
-            if entry[3]:
-                info: QueuedPodInfo = entry[2]
-                del self._entries[info.uid]
+            info: QueuedPodInfo = entry[-1]
+            uid = info.pod.uid
+            if entries.get(uid) is entry:
+                del entries[uid]
                 return info
         return None
 
     def get(self, uid: str) -> QueuedPodInfo | None:
         entry = self._entries.get(uid)
-        return entry[2] if entry else None
+        return entry[-1] if entry else None
 
     def __contains__(self, uid: str) -> bool:
         return uid in self._entries
@@ -80,7 +91,7 @@ class PodHeap:
         return len(self._entries)
 
     def items(self) -> list[QueuedPodInfo]:
-        return [e[2] for e in self._entries.values()]
+        return [e[-1] for e in self._entries.values()]
 
 
 class BackoffQueue:

@@ -101,11 +101,13 @@ class UnschedulablePods:
         plus those any event may wake, in arrival order."""
         if not self._pods:  # the common case while informers sync: nothing waits
             return []
+        by_rejector = self._by_rejector
+        found = [filed for key in interested if (filed := by_rejector.get(key))]
+        if not found and not self._anyone:  # every waiting pod waits for other events (gated pods, say)
+            return []
         uids: set[str] = set(self._anyone)
-        for key in interested:
-            filed = self._by_rejector.get(key)
-            if filed:
-                uids.update(filed)
+        for filed in found:
+            uids.update(filed)
         order = self._order
         return [self._pods[uid] for uid in sorted(uids, key=order.__getitem__)]
 

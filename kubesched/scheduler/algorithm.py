@@ -44,6 +44,7 @@ from .extender import HTTPExtender, find_nodes_that_pass_extenders, prioritize_w
 from .fit_error import Diagnosis, FitError, NoNodesAvailableError
 from .metrics import SchedulerMetrics
 from .node_heap import SortedScoredNodes, heap_top
+from .node_walk import first_passing, first_passing_windowed, few_rows, rotated_prefix, visited_rows, walk_few
 
 __all__ = ["ScheduleResult", "Algorithm", "Walk", "TIE_BREAKS", "num_feasible_nodes_to_find"]
 
@@ -52,7 +53,7 @@ TIE_BREAKS = ("heap", "random", "name")
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE = 0  # adaptive
-# Up to this many nodes, filters run node by node (run_filters_by_row) rather than over the table.
+# Up to this many nodes, filters run node by node (``walk_few``) rather than over the table.
 FEW_NODES = 4
 
 
@@ -239,46 +240,73 @@ class Algorithm:
         # ``order`` stand for nodes below, so the rotation itself is never materialised.
         if not fwk.has_filter_plugins():
             processed = min(to_find, n)
-            feasible = diagnosis.evaluated = _rotated_prefix(order, start, processed)
+            feasible = diagnosis.evaluated = rotated_prefix(order, start, processed)
+        elif n <= FEW_NODES:  # a batch filter's fixed cost outweighs a few per-node calls
+            feasible, processed = self._walk_few(fwk, state, pod, snapshot, diagnosis, order, start, to_find)
         else:
             # Every live row is a candidate unless PreFilter narrowed the set.
             candidates = allowed if allowed is not None else table.alive[: table.size].copy()
-            if n <= FEW_NODES:  # a batch filter's fixed cost outweighs a few per-node calls
-                outcome = fwk.run_filters_by_row(state, pod, snapshot, candidates)
-                apply_nominated_pods(fwk, state, pod, snapshot, outcome, candidates, self.nominator)
-                diagnosis.outcome = outcome
-                feasible, diagnosis.evaluated, processed = _walk_few(outcome.passed, order.tolist(), start, to_find)
-                self._advance(walk, processed, snapshot.num_nodes)
-                return feasible, diagnosis
             if fwk.has_node_filters(state):
                 # Per-node plugins cost a Python call per node: ask them only about the
                 # windows the search visits, after the batch filters ran over all rows.
-                outcome = fwk.run_batch_filters(state, pod, snapshot, candidates)
+                outcome = fwk.run_batch_filters(state, pod, snapshot, candidates, count=False)
                 apply_nominated_pods(fwk, state, pod, snapshot, outcome, candidates, self.nominator)
                 diagnosis.outcome = outcome
-                chosen, processed = _first_passing_windowed(fwk, state, pod, snapshot, outcome, candidates,
-                                                            order, start, to_find)
-                feasible = order[chosen]
-                diagnosis.evaluated = _rotated_prefix(order, start, processed)
-                self._advance(walk, processed, snapshot.num_nodes)
-                return feasible, diagnosis
+                chosen, processed = first_passing_windowed(fwk, state, pod, snapshot, outcome, candidates,
+                                                           order, start, to_find)
             else:
-                outcome = fwk.run_filters(state, pod, snapshot, candidates)
-            apply_nominated_pods(fwk, state, pod, snapshot, outcome, candidates, self.nominator)
-            diagnosis.outcome = outcome
-            passed = outcome.passed  # only rows of ``order`` can pass
-            identity = allowed is None and table.order_is_identity  # row == position
-            if np.count_nonzero(passed) > to_find:
-                chosen, processed = _first_passing(passed, order, identity, start, to_find)
-            else:
-                positions = (passed if identity else passed[order]).nonzero()[0]
-                split = int(positions.searchsorted(start))  # visited from start, then after wrapping
-                chosen = np.concatenate((positions[split:], positions[:split])) if split else positions
-                processed = n
+                outcome = fwk.run_filters(state, pod, snapshot, candidates, count=False)
+                apply_nominated_pods(fwk, state, pod, snapshot, outcome, candidates, self.nominator)
+                diagnosis.outcome = outcome
+                passed = outcome.passed  # only rows of ``order`` can pass
+                identity = allowed is None and table.order_is_identity  # row == position
+                if np.count_nonzero(passed) > to_find:
+                    chosen, processed = first_passing(passed, order, identity, start, to_find)
+                else:
+                    positions = (passed if identity else passed[order]).nonzero()[0]
+                    split = int(positions.searchsorted(start))  # visited from start, then after wrapping
+                    chosen = np.concatenate((positions[split:], positions[:split])) if split else positions
+                    processed = n
             feasible = order[chosen]
-            diagnosis.evaluated = _rotated_prefix(order, start, processed)
+            diagnosis.evaluated = rotated_prefix(order, start, processed)
+            fwk.count_filter_evaluations(state, outcome, visited_rows(order, start, processed))
         self._advance(walk, processed, snapshot.num_nodes)
         return feasible, diagnosis
+
+    def _walk_few(self, fwk: Framework, state: CycleState, pod: PodInfo, snapshot: Snapshot, diagnosis: Diagnosis,
+                  order: np.ndarray, start: int, to_find: int) -> tuple[np.ndarray, int]:
+        """The walk over a handful of nodes, one node at a time (``walk_few``): the feasible
+        rows and how far the start index moves; the diagnosis gets the visited rows and
+        their statuses."""
+        nominator = self.nominator
+        nominated = nominator.nominated_node_names() if nominator is not None else None
+        if nominated:
+            names = snapshot.table.names
+            held = frozenset(nominated)
+
+            def status_of(row: int) -> Status | None:
+                if names[row] not in held:
+                    return fwk.run_filters_on_row(state, pod, snapshot, row)
+                return self._status_with_nominated(fwk, state, pod, snapshot, row)
+        else:
+            def status_of(row: int) -> Status | None:
+                return fwk.run_filters_on_row(state, pod, snapshot, row)
+        kept, rejected, processed = walk_few(status_of, order.tolist(), start, to_find)
+        feasible, passed = few_rows(snapshot.table.size, kept)
+        diagnosis.outcome = fwk.outcome_of_rows(passed, rejected)
+        # with no rejection, the nodes visited before the stop are the ones kept
+        diagnosis.evaluated = rotated_prefix(order, start, processed) if rejected else feasible
+        return feasible, processed
+
+    def _status_with_nominated(self, fwk: Framework, state: CycleState, pod: PodInfo, snapshot: Snapshot,
+                               row: int) -> Status | None:
+        """Every filter on one node that has pods nominated to it, those pods included
+        (upstream's two passes, ``apply_nominated_pods``)."""
+        candidates = np.zeros(snapshot.table.size, dtype=bool)
+        candidates[row] = True
+        outcome = fwk.run_filters(state, pod, snapshot, candidates)
+        apply_nominated_pods(fwk, state, pod, snapshot, outcome, candidates, self.nominator)
+        return outcome.status_of(row)
 
     def _advance(self, walk: Walk, processed: int, num_nodes: int) -> None:
         """upstream advances the index modulo all nodes, even when PreFilter narrowed the walk."""
@@ -290,11 +318,7 @@ class Algorithm:
         nominator = self.nominator
         if nominator is None or snapshot.table.names[row] not in nominator.nominated_node_names():
             return fwk.run_filters_on_row(state, pod, snapshot, row) is None  # no pod nominated there
-        candidates = np.zeros(snapshot.table.size, dtype=bool)
-        candidates[row] = True
-        outcome = fwk.run_filters(state, pod, snapshot, candidates)
-        apply_nominated_pods(fwk, state, pod, snapshot, outcome, candidates, self.nominator)
-        return bool(outcome.passed[row])
+        return self._status_with_nominated(fwk, state, pod, snapshot, row) is None
 
     def _rejects(self, fwk: Framework, state: CycleState, pod: PodInfo, snapshot: Snapshot, name: str) -> bool | None:
         """Whether the filters (without nominated pods) reject the named node; None if it is gone."""
@@ -306,7 +330,7 @@ class Algorithm:
     def _ranks_nodes(self, fwk: Framework) -> bool:
         """upstream's ``hasScoring || hasExtenderFilters``: whether more feasible nodes than
         one could change the outcome."""
-        return fwk.has_score_plugins() or any(e.is_prioritizer() or e.is_filter() for e in self.extenders)
+        return fwk.has_score_plugins() or (bool(self.extenders) and any(e.is_prioritizer() or e.is_filter() for e in self.extenders))
 
     def _percentage(self, fwk: Framework) -> int:
         if fwk.percentage_of_nodes_to_score is not None:
@@ -314,98 +338,3 @@ class Algorithm:
         return self.percentage_of_nodes_to_score
 
 
-def _first_passing(passed: np.ndarray, order: np.ndarray, identity: bool, start: int, want: int) -> tuple[np.ndarray, int]:
-    """The positions in ``order`` of the first ``want`` passing nodes visited from ``start``
-    (wrapping around), and how many positions the walk covers before it stops at the next
-    passing node; more than ``want`` pass.
-
-    Scans growing windows, so finding 500 of 5,000 nodes reads about 600 of them.
-    """
-    n = len(order)
-    parts: list[np.ndarray] = []
-    need = want + 1  # the walk stops at the node after the last one kept
-    pos, width, limit = start, want + (want >> 2) + 32, n
-    while True:
-        end = min(pos + width, limit)
-        window = passed[pos:end] if identity else passed[order[pos:end]]
-        hits = window.nonzero()[0]
-        if len(hits) >= need:
-            parts.append(hits[:need] + pos)
-            found = parts[0] if len(parts) == 1 else np.concatenate(parts)
-            stop = int(found[-1])
-            processed = stop - start if stop >= start else stop + n - start
-            return found[:-1], processed
-        if len(hits):
-            parts.append(hits + pos)
-            need -= len(hits)
-        pos, width = end, width * 2
-        if pos >= limit:  # wrap around: the rest lies before ``start``
-            if limit == start:
-                raise AssertionError("fewer passing nodes than counted")  # pragma: no cover
-            pos, limit = 0, start
-
-
-def _first_passing_windowed(fwk: Framework, state: CycleState, pod: PodInfo, snapshot: SnapshotView,
-                            outcome: FilterOutcome, candidates: np.ndarray, order: np.ndarray, start: int,
-                            want: int) -> tuple[np.ndarray, int]:
-    """Like ``_first_passing``, running the per-node filters window by window on the way:
-    the positions in ``order`` of the first ``want`` nodes that pass every filter, visited
-    from ``start`` (wrapping), and how many positions the walk covers before the next
-    passing node (all ``n`` when no node passes after the last one kept)."""
-    n = len(order)
-    parts: list[np.ndarray] = []
-    found = visited = 0
-    # Each window is sized from the pass rate seen so far, so per-node plugins are asked
-    # about little more than the nodes upstream's walk would visit.
-    pos, width, limit, wrapped = start, want + (want >> 4) + 8, n, False
-    chosen: np.ndarray | None = None
-
-    def offset(position: int) -> int:
-        return position - start if position >= start else position + n - start
-
-    while True:
-        end = min(pos + width, limit)
-        rows = order[pos:end]
-        fwk.run_node_filters(state, pod, snapshot, outcome, rows[candidates[rows]])
-        hits = outcome.passed[rows].nonzero()[0]
-        if chosen is not None:
-            if len(hits):  # the next passing node: the walk stops there
-                return chosen, offset(int(hits[0]) + pos)
-        elif found + len(hits) >= want:
-            parts.append(hits[: want - found] + pos)
-            chosen = np.concatenate(parts)
-            if found + len(hits) > want:
-                return chosen, offset(int(hits[want - found]) + pos)
-            width = 16  # exactly as many as needed so far: look for one more
-        else:
-            if len(hits):
-                parts.append(hits + pos)
-                found += len(hits)
-            visited += end - pos
-            width = int((want - found) * visited / found * 1.1) + 16 if found else width * 2
-        pos = end
-        if pos >= limit:
-            if wrapped or start == 0:
-                if chosen is not None:  # no node passes after the last one needed
-                    return chosen, n
-                return (np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)), n
-            pos, limit, wrapped = 0, start, True
-
-
-def _walk_few(passed: np.ndarray, order: list[int], start: int, want: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """The walk over a handful of nodes in plain Python (array calls cost more than the work
-    there): the rows kept, the rows visited, and how far the start index moves."""
-    n = len(order)
-    visit = order[start:] + order[:start]
-    hits = [i for i, row in enumerate(visit) if passed[row]]
-    processed = hits[want] if len(hits) > want else n
-    return (np.array([visit[i] for i in hits[:want]], dtype=np.int64),
-            np.array(visit[:processed], dtype=np.int64), processed)
-
-
-def _rotated_prefix(order: np.ndarray, start: int, count: int) -> np.ndarray:
-    """The first ``count`` entries of ``order`` rotated to begin at ``start`` (a view when it does not wrap)."""
-    end = start + count
-    if end <= len(order):
-        return order[start:end]
-    return np.concatenate((order[start:], order[: end - len(order)]))

@@ -95,14 +95,18 @@ class BindingCycle(FailureHandling):
 
     def _start_binding(self, fwk: Framework, state: CycleState, queued: QueuedPodInfo, assumed: PodInfo,
                        host: str, attempt: Attempt | None) -> None:
+        if self._run_binding is run_inline and self._direct_binder is None:
+            # The simulator's binding cycle, at once: the same work and completion as below,
+            # without the closures a runner on another thread needs.
+            status, failed_at = self._binding_work(fwk, state, assumed, host)
+            if status is not None and not status.is_success():
+                binding_failed(attempt, failed_at, status)
+            self._finish_binding(fwk, state, queued, assumed, host, attempt, status)
+            return
         stage = ["Bind"]  # where a failure happened, for the attempt's record
 
         def work() -> Status | None:
-            stage[0] = "PreBind"
-            status = guarded(fwk.run_pre_bind, state, assumed, host)
-            if status is None:
-                stage[0] = "Bind"
-                status = self._bind(fwk, state, assumed, host)
+            status, stage[0] = self._binding_work(fwk, state, assumed, host)
             return status
 
         def done(status: Status | None) -> None:
@@ -170,8 +174,20 @@ class BindingCycle(FailureHandling):
             self.queue.activate(list(to_activate.values()))
         self.queue.done(assumed.uid)
 
+    def _binding_work(self, fwk: Framework, state: CycleState, assumed: PodInfo, host: str) -> tuple[Status | None, str]:
+        """PreBind, then Bind: the status of the first that failed (None: bound) and that stage's name."""
+        try:
+            status = fwk.run_pre_bind(state, assumed, host)
+        except Exception as err:  # a plugin that raises fails the point
+            return Status.as_error(err), "PreBind"
+        if status is not None:
+            return status, "PreBind"
+        return self._bind(fwk, state, assumed, host), "Bind"
+
     def _bind(self, fwk: Framework, state: CycleState, assumed: PodInfo, host: str) -> Status | None:
         """An interested binder extender binds instead of the Bind plugins (upstream's ``bind``)."""
+        if not self.algorithm.extenders:
+            return guarded(fwk.run_bind, state, assumed, host)
         bound, err = extenders_binding(self.algorithm.extenders, assumed, host)
         if not bound:
             return guarded(fwk.run_bind, state, assumed, host)

@@ -27,6 +27,8 @@ from .handle import HandleHub
 
 __all__ = ["EventHandlers"]
 
+_NO_ACTION = ActionType(0)  # made once: calling an enum costs a microsecond
+
 
 class EventHandlers:
     """The informers' entry points of ``Scheduler``."""
@@ -80,12 +82,13 @@ class EventHandlers:
                 self.queue.delete(was_pending)
             self.nominator.delete(new)
             self.cache.update_pod(new)  # the cache keeps its own compact copy, without the raw document
-            action = ActionType.UPDATE_POD_LABEL if old is not None and old.labels != new.labels else ActionType(0)
-            if old is not None and _requests_shrank(old, new):
-                action |= ActionType.UPDATE_POD_SCALE_DOWN
-            if old is None or not old.node_name:
+            if old is None or not old.node_name:  # the informer's view of our binding, or a pod bound elsewhere
                 self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_ADD, None, new)
-            elif action:
+                return
+            action = ActionType.UPDATE_POD_LABEL if old.labels != new.labels else _NO_ACTION
+            if _requests_shrank(old, new):
+                action |= ActionType.UPDATE_POD_SCALE_DOWN
+            if action:
                 self.queue.move_all_to_active_or_backoff(ClusterEvent(EventResource.ASSIGNED_POD, action), old, new)
         elif self.responsible_for(new):
             if new.terminating:
@@ -110,7 +113,7 @@ class EventHandlers:
 def _node_update_action(old: Node | None, new: Node) -> ActionType:
     if old is None:
         return ActionType.ADD
-    action = ActionType(0)
+    action = _NO_ACTION
     if old.allocatable != new.allocatable:
         action |= ActionType.UPDATE_NODE_ALLOCATABLE
     if old.labels != new.labels:

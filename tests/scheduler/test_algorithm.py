@@ -11,7 +11,8 @@ import pytest
 
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.status import Code, Status
-from kubesched.scheduler.algorithm import Algorithm, _first_passing, _walk_few, num_feasible_nodes_to_find
+from kubesched.scheduler.algorithm import Algorithm, num_feasible_nodes_to_find
+from kubesched.scheduler.node_walk import first_passing, walk_few
 from kubesched.scheduler.fit_error import Diagnosis, FitError, NoNodesAvailableError
 
 from ..helpers import Cluster, expr, framework, make_pod, node, only, pod, required_node_affinity, taint
@@ -237,8 +238,17 @@ def test_the_walk_stops_at_the_node_after_the_last_one_kept_in_every_form(seed):
     hits = [i for i, row in enumerate(visit) if passed[row]]
     expect_kept = [visit[i] for i in hits[:want]]
     expect_advance = hits[want] if len(hits) > want else n
-    kept, visited, advance = _walk_few(passed, order.tolist(), start, want)
-    assert kept.tolist() == expect_kept and advance == expect_advance and visited.tolist() == visit[:advance]
+    asked: list[int] = []
+
+    def status_of(row: int) -> Status | None:
+        asked.append(row)
+        return None if passed[row] else Status(Code.UNSCHEDULABLE, "no")
+
+    kept, rejected, advance = walk_few(status_of, order.tolist(), start, want)
+    assert kept == expect_kept and advance == expect_advance
+    assert [row for row, _ in rejected] == [row for row in visit[:advance] if not passed[row]]
+    # the nodes after the one the walk stops at are never filtered
+    assert asked == visit[: advance + 1] if advance < n else asked == visit
     if len(hits) > want:
-        chosen, processed = _first_passing(passed, order, False, start, want)
+        chosen, processed = first_passing(passed, order, False, start, want)
         assert order[chosen].tolist() == expect_kept and processed == expect_advance

@@ -12,8 +12,12 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from kubesched.clock import VirtualClock
 from kubesched.cluster.simulated import SimulatedCluster
+from kubesched.framework import Code, CycleState, PluginSpec, Status
+from kubesched.framework.config import parse_config
+from kubesched.objects import NodeInfo, PodInfo
 from kubesched.objects.node import parse_node
 from kubesched.objects.pod import parse_pod
+from kubesched.plugins.registry import UPSTREAM_ONLY, in_tree_registry
 from kubesched.scheduler.factory import new_scheduler
 from kubesched.scheduler.metrics import SchedulerMetrics
 
@@ -108,3 +112,62 @@ def test_counts_add_up_over_pods_as_a_counter() -> None:
 def test_without_metrics_the_frameworks_count_nothing() -> None:
     sched, _ = schedule(cluster(5), [pod("p", cpu="2")])
     assert all(fwk.plugin_evaluations is None for fwk in sched.profiles.values())
+
+
+def test_above_100_nodes_filter_counts_only_the_nodes_the_walk_visited() -> None:
+    # 150 nodes: upstream looks for max(100, 150 * 49%) = 100 feasible nodes, walking from
+    # the start index (0 for the first pod): n0 (tainted) and n1 (too small) are rejected,
+    # n2..n101 kept, and the walk stops at n102, which passes and is filtered but not kept.
+    # The nodes after it are never asked, although kubesched filters them all in batch.
+    metrics = SchedulerMetrics()
+    _, client = schedule(cluster(150), [pod("p", cpu="2")], metrics=metrics)
+    assert client.bindings
+    counted = evaluations(metrics)
+    assert counted[("TaintToleration", "Filter", PROFILE)] == 103  # n0..n102
+    assert counted[("NodeResourcesFit", "Filter", PROFILE)] == 102  # not n0, which TaintToleration rejected
+    assert counted[("TaintToleration", "Score", PROFILE)] == 100  # the feasible nodes kept
+    assert counted[("NodeResourcesFit", "Score", PROFILE)] == 100
+
+
+def test_above_100_nodes_a_walk_that_finds_too_few_counts_every_node() -> None:
+    # Only 40 of 150 nodes fit: the walk visits every node without stopping early.
+    nodes = [node(f"n{i}", taints=[NO_SCHEDULE]) for i in range(60)]
+    nodes += [node(f"s{i}", cpu="1") for i in range(50)] + [node(f"r{i}") for i in range(40)]
+    metrics = SchedulerMetrics()
+    schedule(nodes, [pod("p", cpu="2")], metrics=metrics)
+    counted = evaluations(metrics)
+    assert counted[("TaintToleration", "Filter", PROFILE)] == 150
+    assert counted[("NodeResourcesFit", "Filter", PROFILE)] == 90  # the 60 tainted nodes stop at TaintToleration
+    assert counted[("NodeResourcesFit", "Score", PROFILE)] == 40
+
+
+class EveryThird:
+    """A Filter plugin with only the per-node form (the walk asks it window by window):
+    it rejects the nodes whose number is divisible by 3."""
+
+    name = "EveryThird"
+
+    def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
+        return Status(Code.UNSCHEDULABLE, "node(s) had a number divisible by 3") if int(node.name[1:]) % 3 == 0 else None
+
+
+def test_above_100_nodes_a_per_node_filter_counts_only_the_nodes_the_walk_visited() -> None:
+    # 200 nodes: 100 feasible to find. EveryThird comes first and rejects n0, n3, ...; the
+    # 100th node kept is n149, n150 is rejected and the walk stops at n151: 152 nodes
+    # visited. The plugins after EveryThird are asked about the 101 that it let through.
+    registry = in_tree_registry()
+    registry.register(PluginSpec("EveryThird", lambda args, handle: EveryThird()))
+    doc = config({"schedulerName": PROFILE, **only("EveryThird", "TaintToleration", "NodeResourcesFit")})
+    metrics = SchedulerMetrics()
+    clock = VirtualClock()
+    client = SimulatedCluster(clock)
+    sched = new_scheduler(parse_config(doc, registry, UPSTREAM_ONLY), client, clock, registry, tie_break="name",
+                          metrics=metrics)
+    for i in range(200):
+        sched.on_node_add(parse_node(node(f"n{i}")))
+    sched.on_pod_add(parse_pod(pod("p", cpu="2")))
+    assert sched.schedule_one() and client.bindings
+    counted = evaluations(metrics)
+    assert counted[("EveryThird", "Filter", PROFILE)] == 152
+    assert counted[("TaintToleration", "Filter", PROFILE)] == 101
+    assert counted[("NodeResourcesFit", "Filter", PROFILE)] == 101
