@@ -319,3 +319,37 @@ def test_balanced_allocation_includes_the_dra_resource(pre_score):
 def test_one_manager_per_cluster_stores():
     cluster = Cluster([node("node1")])
     assert dra_manager_of(cluster.handle) is dra_manager_of(cluster.handle)
+
+
+def test_an_allocation_on_one_node_changes_only_its_score():
+    cluster = Cluster([node("node1"), node("node2")])
+    add(cluster, device_class(), resource_slice("node1", "d1", "d2"), resource_slice("node2", "d1", "d2"))
+    plugin = _fit(cluster, "MostAllocated", EXTENDED)
+    assert scores(plugin, _gpu_pod(), cluster) == {"node1": 50, "node2": 50}
+    add(cluster, allocated_claim("held", {"pool": "node2", "device": "d1"}))
+    assert scores(plugin, _gpu_pod(), cluster) == {"node1": 50, "node2": 100}
+
+
+def test_an_allocation_in_flight_counts_as_allocated():
+    """Upstream's GatherAllocatedState includes the allocations Reserve made and PreBind has not written."""
+    cluster = Cluster([node("node1")])
+    add(cluster, device_class(), resource_slice("node1", "d1", "d2", "d3", "d4"))
+    plugin = _fit(cluster, "MostAllocated", EXTENDED)
+    assert scores(plugin, _gpu_pod(), cluster) == {"node1": 25}
+    manager = dra_manager_of(cluster.handle)
+    reserved = manager.parse_claim(allocated_claim("reserved", {"pool": "node1", "device": "d2"}))
+    manager.signal_pending_allocation("uid-reserved", reserved)
+    assert scores(plugin, _gpu_pod(), cluster) == {"node1": 50}
+    manager.remove_pending_allocation("uid-reserved")
+    assert scores(plugin, _gpu_pod(), cluster) == {"node1": 25}
+
+
+def test_fit_and_balanced_allocation_share_one_totals_cache():
+    cluster = Cluster([node("node1")])
+    add(cluster, device_class(), resource_slice("node1", "d1"))
+    resources = [{"name": "cpu", "weight": 1}, {"name": EXTENDED, "weight": 1}]
+    f = _fit(cluster, "LeastAllocated", "cpu", EXTENDED)
+    b = balanced_allocation.new(balanced_allocation.parse_args({"resources": resources}), cluster.handle)
+    assert f.dra is not None and b.dra is not None
+    first, second = f.dra.gather(f._scored_names, [0, 1]), b.dra.gather(b._scored_names, [0, 1])
+    assert first is not None and second is not None and first.totals is second.totals

@@ -117,18 +117,44 @@ class _SliceGroups:
 
 @dataclass(slots=True)
 class _NodeEntry:
+    """A node's devices of one class, while the class, the slices and the node object stay."""
+
     device_class: DeviceClass
     slices: SliceIndex
     node: Node
     devices: tuple[DeviceID, ...]
+
+
+@dataclass(slots=True)
+class _Columns:
+    """One class's (capacity, allocated) per table row, kept across cycles: capacity while the
+    class, the slices and the nodes stay (-1 not yet computed, -2 a selector failed); allocated
+    (-1 not yet counted) also while the allocated state changes only in pools of other rows,
+    followed through its change log."""
+
+    device_class: DeviceClass
+    slices: SliceIndex
+    table: NodeTableView
+    node_generation: int
+    capacity: IntArray
+    allocated: IntArray
+    devices: dict[int, tuple[DeviceID, ...]] = field(default_factory=dict)
+    pool_rows: dict[tuple[str, str], set[int]] = field(default_factory=dict)
     allocated_in: AllocatedState | None = None
-    allocated_stamp: int = -1
-    allocated: int = 0
+    seen_changes: int = 0
+    seen_dropped: int = 0
 
-
-def _stamp(state: AllocatedState) -> int:
-    """Grows with every change made to ``state`` through its methods."""
-    return state.changes_dropped + len(state.changes)
+    def follow(self, state: AllocatedState) -> None:
+        """Forget the allocated counts ``state`` may have changed since last read."""
+        changes = state.changes
+        if self.allocated_in is not state or state.changes_dropped != self.seen_dropped or len(changes) < self.seen_changes:
+            self.allocated.fill(-1)
+        elif len(changes) > self.seen_changes:
+            for pool, _ in changes[self.seen_changes:]:
+                rows = self.pool_rows.get(pool)
+                if rows:
+                    self.allocated[list(rows)] = -1
+        self.allocated_in, self.seen_dropped, self.seen_changes = state, state.changes_dropped, len(changes)
 
 
 def _as_scored(device: Device) -> Device:
@@ -139,14 +165,16 @@ def _as_scored(device: Device) -> Device:
 
 
 class DraTotals:
-    """``calculateDRAResourceTotals`` with its caches; one per scoring plugin."""
+    """``calculateDRAResourceTotals`` with its caches; one per DRA manager, used in the
+    scheduling cycle only (Fit and BalancedAllocation score one after the other)."""
 
     def __init__(self) -> None:
         self._groups: tuple[SliceIndex, _SliceGroups] | None = None
-        # (class name, slice name) -> (class, slice, the slice's devices the class selects)
-        self._selected: dict[tuple[str, str], tuple[DeviceClass, ResourceSlice, tuple[Device, ...]]] = {}
+        # (class name, slice name) -> (class, slice, positions and ids of the devices the class selects)
+        self._selected: dict[tuple[str, str], tuple[DeviceClass, ResourceSlice, tuple[int, ...], tuple[DeviceID, ...]]] = {}
         self._nodes: dict[tuple[str, str], _NodeEntry] = {}
         self._scored: dict[int, tuple[Device, Device]] = {}
+        self._columns: dict[str, _Columns] = {}  # class name -> its per-row totals
 
     def _slice_groups(self, slices: SliceIndex) -> _SliceGroups:
         if self._groups is None or self._groups[0] is not slices:
@@ -163,51 +191,58 @@ class DraTotals:
             found = self._scored[id(device)] = (device, _as_scored(device))
         return found[1]
 
-    def _class_devices(self, manager: DraManager, device_class: DeviceClass, slice_: ResourceSlice) -> tuple[Device, ...]:
-        """The slice's devices the class selects (``deviceMatchesClass``); ``CelError`` on a
-        selector that fails to compile or to evaluate."""
-        if not device_class.selectors:
-            return slice_.devices
+    def _class_devices(self, state: DraScoreState, device_class: DeviceClass,
+                       slice_: ResourceSlice) -> tuple[tuple[int, ...], tuple[DeviceID, ...]]:
+        """The positions and ids of the slice's devices the class selects (``deviceMatchesClass``);
+        ``CelError`` on a selector that fails to compile or to evaluate."""
         key = (device_class.name, slice_.name)
         found = self._selected.get(key)
         if found is not None and found[0] is device_class and found[1] is slice_:
-            return found[2]
-        cache = manager.cel_cache if manager.cel_cache is not None else CelCache()
-        compiled = [cache.get_or_compile(s.expression) for s in device_class.selectors]
-        selected: list[Device] = []
-        for device in slice_.devices:
-            seen = self._cel_device(device)
-            for result in compiled:
-                if result.error is not None:
-                    raise CelError(result.error)
-                if not result.device_matches(slice_.driver, seen):
-                    break
-            else:
-                selected.append(device)
+            return found[2], found[3]
+        devices = slice_.devices
+        if not device_class.selectors:
+            positions = tuple(range(len(devices)))
+        else:
+            manager = state.manager
+            cache = manager.cel_cache if manager.cel_cache is not None else CelCache()
+            compiled = [cache.get_or_compile(s.expression) for s in device_class.selectors]
+            chosen: list[int] = []
+            for position, device in enumerate(devices):
+                seen = self._cel_device(device)
+                for result in compiled:
+                    if result.error is not None:
+                        raise CelError(result.error)
+                    if not result.device_matches(slice_.driver, seen):
+                        break
+                else:
+                    chosen.append(position)
+            positions = tuple(chosen)
+        driver, pool = slice_.driver, slice_.pool.name
+        ids = tuple(DeviceID(driver, pool, devices[i].name) for i in positions)
         if len(self._selected) >= _CACHE_LIMIT:
             self._selected.clear()
-        devices = tuple(selected)
-        self._selected[key] = (device_class, slice_, devices)
-        return devices
+        self._selected[key] = (device_class, slice_, positions, ids)
+        return positions, ids
 
     def _node_devices(self, state: DraScoreState, device_class: DeviceClass, node: Node) -> tuple[DeviceID, ...]:
         groups = self._slice_groups(state.slices)
         seen: list[ResourceSlice] = list(groups.always)
         seen.extend(groups.named.get(node.name, ()))
         seen.extend(s for s in groups.by_selector if node_matches(node, None, False, s.node_selector))
+        if len(seen) == 1 and not groups.per_device:
+            return self._class_devices(state, device_class, seen[0])[1]
         ids: list[DeviceID] = []
         for slice_ in seen:
-            ids.extend(DeviceID(slice_.driver, slice_.pool.name, d.name)
-                       for d in self._class_devices(state.manager, device_class, slice_))
+            ids.extend(self._class_devices(state, device_class, slice_)[1])
         for slice_ in groups.per_device:
-            chosen = {id(d) for d in slice_.devices if node_matches(node, d.node_name, d.all_nodes, d.node_selector)}
-            if chosen:
-                ids.extend(DeviceID(slice_.driver, slice_.pool.name, d.name)
-                           for d in self._class_devices(state.manager, device_class, slice_) if id(d) in chosen)
+            positions, selected = self._class_devices(state, device_class, slice_)
+            devices = slice_.devices
+            ids.extend(device_id for position, device_id in zip(positions, selected)
+                       if node_matches(node, devices[position].node_name, devices[position].all_nodes, devices[position].node_selector))
         return tuple(ids)
 
-    def totals(self, state: DraScoreState, device_class: DeviceClass, node: Node) -> tuple[int, int]:
-        """(capacity, allocated) of the class's devices on the node; ``CelError`` as above."""
+    def node_devices(self, state: DraScoreState, device_class: DeviceClass, node: Node) -> tuple[DeviceID, ...]:
+        """The class's devices the node sees (their count is its capacity); ``CelError`` as above."""
         key = (device_class.name, node.name)
         entry = self._nodes.get(key)
         if entry is None or entry.device_class is not device_class or entry.slices is not state.slices or entry.node is not node:
@@ -215,12 +250,23 @@ class DraTotals:
             if len(self._nodes) >= _CACHE_LIMIT:
                 self._nodes.clear()
             self._nodes[key] = entry
-        allocated = state.allocated
-        stamp = _stamp(allocated)
-        if entry.allocated_in is not allocated or entry.allocated_stamp != stamp:
-            entry.allocated = _count_allocated(entry.devices, allocated)
-            entry.allocated_in, entry.allocated_stamp = allocated, stamp
-        return len(entry.devices), entry.allocated
+        return entry.devices
+
+    def totals(self, state: DraScoreState, device_class: DeviceClass, node: Node) -> tuple[int, int]:
+        """(capacity, allocated) of the class's devices on the node; ``CelError`` as above."""
+        devices = self.node_devices(state, device_class, node)
+        return len(devices), _count_allocated(devices, state.allocated)
+
+    def _columns_for(self, state: DraScoreState, device_class: DeviceClass, table: NodeTableView) -> _Columns:
+        found = self._columns.get(device_class.name)
+        if found is None or found.device_class is not device_class or found.slices is not state.slices or \
+                found.table is not table or found.node_generation != table.node_generation:
+            size = table.size
+            found = _Columns(device_class, state.slices, table, table.node_generation,
+                             np.full(size, -1, dtype=np.int64), np.full(size, -1, dtype=np.int64))
+            self._columns[device_class.name] = found
+        found.follow(state.allocated)
+        return found
 
     def patch(self, state: DraScoreState, table: NodeTableView, rows: RowArray, name: str,
               alloc: IntArray, requested: IntArray) -> tuple[IntArray, IntArray]:
@@ -233,21 +279,36 @@ class DraTotals:
         empty = np.flatnonzero(alloc == 0)
         if not len(empty):
             return alloc, requested
-        alloc, requested = alloc.copy(), requested.copy()
+        columns = self._columns_for(state, device_class, table)
+        wanted = rows[empty]
+        capacity = columns.capacity
         nodes = table.nodes
-        for i in empty.tolist():
-            node = nodes[int(rows[i])]
+        for row in wanted[capacity[wanted] == -1].tolist():
+            node = nodes[row]
             if node is None:
+                capacity[row] = 0
                 continue
             try:
-                capacity, used = self.totals(state, device_class, node)
+                devices = self.node_devices(state, device_class, node)
             except CelError as err:
                 _log.error("Failed to calculate DRA resource capacity and allocated: node=%s resource=%s deviceClass=%s: %s",
                            node.name, name, device_class.name, err)
+                capacity[row] = -2
                 continue
-            if capacity > 0:
-                alloc[i] = capacity
-                requested[i] = used
+            capacity[row] = len(devices)
+            columns.devices[row] = devices
+            for device in devices:
+                columns.pool_rows.setdefault((device.driver, device.pool), set()).add(row)
+        allocated = columns.allocated
+        present = capacity[wanted] > 0
+        for row in wanted[present & (allocated[wanted] == -1)].tolist():
+            allocated[row] = _count_allocated(columns.devices[row], state.allocated)
+        if not present.any():
+            return alloc, requested
+        alloc, requested = alloc.copy(), requested.copy()
+        at = empty[present]
+        alloc[at] = capacity[wanted[present]]
+        requested[at] = allocated[wanted[present]]
         return alloc, requested
 
 
@@ -267,14 +328,25 @@ class DraScoring:
     totals: DraTotals
 
 
+_TOTALS: "weakref.WeakKeyDictionary[DraManager, DraTotals]" = weakref.WeakKeyDictionary()
+
+
+def _totals_of(manager: DraManager) -> DraTotals:
+    """One cache per manager: Fit and BalancedAllocation count the same devices."""
+    found = _TOTALS.get(manager)
+    if found is None:
+        found = _TOTALS[manager] = DraTotals()
+    return found
+
+
 class DraScorer:
-    """A scoring plugin's way to DRA: the handle's manager, found on first use, and the cache."""
+    """A scoring plugin's way to DRA: the handle's manager (found on first use) and its totals cache."""
 
     def __init__(self, handle: Handle, candidates: tuple[str, ...]) -> None:
         self._handle = handle
         self.candidates = candidates
         self._manager: DraManager | None = None
-        self.totals = DraTotals()
+        self._totals: DraTotals | None = None
 
     def gather(self, names: tuple[str, ...], pod_requests: list[int]) -> DraScoring | None:
         """PreScore's ``getDRAPreScoredParams`` for this pod: None unless a scored resource the pod
@@ -285,11 +357,13 @@ class DraScorer:
             return None
         if self._manager is None:
             self._manager = dra_manager_of(self._handle)
+            self._totals = _totals_of(self._manager)
         manager = self._manager
         if not any(request and is_scalar_resource(name) and manager.device_class_for(name) is not None
                    for name, request in zip(names, pod_requests)):
             return None
-        return DraScoring(DraScoreState(manager, manager.allocated_state(), manager.slice_index()), self.totals)
+        assert self._totals is not None
+        return DraScoring(DraScoreState(manager, manager.allocated_state(), manager.slice_index()), self._totals)
 
 
 def dra_scorer(handle: Handle | None, resources: tuple[str, ...]) -> DraScorer | None:
