@@ -19,7 +19,7 @@ from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.features import Features
 from kubesched.plugins.dynamicresources.names import PLURALS
 from kubesched.plugins.noderesources import balanced_allocation, fit
-from kubesched.plugins.noderesources.dra_totals import DraScorer, dra_manager_of
+from kubesched.plugins.noderesources.dra_totals import DraScorer, DraTotals, dra_manager_of
 from kubesched.plugins.noderesources.resource_allocation import allocatable_and_requested
 
 from ..helpers import Cluster, container, make_pod, node, pod, scores
@@ -67,7 +67,7 @@ def add(cluster: Cluster, *objects: dict[str, Any]) -> None:
 def totals(cluster: Cluster, resource: str, node_name: str = NODE) -> tuple[int, int]:
     """``calculateResourceAllocatableRequest`` for one extended resource on one node."""
     scorer = DraScorer(cluster.handle, (resource,))
-    dra = scorer.gather((resource,), [1])
+    dra = scorer.gather(CycleState(), (resource,), [1])
     table = cluster.snapshot.table
     rows = np.asarray([table.name_rows()[node_name]], dtype=np.int64)
     found = allocatable_and_requested(table, rows, resource, 1, use_requested=True, dra=dra)
@@ -351,5 +351,50 @@ def test_fit_and_balanced_allocation_share_one_totals_cache():
     f = _fit(cluster, "LeastAllocated", "cpu", EXTENDED)
     b = balanced_allocation.new(balanced_allocation.parse_args({"resources": resources}), cluster.handle)
     assert f.dra is not None and b.dra is not None
-    first, second = f.dra.gather(f._scored_names, [0, 1]), b.dra.gather(b._scored_names, [0, 1])
-    assert first is not None and second is not None and first.totals is second.totals
+    cycle = CycleState()
+    first, second = f.dra.gather(cycle, f._scored_names, [0, 1]), b.dra.gather(cycle, b._scored_names, [0, 1])
+    assert first is not None and second is not None
+    assert first.totals is second.totals and first.state is second.state  # one listing per cycle
+
+
+def test_cached_totals_follow_random_changes_as_a_fresh_count_does():
+    """Differential: after each random change (claims allocated and deleted, allocations put in
+    flight and taken back, slices republished), the per-row totals kept across cycles equal a
+    fresh count over the manager's current state."""
+    rng = np.random.default_rng(7)
+    names = [f"node{i}" for i in range(6)]
+    cluster = Cluster([node(n) for n in names])
+    add(cluster, device_class(), *(resource_slice(n, *(f"d{j}" for j in range(4))) for n in names))
+    plugin = _fit(cluster, "MostAllocated", EXTENDED)
+    manager = dra_manager_of(cluster.handle)
+    claims: list[dict[str, Any]] = []
+    pending: list[str] = []
+    for step in range(120):
+        op = rng.integers(5)
+        where = names[int(rng.integers(len(names)))]
+        if op == 0:
+            claims.append(allocated_claim(f"c{step}", {"pool": where, "device": f"d{int(rng.integers(4))}"}))
+            add(cluster, claims[-1])
+        elif op == 1 and claims:
+            gone = claims.pop(int(rng.integers(len(claims))))
+            cluster.handle.object_store(API, "ResourceClaim", PLURALS["ResourceClaim"]).delete(gone)
+        elif op == 2:
+            uid = f"uid-p{step}"
+            manager.signal_pending_allocation(uid, manager.parse_claim(
+                allocated_claim(f"p{step}", {"pool": where, "device": f"d{int(rng.integers(4))}"})))
+            pending.append(uid)
+        elif op == 3 and pending:
+            manager.remove_pending_allocation(pending.pop(int(rng.integers(len(pending)))))
+        else:
+            add(cluster, resource_slice(where, *(f"d{j}" for j in range(int(rng.integers(1, 5))))))
+        cycle = CycleState()
+        dra = plugin.dra.gather(cycle, plugin._scored_names, [1])
+        assert dra is not None
+        table = cluster.snapshot.table
+        rows = cluster.rows(names)
+        got = allocatable_and_requested(table, rows, EXTENDED, 1, use_requested=False, dra=dra)
+        fresh = DraTotals()
+        cls = manager.device_class_for(EXTENDED)
+        want = [fresh.totals(dra.state, cls, cluster.info(n).node) for n in names]
+        assert got is not None
+        assert list(zip(got[0].tolist(), (got[1] - 1).tolist())) == [w if w[0] > 0 else (0, 0) for w in want], step

@@ -106,14 +106,14 @@ class BalancedAllocation:
         self.dra = dra
         self._scored_names = tuple(spec.name for spec in args.resources)
 
-    def _dra_scoring(self, requests: list[int]) -> DraScoring | None:
-        return self.dra.gather(self._scored_names, requests) if self.dra is not None else None
+    def _dra_scoring(self, state: CycleState, requests: list[int]) -> DraScoring | None:
+        return self.dra.gather(state, self._scored_names, requests) if self.dra is not None else None
 
     def pre_score(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> Status | None:
         requests = pod_request_vector(pod.requests, self.args.resources, use_requested=True)
         if not any(requests):
             return SKIP  # best-effort pods would all pile onto one node otherwise
-        state.write(_STATE_KEY, _PreScoreState(requests, self._dra_scoring(requests)))
+        state.write(_STATE_KEY, _PreScoreState(requests, self._dra_scoring(state, requests)))
         return None
 
     def score_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> IntArray:
@@ -122,7 +122,7 @@ class BalancedAllocation:
         found = state.get(_STATE_KEY)
         if found is None:  # PreScore not run: Score gathers the same (as upstream's Score)
             requests = pod_request_vector(pod.requests, self.args.resources, use_requested=True)
-            found = _PreScoreState(requests, self._dra_scoring(requests))
+            found = _PreScoreState(requests, self._dra_scoring(state, requests))
         requests = found.requests
         table = snapshot.table
         if found.dra is not None:

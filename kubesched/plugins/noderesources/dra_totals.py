@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ...framework import Handle, IntArray, NodeTableView, RowArray
+from ...framework import CycleState, Handle, IntArray, NodeTableView, RowArray, StateKey
 from ...framework.handle import ObjectStore
 from ...objects.dra import DeviceClass, ResourceSlice
 from ...objects.dra.device import Device
@@ -143,18 +143,37 @@ class _Columns:
     allocated_in: AllocatedState | None = None
     seen_changes: int = 0
     seen_dropped: int = 0
+    # The pool versions the counts were made at (``AllocatedState.versions``, with its origin).
+    versions: dict[tuple[str, str], int] = field(default_factory=dict)
+    origin: int = -1
 
     def follow(self, state: AllocatedState) -> None:
-        """Forget the allocated counts ``state`` may have changed since last read."""
+        """Forget the allocated counts of rows whose pools ``state`` changed since last read:
+        through its change log when it is the state read last (the manager's, changed in place),
+        else by its pool versions when it shares that state's lineage (a copy with in-flight
+        allocations added: a pool's version names its last change), else all."""
         changes = state.changes
-        if self.allocated_in is not state or state.changes_dropped != self.seen_dropped or len(changes) < self.seen_changes:
+        if self.allocated_in is state and state.changes_dropped == self.seen_dropped and len(changes) >= self.seen_changes:
+            for pool, version in changes[self.seen_changes:]:
+                self.versions[pool] = version
+                self._forget(pool)
+        elif state.origin == self.origin:
+            before, after = self.versions, state.versions
+            for pool, version in after.items():
+                if before.get(pool) != version:
+                    self._forget(pool)
+            for pool in before.keys() - after.keys():
+                self._forget(pool)
+            self.versions = dict(after)
+        else:
             self.allocated.fill(-1)
-        elif len(changes) > self.seen_changes:
-            for pool, _ in changes[self.seen_changes:]:
-                rows = self.pool_rows.get(pool)
-                if rows:
-                    self.allocated[list(rows)] = -1
+            self.versions, self.origin = dict(state.versions), state.origin
         self.allocated_in, self.seen_dropped, self.seen_changes = state, state.changes_dropped, len(changes)
+
+    def _forget(self, pool: tuple[str, str]) -> None:
+        rows = self.pool_rows.get(pool)
+        if rows:
+            self.allocated[list(rows)] = -1
 
 
 def _as_scored(device: Device) -> Device:
@@ -329,6 +348,7 @@ class DraScoring:
 
 
 _TOTALS: "weakref.WeakKeyDictionary[DraManager, DraTotals]" = weakref.WeakKeyDictionary()
+_CYCLE_KEY: StateKey[DraScoreState] = StateKey("PreScoreDRAExtendedResources")
 
 
 def _totals_of(manager: DraManager) -> DraTotals:
@@ -348,11 +368,12 @@ class DraScorer:
         self._manager: DraManager | None = None
         self._totals: DraTotals | None = None
 
-    def gather(self, names: tuple[str, ...], pod_requests: list[int]) -> DraScoring | None:
+    def gather(self, cycle: CycleState, names: tuple[str, ...], pod_requests: list[int]) -> DraScoring | None:
         """PreScore's ``getDRAPreScoredParams`` for this pod: None unless a scored resource the pod
         asks for is backed by a class. (Upstream gathers when any scored resource is backed, but
         reads the data only for those the pod asks for: an extended resource it does not ask for
-        is left out of the score.)"""
+        is left out of the score.) The listing is made once per cycle: Fit and BalancedAllocation
+        read the same one."""
         if not any(request and name in self.candidates for name, request in zip(names, pod_requests)):
             return None
         if self._manager is None:
@@ -363,7 +384,11 @@ class DraScorer:
                    for name, request in zip(names, pod_requests)):
             return None
         assert self._totals is not None
-        return DraScoring(DraScoreState(manager, manager.allocated_state(), manager.slice_index()), self._totals)
+        state = cycle.get(_CYCLE_KEY)
+        if state is None or state.manager is not manager:
+            state = DraScoreState(manager, manager.allocated_state(), manager.slice_index())
+            cycle.write(_CYCLE_KEY, state)
+        return DraScoring(state, self._totals)
 
 
 def dra_scorer(handle: Handle | None, resources: tuple[str, ...]) -> DraScorer | None:

@@ -136,19 +136,19 @@ class NodeResourcesFit:
         return fit_verdicts(self.args, requests, snapshot.table, self._delegated(requests))
 
     # -- Score --------------------------------------------------------------
-    def _pre_score_state(self, pod: PodInfo) -> _PreScoreState:
+    def _pre_score_state(self, state: CycleState, pod: PodInfo) -> _PreScoreState:
         requests = pod_request_vector(pod.requests, self.args.resources, use_requested=False)
         return _PreScoreState(requests,
-                              self.dra.gather(self._scored_names, requests) if self.dra is not None else None)
+                              self.dra.gather(state, self._scored_names, requests) if self.dra is not None else None)
 
     def pre_score(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> Status | None:
-        state.write(_SCORE_KEY, self._pre_score_state(pod))
+        state.write(_SCORE_KEY, self._pre_score_state(state, pod))
         return None
 
     def score_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> IntArray:
         found = state.get(_SCORE_KEY)
         if found is None:  # PreScore not run: Score gathers the same (as upstream's Score)
-            found = self._pre_score_state(pod)
+            found = self._pre_score_state(state, pod)
         pod_requests = found.pod_requests
         table = snapshot.table
         if found.dra is not None:
