@@ -23,6 +23,7 @@ from kubesched.plugins.noderesources.dra_totals import DraScorer, DraTotals, dra
 from kubesched.plugins.noderesources.resource_allocation import allocatable_and_requested
 
 from ..helpers import Cluster, container, make_pod, node, pod, scores
+from . import dra_helpers
 
 API = "resource.k8s.io/v1"
 DRIVER = "test-driver"
@@ -398,3 +399,30 @@ def test_cached_totals_follow_random_changes_as_a_fresh_count_does():
         want = [fresh.totals(dra.state, cls, cluster.info(n).node) for n in names]
         assert got is not None
         assert list(zip(got[0].tolist(), (got[1] - 1).tolist())) == [w if w[0] > 0 else (0, 0) for w in want], step
+
+
+def _simulation_config(strategy: str) -> dict[str, Any]:
+    profile = {**dra_helpers.CONFIG["profiles"][0], "pluginConfig": [{"name": "NodeResourcesFit", "args": {"scoringStrategy": {
+        "type": strategy, "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1},
+                                        {"name": "example.com/gpu", "weight": 5}]}}}]}
+    return {**dra_helpers.CONFIG, "profiles": [profile]}
+
+
+def _held(name: str, node_name: str, device: int) -> dict[str, Any]:
+    held = dra_helpers.claim(name)
+    held["status"] = {"allocation": {"devices": {"results": [
+        {"request": "gpu", "driver": dra_helpers.DRIVER, "pool": node_name, "device": f"gpu-{device}"}]}}}
+    return held
+
+
+@pytest.mark.parametrize("strategy, chosen", [("MostAllocated", "n2"), ("LeastAllocated", "n1")])
+def test_simulate_places_by_the_class_devices_in_use(strategy, chosen):
+    """End to end: n2 has 3 of its 4 GPUs held, n1 none; the scored GPU resource decides (the
+    name tie-break alone would pick n1)."""
+    sim = dra_helpers.simulate(
+        dra_helpers.node("n1"), dra_helpers.node("n2"),
+        dra_helpers.gpu_slice("n1", 4), dra_helpers.gpu_slice("n2", 4), dra_helpers.gpu_class("gpu", "example.com/gpu"),
+        _held("h0", "n2", 0), _held("h1", "n2", 1), _held("h2", "n2", 2),
+        dra_helpers.pod("p", requests={"example.com/gpu": "1"}),
+        config=_simulation_config(strategy))
+    assert sim.outcomes["default/p"].node == chosen
