@@ -30,7 +30,7 @@ import re
 
 import orjson
 
-from kubesched.plugins.dynamicresources.cel import validate_selector
+from kubesched.plugins.dynamicresources.cel import selector_problem
 from tests.apiserver import errors
 from tests.apiserver.resources import BY_PATH, Resource
 from tests.apiserver.storage import JSONDict, Store, meta
@@ -60,6 +60,10 @@ def _quote(value: object) -> str:
     if isinstance(value, (int, float)):
         return str(value)
     return orjson.dumps(value).decode()
+
+
+_REASONS = {"Invalid value": "FieldValueInvalid", "Forbidden": "FieldValueForbidden", "Too long": "FieldValueTooLong"}
+"""field.ErrorType's reason for each message ``selector_problem`` starts with."""
 
 
 def _required(path: str, detail: str = "") -> Cause:
@@ -120,7 +124,8 @@ def _check_exactly(exactly: Mapping[str, object], path: str) -> list[Cause]:
 
 
 def _selectors(selectors: object, path: str) -> list[Cause]:
-    """validateSelector: a ``cel`` selector whose expression compiles."""
+    """validateSelector: a ``cel`` selector whose expression compiles, within the length and
+    estimated-cost limits (``validateCELSelector``)."""
     causes: list[Cause] = []
     for index, selector in enumerate(_list(selectors)):
         cel = _dict(selector).get("cel")
@@ -128,9 +133,9 @@ def _selectors(selectors: object, path: str) -> list[Cause]:
             causes.append(_required(f"{path}[{index}].cel"))
             continue
         expression = str(cel.get("expression") or "")
-        error = validate_selector(expression)
-        if error is not None:
-            causes.append(_invalid(f"{path}[{index}].cel.expression", expression, error))
+        problem = selector_problem(expression)
+        if problem is not None:
+            causes.append((_REASONS[problem.partition(":")[0]], f"{path}[{index}].cel.expression", problem))
     return causes
 
 

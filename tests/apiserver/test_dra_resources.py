@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from tests.apiserver.server import APIServer
+from tests.dra.test_cel_cost import EXPENSIVE
 
 V1 = "/apis/resource.k8s.io/v1"
 CLAIMS = f"{V1}/namespaces/default/resourceclaims"
@@ -306,3 +307,11 @@ def test_a_class_extended_resource_name_must_be_an_extended_resource_name(client
                                                                          valid: bool) -> None:
     response = client.post(f"{V1}/deviceclasses", json=device_class(extendedResourceName=name))
     assert response.status_code == (201 if valid else 422), response.text
+
+
+def test_a_class_whose_selector_costs_too_much_is_refused(client: httpx.Client) -> None:
+    response = client.post(f"{V1}/deviceclasses", json=device_class(EXPENSIVE))
+    assert response.status_code == 422
+    cause = response.json()["details"]["causes"][0]
+    assert (cause["reason"], cause["field"], cause["message"]) == \
+        ("FieldValueForbidden", "spec.selectors[0].cel.expression", "Forbidden: too complex, exceeds cost limit")

@@ -6,6 +6,7 @@ import threading
 from collections import OrderedDict
 from functools import lru_cache
 
+from ....framework.args import go_quote
 from .compile import CompilationResult, DeviceEnvironments, compile_selector
 from .limits import MAX_COST, MAX_EXPRESSION_LENGTH
 
@@ -51,7 +52,7 @@ def selector_problem(expression: str) -> str | None:
         return f"Too long: may not be more than {MAX_EXPRESSION_LENGTH} bytes"
     result = compile_selector(expression, DeviceEnvironments())
     if result.error is not None:
-        return f"Invalid value: {expression!r}: {result.error.splitlines()[0]}"
+        return f"Invalid value: {go_quote(expression)}: {result.error.splitlines()[0]}"
     if result.max_cost is not None and result.max_cost > MAX_COST:
         return "Forbidden: too complex, exceeds cost limit"
     return None
