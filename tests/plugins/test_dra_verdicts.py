@@ -1,16 +1,19 @@
 """DynamicResources' batch Filter keeps its verdicts across pods (``verdicts.py``): for
-DRA-backed extended resources, pods whose classes select the same devices share them, and
-decisions stay those of the per-node Filter."""
+DRA-backed extended resources, pods whose classes select the same devices share them; a
+change on a node forgets only what it can change; decisions stay those of the per-node
+Filter."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
+import pytest
 
 from kubesched.framework import CycleState
 from kubesched.objects.pod import parse_pod
 from kubesched.plugins.dynamicresources.state import STATE
+from kubesched.plugins.dynamicresources.verdicts import DOES_NOT_FIT, FITS, UNKNOWN, VerdictRows
 
 from .dra_helpers import API, DRIVER, gpu_class, gpu_slice, node, pod, simulate
 
@@ -131,3 +134,25 @@ def test_pods_asking_different_counts_get_claims_of_their_own_counts():
         claim_name = sim.cluster.extended_claim_statuses[f"default/{name}"]["resourceClaimName"]
         counts[name] = [r["exactly"]["count"] for r in store.get("default", claim_name)["spec"]["devices"]["requests"]]
     assert counts == {"p1": [1], "p2": [2], "p3": [1]}
+
+
+@pytest.mark.parametrize("kept, freed, after", [
+    pytest.param(FITS, False, UNKNOWN, id="devices taken where claims fit: asked again"),
+    pytest.param(FITS, True, FITS, id="devices freed where claims fit: still fit"),
+    pytest.param(DOES_NOT_FIT, False, DOES_NOT_FIT, id="devices taken where claims did not fit: still do not"),
+    pytest.param(DOES_NOT_FIT, True, UNKNOWN, id="devices freed where claims did not fit: asked again"),
+])
+def test_a_kept_verdict_after_a_change_on_its_node(kept, freed, after):
+    rows = VerdictRows(2, epoch=0, seen=0)
+    rows.ok[:] = kept
+    rows.score[:] = 5
+    rows.catch_up(0, ["n1"], [freed], 1, {"n1": 0, "n2": 1})
+    assert rows.ok.tolist() == [after, kept]
+    assert rows.score.tolist() == [-1, 5]  # other devices may be chosen now: scored again
+
+
+def test_kept_verdicts_are_all_forgotten_in_a_new_epoch():
+    rows = VerdictRows(2, epoch=0, seen=0)
+    rows.ok[:] = DOES_NOT_FIT
+    rows.catch_up(1, [], [], 0, {})
+    assert rows.ok.tolist() == [UNKNOWN, UNKNOWN]

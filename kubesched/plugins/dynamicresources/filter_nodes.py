@@ -57,7 +57,7 @@ class FilterNodesMixin(FilterMixin):
             return NodeVerdicts(unavailable.astype(np.int32), [NOT_AVAILABLE])
         rows_of = table.node_derived((NAME, "rows"), partial(_rows_by_name, infos, size))
         entry = table.node_derived((NAME, "verdicts", s.signature), partial(VerdictRows, size, s.epoch_mark, s.touch_mark))
-        entry.catch_up(s.epoch_mark, m.touched, s.touch_mark, rows_of)
+        entry.catch_up(s.epoch_mark, m.touched, m.freed, s.touch_mark, rows_of)
         if len(claims) == len(s.claims):  # no allocated claim of its own: the score is the shape's too
             s.verdicts = entry
         ok = entry.ok[:size]
@@ -153,7 +153,7 @@ class FilterNodesMixin(FilterMixin):
             node_claim, requests, mappings = self._extended_variant(s, ext, pod, needed)
             signature = ("extended", _requests_key(requests, self.manager.get))
             entry = table.node_derived((NAME, "verdicts", signature), partial(VerdictRows, size, s.epoch_mark, s.touch_mark))
-            entry.catch_up(s.epoch_mark, self.manager.touched, s.touch_mark, rows_of)
+            entry.catch_up(s.epoch_mark, self.manager.touched, self.manager.freed, s.touch_mark, rows_of)
             groups.by_key[key] = ExtendedGroup(entry, node_claim, requests, mappings)
             group = candidates if uniform else candidates & (lacking == key)
             ok = entry.ok[:size]

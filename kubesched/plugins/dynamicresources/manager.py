@@ -96,6 +96,7 @@ class DraManager:
         # Changes that may change where claims fit (see verdicts.py).
         self.epoch = 0
         self.touched: list[str] = []
+        self.freed: list[bool] = []  # per entry of ``touched``: devices given back (True) or taken
         self.claim_store = handle.object_store(API_VERSION, RESOURCE_CLAIM, PLURALS[RESOURCE_CLAIM])
         self.class_store = handle.object_store(API_VERSION, DEVICE_CLASS, PLURALS[DEVICE_CLASS])
         self.slice_store = handle.object_store(API_VERSION, RESOURCE_SLICE, PLURALS[RESOURCE_SLICE])
@@ -159,7 +160,7 @@ class DraManager:
             self.claims[claim.key] = claim
             self._index_extended(claim)
             if claim.allocation is not None:
-                self.in_flight.pop(claim.meta.uid, None)  # PreBind's write arrived: it replaces the in-flight one
+                self._drop_in_flight(claim.meta.uid)  # PreBind's write arrived: it replaces the in-flight one
                 self.allocated.add_allocation(claim.allocation, self.features)
                 self._touch(claim.allocation)
 
@@ -179,11 +180,11 @@ class DraManager:
                 self.claims.pop(claim.key, None)
                 if held.allocation is not None:
                     self.allocated.remove_allocation(held.allocation, self.features)
-                    self._touch(held.allocation)
+                    self._touch(held.allocation, freed=True)
             self.claims[claim.key] = claim
             self._index_extended(claim)
             if claim.allocation is not None:
-                self.in_flight.pop(claim.meta.uid, None)
+                self._drop_in_flight(claim.meta.uid)
                 self.allocated.add_allocation(claim.allocation, self.features)
                 self._touch(claim.allocation)
 
@@ -196,7 +197,7 @@ class DraManager:
                         del self.extended_claims[owner.uid]
             if claim is not None and claim.allocation is not None:
                 self.allocated.remove_allocation(claim.allocation, self.features)
-                self._touch(claim.allocation)
+                self._touch(claim.allocation, freed=True)
 
     def _index_extended(self, claim: ResourceClaim) -> None:
         if claim.meta.annotations.get(EXTENDED_RESOURCE_CLAIM_ANNOTATION) == "true":
@@ -218,10 +219,10 @@ class DraManager:
             existing = self.claims.get(claim.key)
             if existing is not None and existing.allocation is not None:
                 self.allocated.remove_allocation(existing.allocation, self.features)
-                self._touch(existing.allocation)
+                self._touch(existing.allocation, freed=True)
             self.claims[claim.key] = claim
             self._index_extended(claim)
-            self.in_flight.pop(claim.meta.uid, None)
+            self._drop_in_flight(claim.meta.uid)
             if claim.allocation is not None:
                 self.allocated.add_allocation(claim.allocation, self.features)
                 self._touch(claim.allocation)
@@ -246,10 +247,15 @@ class DraManager:
     def remove_pending_allocation(self, uid: str) -> bool:
         """Unreserve, or PreBind done: the in-flight allocation is gone; False when none was pending."""
         with self._lock:
-            claim = self.in_flight.pop(uid, None)
-            if claim is not None and claim.allocation is not None:
-                self._touch(claim.allocation)
-            return claim is not None
+            return self._drop_in_flight(uid)
+
+    def _drop_in_flight(self, uid: str) -> bool:
+        """The in-flight allocation of claim ``uid`` is gone (its devices freed, unless a stored
+        allocation took them again: that one notes its own touch); lock held."""
+        claim = self.in_flight.pop(uid, None)
+        if claim is not None and claim.allocation is not None:
+            self._touch(claim.allocation, freed=True)
+        return claim is not None
 
     def allocated_state(self) -> AllocatedState:
         """The devices in use for a new cycle's allocator: the stored claims', and the in-flight
@@ -263,9 +269,9 @@ class DraManager:
                     state.add_allocation(claim.allocation, self.features)
             return state
 
-    def _touch(self, allocation: AllocationResult) -> None:
+    def _touch(self, allocation: AllocationResult, freed: bool = False) -> None:
         """Note where an allocation changed: its nodes when every pool it uses is node-local,
-        else everywhere (a new epoch)."""
+        else everywhere (a new epoch); ``freed`` when its devices were given back (else taken)."""
         by_pool = self.slice_index().by_pool
         nodes: list[str] = []
         for result in allocation.devices:
@@ -276,7 +282,9 @@ class DraManager:
             nodes.extend(s.node_name for s in slices if s.node_name)
         if len(self.touched) > 100_000:  # start over rather than keep a long log
             self.touched.clear()
+            self.freed.clear()
             self.epoch += 1
+        self.freed.extend([freed] * len(nodes))  # first: a reader never sees an entry without its flag
         self.touched.extend(nodes)
 
     # -- classes --------------------------------------------------------------------------------

@@ -8,7 +8,9 @@ for each claim shape (``VerdictRows``, in the node table's node-derived cache: d
 a node changes) and asks the allocator only for rows whose pools changed since:
 
 * ``DraManager.touched`` logs the nodes whose node-local pools gained or lost an
-  allocation (stored, assumed or in flight);
+  allocation (stored, assumed or in flight), ``DraManager.freed`` which of the two: a
+  node that did not fit stays so when devices are taken there, one that fit stays so when
+  devices are freed there;
 * ``DraManager.epoch`` moves on any other change (a slice, a class, an allocation in a pool
   that spans nodes): every verdict is stale then.
 
@@ -44,18 +46,27 @@ class VerdictRows:
         self.epoch = epoch
         self.seen = seen
 
-    def catch_up(self, epoch: int, touched: list[str], upto: int, rows: dict[str, int]) -> None:
-        """Forget verdicts the changes since the last call may have changed."""
+    def catch_up(self, epoch: int, touched: list[str], freed: list[bool], upto: int, rows: dict[str, int]) -> None:
+        """Forget verdicts the changes since the last call may have changed. Whether claims fit
+        is monotone in the devices in use (the allocator searches every choice): devices taken
+        on a node cannot make claims fit that did not, devices freed cannot make claims that fit
+        stop fitting. So a node where devices were taken keeps DOES_NOT_FIT, one where devices
+        were freed keeps FITS; its score and picks are forgotten either way (other devices may
+        be chosen now)."""
         if epoch != self.epoch or upto < self.seen:
             self.ok.fill(UNKNOWN)
             self.score.fill(-1)
             self.picks.clear()
             self.epoch = epoch
         else:
-            for name in touched[self.seen:upto]:
+            ok = self.ok
+            flags = freed[self.seen:upto]  # slices: a log cleared meanwhile reads short, never fails
+            for k, name in enumerate(touched[self.seen:upto]):
                 row = rows.get(name)
-                if row is not None and row < len(self.ok):
-                    self.ok[row] = UNKNOWN
-                    self.score[row] = -1
-                    self.picks.pop(row, None)
+                if row is None or row >= len(ok):
+                    continue
+                if k >= len(flags) or ok[row] == (DOES_NOT_FIT if flags[k] else FITS):
+                    ok[row] = UNKNOWN
+                self.score[row] = -1
+                self.picks.pop(row, None)
         self.seen = upto
