@@ -54,7 +54,6 @@ class Allocator:
         self.skip_exhausted_pools = skip_exhausted_pools
         self._shared_devices: set[DeviceID] | None = None
         self._signatures: dict[int, tuple[ResourceClaim, int]] = {}
-        self._request_keys: dict[int, tuple[RequestSpec, DeviceClass, int]] = {}
         # Per node pools key: each pool's version in the allocated state, and the newest of them.
         self._stamps: dict[int, Stamp] = {}
         self._features_id = self.index.intern(
@@ -97,15 +96,14 @@ class Allocator:
         Stable while the slices (the ``SliceIndex``) stay the same."""
         return self.index.node_pools(node, self.features).key
 
-    def request_key(self, request: RequestSpec, device_class: DeviceClass) -> int:
+    def request_key(self, claim: ResourceClaim, request_index: int, sub_index: int, request: RequestSpec, device_class: DeviceClass) -> int:
         """A small number for what the pools' verdicts for a request depend on besides the pools
-        and the node: the features, the request's spec and its class (by identity)."""
-        found = self._request_keys.get(id(request))
-        if found is not None and found[0] is request and found[1] is device_class:
-            return found[2]
-        number = self.index.intern(("request", self._features_id, request_signature(request), device_class))
-        self._request_keys[id(request)] = (request, device_class, number)
-        return number
+        and the node: the features, the request's spec and its class (by identity); named
+        through the claim's signature when ``allocate`` made one (it covers both)."""
+        signed = self._signatures.get(id(claim))
+        if signed is not None and signed[0] is claim:
+            return self.index.intern(("request", self._features_id, signed[1], request_index, sub_index))
+        return self.index.intern(("request", self._features_id, request_signature(request), device_class))
 
     def _shared(self) -> set[DeviceID]:
         if self._shared_devices is None:

@@ -105,6 +105,7 @@ class Attempt:
         self.pools: list[Pool] = []
         self.node_pools: NodePools | None = None
         self.stamp: Versions | None = None
+        self.visits: dict[int, Positions] = {}  # per PoolVerdicts (kept alive by the index)
         self.device_matches_request: dict[tuple[int, int, int, int], bool] = {}
         self.constraints: list[list[Constraint]] = [[] for _ in claims]
         self.counters = CounterTracker(parent.available_counters, parent.is_allocated, parent.index.counters_left, parent.pool_version)
@@ -180,7 +181,7 @@ class Attempt:
         if request.allocation_mode == EXACT_COUNT:
             data.num_devices = request.count
             if not request.admin_access and self.node_pools is not None and self.a.skip_exhausted_pools:
-                data.verdicts = self.a.index.pool_verdicts(self.node_pools.key, self.a.request_key(request, device_class), len(self.pools))
+                data.verdicts = self.a.index.pool_verdicts(self.node_pools.key, self.a.request_key(claim, key[1], key[2], request, device_class), len(self.pools))
             return data
         if request.allocation_mode != ALL:
             raise AllocationError(f"claim {claim.key}, request {request.name}: unsupported count mode {request.allocation_mode}")
@@ -265,7 +266,11 @@ class Attempt:
         if verdicts is not None and stamp is not None:
             marks = verdicts.marks
             if data.visit is None:
-                data.visit = verdicts.to_visit(stamp)
+                # Requests alike share verdicts, and the positions (a superset once more pools
+                # are judged, which the marks below catch).
+                data.visit = self.visits.get(id(verdicts))
+                if data.visit is None:
+                    data.visit = self.visits[id(verdicts)] = verdicts.to_visit(stamp)
             visit = positions_from(data.visit, start[0])
         else:
             marks = None
