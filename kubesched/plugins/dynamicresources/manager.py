@@ -18,10 +18,11 @@ current from their object stores, plus the claims whose allocation is in flight.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 
 from ...framework import Handle
-from ...framework.handle import JSONObject
+from ...framework.handle import JSONObject, ObjectStore
 from ...objects.dra import (AllocationResult, DeviceClass, ResourceClaim, ResourceClaimSpec, ResourceClaimStatus, ResourceSlice,
                            parse_device_class, parse_resource_claim, parse_resource_slice)
 from ...objects.errors import ObjectError
@@ -30,7 +31,7 @@ from .extended_index import extended_resource_index
 from .names import API_VERSION, DEVICE_CLASS, EXTENDED_RESOURCE_CLAIM_ANNOTATION, PLURALS, RESOURCE_CLAIM, RESOURCE_SLICE
 from .structured import AllocatedState, Features as AllocatorFeatures, SliceIndex
 
-__all__ = ["DraManager"]
+__all__ = ["DraManager", "registered_dra_manager"]
 
 
 def _key(obj: JSONObject) -> str:
@@ -101,6 +102,7 @@ class DraManager:
         self.class_store = handle.object_store(API_VERSION, DEVICE_CLASS, PLURALS[DEVICE_CLASS])
         self.slice_store = handle.object_store(API_VERSION, RESOURCE_SLICE, PLURALS[RESOURCE_SLICE])
         self.claim_store.add_handler(_ClaimHandler(self))
+        _MANAGERS[self.claim_store] = self
         self.class_store.add_handler(_Handler(self._class_added, self._class_removed))
         self.slice_store.add_handler(_Handler(self._slice_added, self._slice_removed))
         self.extended = extended_resource_index(handle)
@@ -334,3 +336,12 @@ class DraManager:
             self._slice_index = SliceIndex(list(self.slices.values()))
         return self._slice_index
 
+
+_MANAGERS: "weakref.WeakKeyDictionary[ObjectStore, DraManager]" = weakref.WeakKeyDictionary()
+
+
+def registered_dra_manager(handle: Handle) -> DraManager | None:
+    """The DRA manager DynamicResources made over this handle's ResourceClaim store (upstream's
+    ``SharedDRAManager``, which other plugins read: NodeResourcesFit's DRA-backed extended
+    resource scoring); None when no DynamicResources instance uses these stores."""
+    return _MANAGERS.get(handle.object_store(API_VERSION, RESOURCE_CLAIM, PLURALS[RESOURCE_CLAIM]))
