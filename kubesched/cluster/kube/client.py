@@ -20,15 +20,18 @@ Watches are streamed line by line with no read timeout: the server ends them at
 from __future__ import annotations
 
 import asyncio
+import base64
 import errno
 import logging
 import time
 from collections.abc import AsyncIterator, Mapping
 from types import TracebackType
 from typing import Protocol
+from urllib.parse import quote, urlencode
 
 import aiohttp
 import orjson
+from yarl import URL
 
 from .connection import Connection
 from .errors import ApiError, api_error_from_response, transport_error
@@ -41,6 +44,7 @@ log = logging.getLogger(__name__)
 
 MAX_RETRIES = 10  # client-go rest.Request's default maxRetries
 WATCH_GRACE = 30.0  # beyond timeoutSeconds before a silent watch is abandoned
+_PATH_SAFE = "/:@!$&'()*+,;="  # RFC 3986 pchar: left as is in a path, as yarl leaves them
 _RESET_ERRNOS = frozenset({errno.ECONNRESET, errno.EPIPE, errno.ECONNABORTED})
 
 
@@ -70,13 +74,19 @@ class ApiClient:
         self.timeout = timeout
         self._bucket = TokenBucket(conn.qps, conn.burst)
         connector = aiohttp.TCPConnector(limit=max_connections, ssl=conn.ssl if conn.ssl is not None else True)
+        # No cookie jar: the API server sets no cookies, and the default jar filters and
+        # updates cookies on every request and answer.
         self._session = aiohttp.ClientSession(
             connector=connector,
-            json_serialize=lambda obj: orjson.dumps(obj).decode(),
             headers={"Accept": "application/json", "User-Agent": conn.user_agent},
             auto_decompress=True,
+            cookie_jar=aiohttp.DummyCookieJar(),
         )
-        self._basic = aiohttp.BasicAuth(*conn.basic_auth) if conn.basic_auth else None
+        self._basic = ""
+        if conn.basic_auth:  # the header aiohttp's BasicAuth would write, encoded once
+            user, password = conn.basic_auth
+            self._basic = "Basic " + base64.b64encode(f"{user}:{password}".encode("latin-1")).decode("ascii")
+        self._timeouts: dict[float, aiohttp.ClientTimeout] = {}
         self.observer: RequestObserver | None = None
 
     async def close(self) -> None:
@@ -94,9 +104,25 @@ class ApiClient:
         token = self.conn.token()
         if token:
             headers["Authorization"] = f"Bearer {token}"
+        elif self._basic:
+            headers["Authorization"] = self._basic
         if content_type:
             headers["Content-Type"] = content_type
         return headers
+
+    def _url(self, path: str, params: Mapping[str, str] | None) -> URL:
+        """The request's URL, its query encoded once here (``encoded=True`` spares aiohttp
+        parsing and quoting it again)."""
+        query = f"?{urlencode(params)}" if params else ""
+        return URL(f"{self.conn.server}{quote(path, safe=_PATH_SAFE)}{query}", encoded=True)
+
+    def _timeout(self, wait: float) -> aiohttp.ClientTimeout:
+        """The timeout of a request answered within ``wait`` seconds (one object per value)."""
+        client_timeout = self._timeouts.get(wait)
+        if client_timeout is None:
+            client_timeout = self._timeouts[wait] = aiohttp.ClientTimeout(total=None, sock_connect=self.timeout,
+                                                                          sock_read=wait)
+        return client_timeout
 
     async def request(
         self,
@@ -120,8 +146,8 @@ class ApiClient:
         # The timeout runs from the request's sending: time waiting for one of the pool's
         # connections (a burst of binds queues there) does not count, as client-go's requests
         # queue without a deadline. Reaching the server at all is bounded on its own.
-        wait = timeout if timeout is not None else self.timeout
-        client_timeout = aiohttp.ClientTimeout(total=None, sock_connect=self.timeout, sock_read=wait)
+        client_timeout = self._timeout(timeout if timeout is not None else self.timeout)
+        url = self._url(path, params)
         retries = 0
         observer = self.observer
         while True:
@@ -132,7 +158,7 @@ class ApiClient:
                 await self._bucket.acquire()
                 observer.rate_limited(method, time.perf_counter() - waited)
             try:
-                return await self._attempt(method, path, params, data, content_type if data is not None else None,
+                return await self._attempt(method, url, data, content_type if data is not None else None,
                                            client_timeout)
             except _Retry as retry:
                 retries += 1
@@ -141,14 +167,14 @@ class ApiClient:
                 log.info("%s %s: %s; retry %d after %.0fs", method, path, retry.error.reason, retries, retry.delay)
                 await asyncio.sleep(retry.delay)
 
-    async def _attempt(self, method: str, path: str, params: Mapping[str, str] | None, data: bytes | None,
-                       content_type: str | None, client_timeout: aiohttp.ClientTimeout) -> dict[str, object]:
+    async def _attempt(self, method: str, url: URL, data: bytes | None, content_type: str | None,
+                       client_timeout: aiohttp.ClientTimeout) -> dict[str, object]:
         if self.observer is None:
-            return (await self._answer(method, path, params, data, content_type, client_timeout))[0]
+            return (await self._answer(method, url, data, content_type, client_timeout))[0]
         started = time.perf_counter()
         status = 0
         try:
-            answer, status = await self._answer(method, path, params, data, content_type, client_timeout)
+            answer, status = await self._answer(method, url, data, content_type, client_timeout)
             return answer
         except ApiError as err:
             status = err.status
@@ -159,16 +185,16 @@ class ApiClient:
         finally:
             self.observer.response(method, status, time.perf_counter() - started)
 
-    async def _answer(self, method: str, path: str, params: Mapping[str, str] | None, data: bytes | None,
-                      content_type: str | None, client_timeout: aiohttp.ClientTimeout) -> tuple[dict[str, object], int]:
+    async def _answer(self, method: str, url: URL, data: bytes | None, content_type: str | None,
+                      client_timeout: aiohttp.ClientTimeout) -> tuple[dict[str, object], int]:
         try:
             async with self._session.request(
-                method, self.conn.server + path, params=params, data=data, headers=self._headers(content_type),
-                auth=self._basic, timeout=client_timeout, server_hostname=self.conn.tls_server_name,
+                method, url, data=data, headers=self._headers(content_type), timeout=client_timeout,
+                server_hostname=self.conn.tls_server_name,
             ) as resp:
                 payload = await resp.read()
                 status = resp.status
-                retry_after = _retry_after(resp.headers.get("Retry-After"))
+                retry_after = None if status < 300 else _retry_after(resp.headers.get("Retry-After"))
         except aiohttp.ClientConnectorError as exc:
             raise transport_error(exc, refused=_is_refused(exc)) from None
         except asyncio.TimeoutError as exc:
@@ -228,8 +254,8 @@ class ApiClient:
                           client_timeout: aiohttp.ClientTimeout) -> aiohttp.ClientResponse:
         try:
             resp = await self._session.get(
-                self.conn.server + path, params=query, headers=self._headers(None), auth=self._basic,
-                timeout=client_timeout, server_hostname=self.conn.tls_server_name,
+                self._url(path, query), headers=self._headers(None), timeout=client_timeout,
+                server_hostname=self.conn.tls_server_name,
             )
         except aiohttp.ClientConnectorError as exc:
             raise transport_error(exc, refused=_is_refused(exc)) from None
