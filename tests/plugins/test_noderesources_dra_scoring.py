@@ -18,6 +18,7 @@ import pytest
 from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.features import Features
 from kubesched.plugins.dynamicresources.names import PLURALS
+from kubesched.plugins import dynamicresources
 from kubesched.plugins.noderesources import balanced_allocation, fit
 from kubesched.plugins.noderesources.dra_totals import DraScorer, DraTotals, dra_manager_of
 from kubesched.plugins.noderesources.resource_allocation import allocatable_and_requested
@@ -426,3 +427,10 @@ def test_simulate_places_by_the_class_devices_in_use(strategy, chosen):
         dra_helpers.pod("p", requests={"example.com/gpu": "1"}),
         config=_simulation_config(strategy))
     assert sim.outcomes["default/p"].node == chosen
+
+
+def test_the_scorers_read_the_manager_dynamic_resources_keeps():
+    """Upstream's SharedDRAManager: the allocations DynamicResources' Reserve puts in flight count."""
+    cluster = Cluster([node("node1")])
+    plugin = dynamicresources.new(None, cluster.handle)
+    assert dra_manager_of(cluster.handle) is plugin.manager

@@ -30,47 +30,31 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ...framework import CycleState, Handle, IntArray, NodeTableView, RowArray, StateKey
-from ...framework.handle import ObjectStore
 from ...objects.dra import DeviceClass, ResourceSlice
 from ...objects.dra.device import Device
 from ...objects.node import Node
 from ...objects.resources import is_scalar_resource
 from ..dynamicresources.cel import CelCache, CelError
 from ..dynamicresources.extended import is_dra_extended_resource
-from ..dynamicresources.manager import DraManager
-from ..dynamicresources.names import API_VERSION, PLURALS, RESOURCE_CLAIM
+from ..dynamicresources.manager import DraManager, registered_dra_manager
 from ..dynamicresources.plugin import allocator_features
 from ..dynamicresources.structured import AllocatedState, DeviceID, SliceIndex, node_matches
 
-__all__ = ["DraScoreState", "DraScorer", "DraScoring", "DraTotals", "dra_candidates", "dra_manager_of", "dra_scorer",
-           "register_dra_manager"]
+__all__ = ["DraScoreState", "DraScorer", "DraScoring", "DraTotals", "dra_candidates", "dra_manager_of", "dra_scorer"]
 
 _log = logging.getLogger(__name__)
 _CACHE_LIMIT = 100_000
 
 
-_MANAGERS: "weakref.WeakKeyDictionary[ObjectStore, DraManager]" = weakref.WeakKeyDictionary()
-
-
-def _claim_store(handle: Handle) -> ObjectStore:
-    return handle.object_store(API_VERSION, RESOURCE_CLAIM, PLURALS[RESOURCE_CLAIM])
-
-
-def register_dra_manager(handle: Handle, manager: DraManager) -> None:
-    """Make ``manager`` the one the scorers of this handle's stores read (DynamicResources')."""
-    _MANAGERS[_claim_store(handle)] = manager
-
-
 def dra_manager_of(handle: Handle) -> DraManager:
-    """The DRA manager for this handle's stores (upstream's ``SharedDRAManager``): the one
-    registered, else one made here (a profile scoring DRA-backed resources without
-    DynamicResources; it sees no in-flight allocations, which only that plugin makes)."""
-    store = _claim_store(handle)
-    found = _MANAGERS.get(store)
+    """The DRA manager over this handle's stores (upstream's ``SharedDRAManager``):
+    DynamicResources', or, in a profile without it, one made here (it registers itself, so
+    one per stores either way)."""
+    found = registered_dra_manager(handle)
     if found is None:
         features = handle.features
         cel_cache = CelCache(consumable_capacity=features.enable_dra_consumable_capacity)
-        found = _MANAGERS[store] = DraManager(handle, allocator_features(features), cel_cache)
+        found = DraManager(handle, allocator_features(features), cel_cache)
     return found
 
 
