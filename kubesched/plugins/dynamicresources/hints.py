@@ -25,8 +25,19 @@ __all__ = ["HintsMixin"]
 
 
 def _meta(obj: object) -> Mapping[str, object]:
-    meta = obj.get("metadata") if isinstance(obj, Mapping) else None
+    if type(obj) is dict:  # the usual document: no ABC check (hints run per event and waiting pod)
+        meta = obj.get("metadata")
+        if type(meta) is dict:
+            return meta
+    else:
+        meta = obj.get("metadata") if isinstance(obj, Mapping) else None
     return meta if isinstance(meta, Mapping) else {}
+
+
+def _allocated(status: object) -> bool:
+    if type(status) is dict or isinstance(status, Mapping):
+        return status.get("allocation") is not None
+    return False
 
 
 class HintsMixin:
@@ -57,10 +68,9 @@ class HintsMixin:
             uses = any(c.meta.uid == uid for c in self.pod_claims(pod))
         except ClaimNotCreated:
             return QueueingHint.SKIP
-        old_status = old.get("status") if isinstance(old, Mapping) else None
-        new_status = new.get("status") if isinstance(new, Mapping) else None
-        if (isinstance(old_status, Mapping) and old_status.get("allocation") is not None
-                and not (isinstance(new_status, Mapping) and new_status.get("allocation") is not None)):
+        old_status = old.get("status") if type(old) is dict or isinstance(old, Mapping) else None
+        new_status = new.get("status") if type(new) is dict or isinstance(new, Mapping) else None
+        if _allocated(old_status) and not _allocated(new_status):
             return QueueingHint.QUEUE  # deallocated: its devices are free again
         if not uses:
             return QueueingHint.SKIP
