@@ -19,19 +19,19 @@ from __future__ import annotations
 
 import base64
 import binascii
+import importlib
 import logging
 import os
 import ssl
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import cast
-
-from kubernetes.client import Configuration
-from kubernetes.config import incluster_config, kube_config
-from kubernetes.config.config_exception import ConfigException
+from typing import TYPE_CHECKING, Any, cast
 
 from kubesched import __version__
+
+if TYPE_CHECKING:  # the package is imported by name when a configuration is loaded (_kubernetes)
+    from kubernetes.client import Configuration
 
 __all__ = ["Connection", "ConfigurationError", "load_connection", "DEFAULT_USER_AGENT"]
 
@@ -40,6 +40,23 @@ log = logging.getLogger(__name__)
 DEFAULT_USER_AGENT = f"kubesched/{__version__}"
 _TOKEN_KEY = "BearerToken"
 REFRESH_INTERVAL = 1.0  # seconds between calls of the credential refresh hook
+
+
+_SERVICE_HOST_ENV = "KUBERNETES_SERVICE_HOST"  # incluster_config.SERVICE_HOST_ENV_NAME
+
+
+def _kubernetes(module: str) -> Any:
+    """One of the official client's configuration modules (``kube_config``,
+    ``incluster_config``, ``config_exception``), imported on first use: importing the
+    package costs about 0.3 s of CPU (requests, urllib3, oauthlib, pydantic), paid only by
+    a process that loads a kubeconfig or the in-cluster configuration."""
+    return importlib.import_module(f"kubernetes.config.{module}")
+
+
+def _new_configuration() -> Configuration:
+    """A fresh Configuration, not a copy of the process default."""
+    configuration = importlib.import_module("kubernetes.client.configuration").Configuration
+    return cast("Configuration", type.__call__(configuration))
 
 
 class ConfigurationError(Exception):
@@ -77,7 +94,7 @@ def load_connection(
         if not os.path.isfile(os.path.expanduser(kubeconfig)):
             raise ConfigurationError(f"kubeconfig {kubeconfig}: file does not exist")
         return _from_kubeconfig(os.path.expanduser(kubeconfig), context, master, qps, burst)
-    if not master and os.environ.get(incluster_config.SERVICE_HOST_ENV_NAME):
+    if not master and os.environ.get(_SERVICE_HOST_ENV):
         return _in_cluster(qps, burst)
     paths = os.environ.get("KUBECONFIG") or os.path.join("~", ".kube", "config")
     present = [p for p in paths.split(os.pathsep) if p and os.path.isfile(os.path.expanduser(p))]
@@ -91,11 +108,12 @@ def load_connection(
 
 
 def _from_kubeconfig(path: str, context: str | None, master: str | None, qps: float, burst: int) -> Connection:
-    cfg = type.__call__(Configuration)  # a fresh Configuration, not a copy of the process default
+    cfg = _new_configuration()
+    config_exception = _kubernetes("config_exception").ConfigException
     try:
-        kube_config.load_kube_config(  # type: ignore[no-untyped-call]
+        _kubernetes("kube_config").load_kube_config(
             config_file=path, context=context, client_configuration=cfg, persist_config=False)
-    except ConfigException as exc:
+    except config_exception as exc:
         if context is not None and f"name {context} in" in str(exc):
             raise ConfigurationError(f"kubeconfig {path}: context {context!r} not found") from None
         raise ConfigurationError(f"kubeconfig {path}: {_one_line(exc)}") from None
@@ -108,15 +126,16 @@ def _from_kubeconfig(path: str, context: str | None, master: str | None, qps: fl
 
 def _in_cluster(qps: float, burst: int) -> Connection:
     # The module attributes are read at call time so tests can point them at temporary files.
-    loader = incluster_config.InClusterConfigLoader(  # type: ignore[no-untyped-call]
+    incluster_config = _kubernetes("incluster_config")
+    loader = incluster_config.InClusterConfigLoader(
         token_filename=incluster_config.SERVICE_TOKEN_FILENAME,
         cert_filename=incluster_config.SERVICE_CERT_FILENAME,
         try_refresh_token=True,
     )
-    cfg = type.__call__(Configuration)
+    cfg = _new_configuration()
     try:
-        loader.load_and_set(cfg)  # type: ignore[no-untyped-call]
-    except ConfigException as exc:
+        loader.load_and_set(cfg)
+    except _kubernetes("config_exception").ConfigException as exc:
         raise ConfigurationError(f"in-cluster configuration: {_one_line(exc)}") from None
     except OSError as exc:
         raise ConfigurationError(f"in-cluster configuration: {_one_line(exc)}") from None
