@@ -263,7 +263,7 @@ class DraTotals:
     def _columns_for(self, state: DraScoreState, device_class: DeviceClass, table: NodeTableView) -> _Columns:
         found = self._columns.get(device_class.name)
         if found is None or found.device_class is not device_class or found.slices is not state.slices or \
-                found.table is not table or found.node_generation != table.node_generation:
+                found.table is not table or found.node_generation != table.node_generation or len(found.capacity) < table.size:
             size = table.size
             found = _Columns(device_class, state.slices, table, table.node_generation,
                              np.full(size, -1, dtype=np.int64), np.full(size, -1, dtype=np.int64))
