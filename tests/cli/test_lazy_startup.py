@@ -62,6 +62,14 @@ def test_run_imports_neither_planning_nor_replay_nor_sweeps(tmp_path: Path) -> N
     assert modules & other_commands == set()
 
 
+def test_run_loads_the_kubernetes_client_and_httpx_only_when_it_needs_them(tmp_path: Path) -> None:
+    # The official client's configuration loaders with a kubeconfig or in the cluster (not for
+    # --help); httpx with the first HTTP extender (the default profile has none).
+    modules = imported_modules(tmp_path, "run", "--help")
+    assert "kubesched.cli.run" in modules and "kubesched.cluster.kube.connection" in modules
+    assert heavy(modules, ("kubernetes", "httpx", "rich")) == set()
+
+
 def test_a_subcommand_is_imported_when_it_runs(tmp_path: Path) -> None:
     modules = imported_modules(tmp_path, "config", "show")
     assert "kubesched.cli.config_cmd" in modules
