@@ -15,7 +15,7 @@ from kubesched.objects.pod import parse_pod
 from kubesched.plugins.dynamicresources.state import STATE
 from kubesched.plugins.dynamicresources.verdicts import DOES_NOT_FIT, FITS, UNKNOWN, VerdictRows
 
-from .dra_helpers import API, DRIVER, gpu_class, gpu_slice, node, pod, simulate
+from .dra_helpers import API, DRIVER, claim, gpu_class, gpu_slice, node, pod, simulate
 
 OTHER_DRIVER = "nic.example.com"
 
@@ -46,6 +46,9 @@ class _Counting:
     def allocate(self, node, claims, deadline=None):
         self.nodes.append(node.name)
         return self.real.allocate(node, claims, deadline)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
 
 
 def _batch_filter(sim, p: dict[str, Any]) -> tuple[_Counting, list[int]]:
@@ -156,3 +159,21 @@ def test_kept_verdicts_are_all_forgotten_in_a_new_epoch():
     rows.ok[:] = DOES_NOT_FIT
     rows.catch_up(1, [], [], 0, {})
     assert rows.ok.tolist() == [UNKNOWN, UNKNOWN]
+
+
+def _network_slice(devices: int) -> dict[str, Any]:
+    """One pool every node with ``rack: a`` sees (network-attached devices)."""
+    selector = {"nodeSelectorTerms": [{"matchExpressions": [{"key": "rack", "operator": "In", "values": ["a"]}]}]}
+    return {"apiVersion": API, "kind": "ResourceSlice", "metadata": {"name": "rack-a"},
+            "spec": {"driver": DRIVER, "nodeSelector": selector, "pool": {"name": "rack-a", "generation": 1, "resourceSliceCount": 1},
+                     "devices": [{"name": f"gpu-{i}"} for i in range(devices)]}}
+
+
+def test_nodes_that_see_the_same_pools_are_decided_by_one_allocation():
+    nodes = [node(f"n{i:02d}") for i in range(12)]
+    for n in nodes[:10]:
+        n["metadata"]["labels"]["rack"] = "a"
+    sim = simulate(*nodes, _network_slice(2), gpu_class("gpu"), claim("c"))
+    counting, codes = _batch_filter(sim, pod("p", claims={"gpu": "c"}))
+    assert sorted(counting.nodes) == ["n00", "n10"]  # one node of rack a, one of the two that see no pool
+    assert codes[:10] == [0] * 10 and codes[10] != 0 and codes[11] != 0

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...framework import BoolArray, Code, CycleState, NodeTableView, NodeVerdicts, SnapshotView, Status
+from ...framework.views import IntArray
 from ...objects.dra import DeviceClass
 from ...objects.nodeinfo import NodeInfo
 from ...objects.pod import PodInfo
@@ -25,11 +26,13 @@ from .filtering import FilterMixin
 from .names import NAME
 from .state import STATE, DraState, ExtendedGroup, ExtendedGroups, NodeAllocation
 from .statuses import CANNOT_ALLOCATE, NOT_AVAILABLE, timed_out, unresolvable
-from .structured import AllocationError, AllocationTimeout, NodeAllocationError
+from .structured import AllocationError, AllocationTimeout, Allocator, Features as AllocatorFeatures, NodeAllocationError, SliceIndex
 from .structured.results import AllocationResults
 from .verdicts import DOES_NOT_FIT, FITS, UNKNOWN, VerdictRows
 
 __all__ = ["FilterNodesMixin"]
+
+_FEW_ROWS = 8  # below this many rows to decide, grouping them costs more than it saves
 
 
 class FilterNodesMixin(FilterMixin):
@@ -64,26 +67,42 @@ class FilterNodesMixin(FilterMixin):
         codes = np.zeros(size, dtype=np.int32)
         statuses = [CANNOT_ALLOCATE]
         errors: list[tuple[int, Status]] = []
-        for row in np.flatnonzero((ok == UNKNOWN) & candidates[:size]).tolist():
+        allocator = s.allocator
+
+        def decide(row: int) -> bool:
+            """Allocate on the row's node and keep its verdict; False when it answered an error."""
             info = infos[row]
             if info is None:
-                continue
+                return False
             try:
-                results = s.allocator.allocate(info.node, claims, self._deadline())
+                results = allocator.allocate(info.node, claims, self._deadline())
             except AllocationTimeout:
                 errors.append((row, timed_out(info.node.name)))
-                continue
+                return False
             except NodeAllocationError as err:
                 errors.append((row, unresolvable(str(err))))
-                continue
+                return False
             except AllocationError as err:
                 errors.append((row, Status.as_error(err)))
-                continue
+                return False
             if results is None or len(results) != len(claims):
                 ok[row] = DOES_NOT_FIT
             else:
                 ok[row] = FITS
                 s.node_allocations[info.node.name] = NodeAllocation(results)
+            return True
+
+        todo = np.flatnonzero((ok == UNKNOWN) & candidates[:size])
+        for group in self._same_devices(table, infos, allocator, todo):
+            # Nodes that see the same pools get the same answer (``Allocator.node_key``): one
+            # allocation decides the group; the others' results are the allocator's memo's when
+            # read (Score, Reserve). An error is each node's own to answer.
+            first = int(group[0])
+            if decide(first):
+                ok[group[1:]] = ok[first]
+            else:
+                for row in group[1:].tolist():
+                    decide(row)
         codes[ok == DOES_NOT_FIT] = 1
         if unavailable is not None:  # a claim elsewhere, on a node where the rest would fit
             statuses.append(NOT_AVAILABLE)
@@ -92,6 +111,26 @@ class FilterNodesMixin(FilterMixin):
             statuses.append(status)
             codes[row] = len(statuses)
         return NodeVerdicts(codes, statuses)
+
+    @staticmethod
+    def _same_devices(table: NodeTableView, infos: Sequence[NodeInfo | None], allocator: Allocator,
+                      rows: IntArray) -> list[IntArray]:
+        """``rows`` split into groups of nodes that see the same pools (in row order, first row
+        first); one row per group when there are only a few rows."""
+        if len(rows) <= _FEW_ROWS:
+            return [rows[k:k + 1] for k in range(len(rows))]
+        kept: _NodeKeys = table.node_derived((NAME, "node keys"), _NodeKeys)
+        size = table.size
+        if kept.index is not allocator.index or kept.features != allocator.features or len(kept.keys) < size:
+            kept.keys = np.array([allocator.node_key(info.node) if info is not None else -1 for info in infos[:size]],
+                                 dtype=np.int64)
+            kept.index, kept.features = allocator.index, allocator.features
+        row_keys = kept.keys[rows]
+        _, inverse, counts = np.unique(row_keys, return_inverse=True, return_counts=True)
+        if len(counts) == len(rows):
+            return [rows[k:k + 1] for k in range(len(rows))]
+        grouped = rows[np.argsort(inverse, kind="stable")]
+        return np.split(grouped, np.cumsum(counts)[:-1])
 
     @staticmethod
     def _selector_failures(s: DraState, table: NodeTableView, candidates: BoolArray, size: int) -> BoolArray:
@@ -184,6 +223,18 @@ class FilterNodesMixin(FilterMixin):
             statuses.append(status)
             codes[row] = len(statuses)
         return NodeVerdicts(codes, statuses)
+
+
+class _NodeKeys:
+    """Per table row, ``Allocator.node_key`` of its node, for one slice index and feature set
+    (kept in the node table's node-derived cache: computed again after a node changes)."""
+
+    __slots__ = ("index", "features", "keys")
+
+    def __init__(self) -> None:
+        self.index: SliceIndex | None = None
+        self.features: AllocatorFeatures | None = None
+        self.keys: IntArray = np.zeros(0, dtype=np.int64)
 
 
 def _requests_key(requests: Sequence[ExtendedRequest], get_class: Callable[[str], DeviceClass | None]) -> tuple[object, ...]:
