@@ -1,5 +1,5 @@
 """The allocator skips pools it knows no device can be taken from (``pool_versions``,
-``search.pool_exhausted``), and its memo follows pool versions through the allocated state's
+``exhausted.pool_exhausted``), and its memo follows pool versions through the allocated state's
 changes. Neither may change a decision: random clusters and claim sequences are allocated by an
 allocator whose index lives across the sequence and by one that starts afresh at every step
 without skipping, and must get the same results, errors included."""

@@ -5,7 +5,7 @@ this allocation consume. A device fits while no counter of its pool goes below z
 
 ``exceeds_alone`` tells the search when a device could not fit even if this allocation had
 consumed nothing yet: consumption only grows during an allocation, so such a device is out of
-reach for the whole allocation (``search.pool_exhausted``)."""
+reach for the whole allocation (``exhausted.pool_exhausted``)."""
 
 from __future__ import annotations
 

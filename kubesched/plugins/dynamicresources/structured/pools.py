@@ -66,7 +66,7 @@ class NodePools:
     # Position of each (driver, pool) in ``pools``.
     positions: dict[tuple[str, str], int]
     # Per pool: no pool of another driver in the whole index has its name (upstream keys the
-    # counters left in a pool by pool name only; see ``search.pool_exhausted``).
+    # counters left in a pool by pool name only; see ``exhausted.pool_exhausted``).
     name_unique: tuple[bool, ...]
 
 
