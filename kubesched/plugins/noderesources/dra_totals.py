@@ -16,9 +16,11 @@ the class selects, allocated = how many of those are in use. Upstream's rules, k
 * a device is allocated when a claim holds it wholly or a share of it (``IsDeviceAllocated``);
 * a CEL error (compile or runtime) leaves the resource out of that node's score.
 
-The state is built only when some scored resource is backed by a class (never for the default
-cpu and memory). Per class and node the device list is kept while the class, the slices and
-the node object are the same; the allocated count while the allocated state has not changed.
+The state is gathered only when a scored resource the pod asks for is backed by a class (never
+for the default cpu and memory), once per cycle for both plugins. Kept across cycles: each
+class's selection per slice (while class and slice objects stay), each node's device list
+(while class, slices and node object stay), and per table row the capacity and the allocated
+count, the latter recounted only for rows whose pools the allocated state changed.
 """
 
 from __future__ import annotations
@@ -113,8 +115,8 @@ class _NodeEntry:
 class _Columns:
     """One class's (capacity, allocated) per table row, kept across cycles: capacity while the
     class, the slices and the nodes stay (-1 not yet computed, -2 a selector failed); allocated
-    (-1 not yet counted) also while the allocated state changes only in pools of other rows,
-    followed through its change log."""
+    (-1 not yet counted) also while the allocated state changes only in pools of other rows
+    (``follow``)."""
 
     device_class: DeviceClass
     slices: SliceIndex
