@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import logging
 import weakref
+from collections.abc import Mapping, Set as AbstractSet
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -260,7 +261,7 @@ class DraTotals:
     def totals(self, state: DraScoreState, device_class: DeviceClass, node: Node) -> tuple[int, int]:
         """(capacity, allocated) of the class's devices on the node; ``CelError`` as above."""
         devices = self.node_devices(state, device_class, node)
-        return len(devices), _count_allocated(devices, state.allocated)
+        return len(devices), _InUse.of(state.allocated).count(devices)
 
     def _columns_for(self, state: DraScoreState, device_class: DeviceClass, table: NodeTableView) -> _Columns:
         found = self._columns.get(device_class.name)
@@ -302,12 +303,15 @@ class DraTotals:
                 continue
             capacity[row] = len(devices)
             columns.devices[row] = devices
-            for device in devices:
-                columns.pool_rows.setdefault((device.driver, device.pool), set()).add(row)
+            for pool in {(device.driver, device.pool) for device in devices}:
+                columns.pool_rows.setdefault(pool, set()).add(row)
         allocated = columns.allocated
         present = capacity[wanted] > 0
-        for row in wanted[present & (allocated[wanted] == -1)].tolist():
-            allocated[row] = _count_allocated(columns.devices[row], state.allocated)
+        recount = wanted[present & (allocated[wanted] == -1)].tolist()
+        if recount:
+            in_use = _InUse.of(state.allocated)
+            for row in recount:
+                allocated[row] = in_use.count(columns.devices[row])
         if not present.any():
             return alloc, requested
         alloc, requested = alloc.copy(), requested.copy()
@@ -317,12 +321,22 @@ class DraTotals:
         return alloc, requested
 
 
-def _count_allocated(devices: tuple[DeviceID, ...], state: AllocatedState) -> int:
-    if not devices:
-        return 0
-    whole, capacity = state.allocated_devices, state.aggregated_capacity
-    shared = {d for d, _ in state.allocated_shared_device_ids} if state.allocated_shared_device_ids else ()
-    return sum(1 for d in devices if d in whole or d in capacity or d in shared)
+@dataclass(slots=True, frozen=True)
+class _InUse:
+    """``IsDeviceAllocated`` over one allocated state: held wholly, shared, or with capacity consumed."""
+
+    whole: AbstractSet[DeviceID]
+    consumed: Mapping[DeviceID, object]
+    shared: AbstractSet[DeviceID]
+
+    @staticmethod
+    def of(state: AllocatedState) -> "_InUse":
+        shared = frozenset(d for d, _ in state.allocated_shared_device_ids)
+        return _InUse(state.allocated_devices, state.aggregated_capacity, shared)
+
+    def count(self, devices: tuple[DeviceID, ...]) -> int:
+        whole, consumed, shared = self.whole, self.consumed, self.shared
+        return sum(1 for d in devices if d in whole or d in consumed or d in shared)
 
 
 @dataclass(slots=True, frozen=True)
