@@ -126,6 +126,8 @@ class FilterNodesMixin(FilterMixin):
                                  dtype=np.int64)
             kept.index, kept.features = allocator.index, allocator.features
         row_keys = kept.keys[rows]
+        if (row_keys == row_keys[0]).all():  # the usual case: every node sees the same pools
+            return [rows]
         _, inverse, counts = np.unique(row_keys, return_inverse=True, return_counts=True)
         if len(counts) == len(rows):
             return [rows[k:k + 1] for k in range(len(rows))]
