@@ -13,7 +13,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from functools import lru_cache
 
-from kubesched.objects.dra import Device
+from kubesched.objects.dra import Device, ResourceSlice
 
 from .pools import Pool
 from .types import DeviceID
@@ -55,7 +55,7 @@ def _consumption_only_grows(pool: Pool) -> bool:
 class CounterTracker:
     """The counters of one ``Allocate`` call."""
 
-    __slots__ = ("_available", "_is_allocated", "_consumed", "_across", "_version")
+    __slots__ = ("_available", "_is_allocated", "_consumed", "_across", "_version", "_device_ids", "_negative")
 
     def __init__(
         self,
@@ -63,6 +63,7 @@ class CounterTracker:
         is_allocated: Callable[[DeviceID], bool],
         across: dict[tuple[int, int], tuple[Pool, CounterSets]] | None = None,
         version: Callable[[Pool], int] | None = None,
+        device_ids: Callable[[ResourceSlice], tuple[DeviceID, ...]] | None = None,
     ) -> None:
         self._available = available  # the allocator's cache, shared by its calls
         self._is_allocated = is_allocated
@@ -71,6 +72,10 @@ class CounterTracker:
         # kept across allocators: the same pool with the same allocations leaves the same.
         self._across = across
         self._version = version
+        self._device_ids = device_ids
+        # Per counters-left table (by id; they stay in ``_available``): whether a counter is
+        # below zero already.
+        self._negative: dict[int, bool] = {}
 
     def _available_for(self, pool: Pool) -> CounterSets:
         found = self._available.get(pool.pool)
@@ -85,8 +90,12 @@ class CounterTracker:
         available: CounterSets = {name: {c: q.number for c, q in cs.counters.items()} for name, cs in pool.counter_sets.items()}
         for slices in (pool.slices_targeting_node, pool.slices_not_targeting_node):
             for slice_ in slices:
-                for device in slice_.devices:
-                    if not device.consumes_counters or not self._is_allocated(DeviceID(slice_.driver, slice_.pool.name, device.name)):
+                ids = self._device_ids(slice_) if self._device_ids is not None else None
+                for position, device in enumerate(slice_.devices):
+                    if not device.consumes_counters:
+                        continue
+                    device_id = ids[position] if ids is not None else DeviceID(slice_.driver, slice_.pool.name, device.name)
+                    if not self._is_allocated(device_id):
                         continue
                     for counter_set, values in _consumption(device):
                         counters = available.get(counter_set, {})
@@ -106,11 +115,20 @@ class CounterTracker:
         a device of the pool consumes a negative amount."""
         if not _consumption_only_grows(pool):
             return False
-        demand = _demand(device)
-        for set_name, counters_available in self._available_for(pool).items():
-            wanted = demand.get(set_name)
-            for name, value in counters_available.items():
-                if value < (wanted.get(name, 0) if wanted is not None else 0):
+        available = self._available_for(pool)
+        negative = self._negative.get(id(available))
+        if negative is None:
+            negative = self._negative[id(available)] = any(v < 0 for counters in available.values() for v in counters.values())
+        if negative:
+            return True  # ``take`` compares every counter of the pool, consumed or not
+        # Every counter is at least zero, so only those the device consumes can fall short.
+        for set_name, wanted in _demand(device).items():
+            counters_available = available.get(set_name)
+            if counters_available is None:
+                continue
+            for name, value in wanted.items():
+                left = counters_available.get(name)
+                if left is not None and left < value:
                     return True
         return False
 

@@ -109,7 +109,7 @@ class Attempt:
         self.visits: dict[int, Positions] = {}  # per PoolVerdicts (kept alive by the index)
         self.device_matches_request: dict[tuple[int, int, int, int], bool] = {}
         self.constraints: list[list[Constraint]] = [[] for _ in claims]
-        self.counters = CounterTracker(parent.available_counters, parent.is_allocated, parent.index.counters_left, parent.pool_version)
+        self.counters = CounterTracker(parent.available_counters, parent.is_allocated, parent.index.counters_left, parent.pool_version, parent.index.device_ids)
         self.request_data: dict[tuple[int, int, int], _RequestData] = {}
         self.allocating_devices: dict[DeviceID, set[int]] = {}
         self.allocating_capacity: dict[DeviceID, ConsumedCapacity] = {}
