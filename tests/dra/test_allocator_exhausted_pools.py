@@ -124,9 +124,17 @@ def test_skipping_exhausted_pools_changes_no_decision(seed: int) -> None:
     skipping = SliceIndex(slices)  # kept across steps: its memo, stamps and verdicts follow the state
     state = AllocatedState()
     held: list[AllocationResult] = []
+    devices = [(s.driver, s.pool.name, d.name) for s in slices for d in s.devices]
     for step in range(12):
         if held and rng.random() < 0.2:
             state.remove_allocation(held.pop(rng.randrange(len(held))))
+        if devices and rng.random() < 0.2:  # taken outside this allocator: counters may go below zero
+            driver, pool, name = rng.choice(devices)
+            outside = claim(f"outside-{step}", {"name": "r", "exactly": {"deviceClassName": CLASS_A}},
+                            status={"allocation": {"devices": {"results": [{"request": "r", "driver": driver, "pool": pool, "device": name}]}}})
+            assert outside.allocation is not None
+            state.add_allocation(outside.allocation)
+            held.append(outside.allocation)
         claims = [_claim(rng, f"claim-{step}-{i}") for i in range(rng.choice([1, 1, 2]))]
         node_name = rng.choice([NODE_1, NODE_2])
         fast = Allocator(Features(), state, classes, skipping)
