@@ -138,6 +138,7 @@ def test_skipping_exhausted_pools_changes_no_decision(seed: int) -> None:
         claims = [_claim(rng, f"claim-{step}-{i}") for i in range(rng.choice([1, 1, 2]))]
         node_name = rng.choice([NODE_1, NODE_2])
         fast = Allocator(Features(), state, classes, skipping)
+        fast.min_pools_to_skip = 1  # these nodes see a few pools: skip them all the same
         slow = Allocator(Features(), state, classes, SliceIndex(slices), skip_exhausted_pools=False)
         got, results = _outcome(fast, node_name, claims)
         want, _ = _outcome(slow, node_name, claims)
@@ -164,7 +165,9 @@ def test_a_pool_found_exhausted_is_skipped_until_its_version_changes() -> None:
     state.add_allocation(held.allocation)
 
     def pick(name: str) -> str:
-        results = Allocator(Features(), state, lister, index).allocate(node(), [claim(name, {"name": "r", "exactly": {"deviceClassName": CLASS_A}})])
+        allocator = Allocator(Features(), state, lister, index)
+        allocator.min_pools_to_skip = 1
+        results = allocator.allocate(node(), [claim(name, {"name": "r", "exactly": {"deviceClassName": CLASS_A}})])
         assert results is not None
         return f"{results[0].devices[0].pool}/{results[0].devices[0].device}"
 
@@ -174,3 +177,10 @@ def test_a_pool_found_exhausted_is_skipped_until_its_version_changes() -> None:
     state.remove_allocation(held.allocation)
     assert pick("b") == "a-full/device-1"
     assert verdicts.marks[0] == state.pool_version(DRIVER_A, "a-full") * 2  # judged again: not exhausted
+
+
+def test_a_node_with_few_pools_keeps_no_verdicts() -> None:
+    index = SliceIndex([resource_slice("s", NODE_1, "pool", DRIVER_A, device("device-1"))])
+    allocator = Allocator(Features(), AllocatedState(), Lister([device_class(CLASS_A, DRIVER_A)]), index)
+    assert allocator.allocate(node(), [claim("c", {"name": "r", "exactly": {"deviceClassName": CLASS_A}})]) is not None
+    assert not index.verdicts  # one pool: scanning it costs less than judging it

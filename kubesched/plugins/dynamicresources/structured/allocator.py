@@ -24,7 +24,9 @@ from .counters import CounterSets
 from .search import Attempt
 from .types import AllocatedState, DeviceClassLister, DeviceID, Features
 
-__all__ = ["Allocator"]
+__all__ = ["Allocator", "MIN_POOLS_TO_SKIP"]
+
+MIN_POOLS_TO_SKIP = 8
 
 
 class Allocator:
@@ -52,6 +54,9 @@ class Allocator:
         self.available_counters: dict[str, CounterSets] = {}
         self.num_allocate_one_invocations = 0
         self.skip_exhausted_pools = skip_exhausted_pools
+        # Nodes with fewer pools are searched without verdicts: scanning a pool or two costs
+        # less than keeping verdicts for them.
+        self.min_pools_to_skip = MIN_POOLS_TO_SKIP
         self._shared_devices: set[DeviceID] | None = None
         self._signatures: dict[int, tuple[ResourceClaim, int]] = {}
         # Per node pools key: each pool's version in the allocated state, and the newest of them.
@@ -75,7 +80,8 @@ class Allocator:
         node_pools = self.index.node_pools(node, self.features)
         stamp = self._stamps.get(node_pools.key)
         if stamp is None:  # the state does not change while this allocator lives
-            stamp = self.index.stamps.stamp(node_pools, self.allocated_state)
+            per_pool_from = self.min_pools_to_skip if self.skip_exhausted_pools else len(node_pools.pools) + 1
+            stamp = self.index.stamps.stamp(node_pools, self.allocated_state, per_pool_from)
             self._stamps[node_pools.key] = stamp
         claims_key = self._claims_key(claims)
         if claims_key is not None:

@@ -25,8 +25,9 @@ __all__ = ["PoolStamps", "PoolVerdicts", "Positions", "Stamp", "Versions", "posi
 
 Versions = npt.NDArray[np.int64]
 Positions = npt.NDArray[np.intp]
-# Each pool's version (in the order of the node's pools), and the newest of them.
-Stamp = tuple[Versions, int]
+# Each pool's version (in the order of the node's pools; None when not wanted), and the newest
+# of them.
+Stamp = tuple[Versions | None, int]
 
 
 class PoolVerdicts:
@@ -74,8 +75,13 @@ class PoolStamps:
         self._followed: dict[int, _Followed] = {}
         self._lock = threading.Lock()
 
-    def stamp(self, node_pools: NodePools, state: AllocatedState) -> Stamp:
-        """A copy of the versions (the caller keeps it while the state may move on)."""
+    def stamp(self, node_pools: NodePools, state: AllocatedState, per_pool_from: int = 0) -> Stamp:
+        """A copy of the versions (the caller keeps it while the state may move on); only the
+        newest, read directly, for fewer than ``per_pool_from`` pools (a node's own pool or
+        two: following them costs more than reading them)."""
+        keys = node_pools.pool_keys
+        if len(keys) < per_pool_from:
+            return None, max(map(state.versions.get, keys, repeat(state.origin)), default=state.origin)
         with self._lock:
             followed = self._followed.get(node_pools.key)
             changes = state.changes
@@ -92,7 +98,6 @@ class PoolStamps:
                                 followed.newest = version
                     followed.seen = state.changes_dropped + len(changes)
                     return versions.copy(), followed.newest
-            keys = node_pools.pool_keys
             versions = np.fromiter(map(state.versions.get, keys, repeat(state.origin)), dtype=np.int64, count=len(keys))
             # The newest version stands for all of them: versions are unique, increasing
             # numbers and only add_allocation / remove_allocation change a pool, so two states

@@ -117,9 +117,9 @@ class Attempt:
 
     # --- setup -------------------------------------------------------------------------------
 
-    def run(self, node_pools: NodePools, stamp: Versions) -> list[ClaimPicks] | None:
+    def run(self, node_pools: NodePools, stamp: Versions | None) -> list[ClaimPicks] | None:
         """The search over the node's pools; ``stamp`` holds each pool's version in the
-        allocated state."""
+        allocated state (None: pools are not skipped)."""
         self.node_pools = node_pools
         self.pools = node_pools.pools
         self.stamp = stamp
@@ -181,7 +181,7 @@ class Attempt:
         )
         if request.allocation_mode == EXACT_COUNT:
             data.num_devices = request.count
-            if not request.admin_access and self.node_pools is not None and self.a.skip_exhausted_pools:
+            if not request.admin_access and self.node_pools is not None and self.stamp is not None:
                 data.verdicts = self.a.index.pool_verdicts(self.node_pools.key, self.a.request_key(claim, key[1], key[2], request, device_class), len(self.pools))
             return data
         if request.allocation_mode != ALL:
