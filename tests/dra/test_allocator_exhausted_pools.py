@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from kubesched.objects.dra import AllocationResult, ResourceClaim, ResourceSlice
+from kubesched.plugins.dynamicresources.structured import types
 from kubesched.plugins.dynamicresources.structured import (
     AllocatedState,
     AllocationError,
@@ -118,6 +119,16 @@ def _outcome(allocator: Allocator, node_name: str, claims: list[ResourceClaim]) 
 
 @pytest.mark.parametrize("seed", range(150))
 def test_skipping_exhausted_pools_changes_no_decision(seed: int) -> None:
+    _compare_with_reference(seed)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_short_change_log_changes_no_decision(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(types, "_CHANGES_KEPT", 3)  # the state forgets its changes often
+    _compare_with_reference(seed)
+
+
+def _compare_with_reference(seed: int) -> None:
     rng = random.Random(seed)
     slices = _cluster(rng)
     classes = Lister([device_class(CLASS_A, DRIVER_A, selectors=[{"cel": {"expression": "true"}}])])  # both drivers

@@ -84,20 +84,25 @@ class PoolStamps:
             return None, max(map(state.versions.get, keys, repeat(state.origin)), default=state.origin)
         with self._lock:
             followed = self._followed.get(node_pools.key)
-            changes = state.changes
-            if followed is not None and followed.state is state and followed.seen >= state.changes_dropped:
-                start = followed.seen - state.changes_dropped
-                if len(changes) - start <= len(node_pools.pool_keys):
+            # Read the log before the versions: what it lists is in ``versions`` already (the
+            # state writes the version, then logs it), so nothing listed later is missed.
+            changes, dropped = state.changes, state.changes_dropped
+            end = len(changes)
+            if followed is not None and followed.state is state and followed.seen >= dropped:
+                start = followed.seen - dropped
+                if start <= end and end - start <= len(keys):
                     positions = node_pools.positions
                     versions = followed.versions
-                    for key, version in changes[start:]:
+                    # In order, so re-reading entries already applied leaves the same result.
+                    for key, version in changes[start:end]:
                         position = positions.get(key)
                         if position is not None:
                             versions[position] = version
                             if version > followed.newest:
                                 followed.newest = version
-                    followed.seen = state.changes_dropped + len(changes)
-                    return versions.copy(), followed.newest
+                    if state.changes is changes and state.changes_dropped == dropped:
+                        followed.seen = dropped + end
+                        return versions.copy(), followed.newest
             versions = np.fromiter(map(state.versions.get, keys, repeat(state.origin)), dtype=np.int64, count=len(keys))
             # The newest version stands for all of them: versions are unique, increasing
             # numbers and only add_allocation / remove_allocation change a pool, so two states
@@ -105,5 +110,8 @@ class PoolStamps:
             newest = int(versions.max()) if len(keys) else state.origin
             if len(self._followed) >= 1 << 16:
                 self._followed.clear()
-            self._followed[node_pools.key] = _Followed(state, state.changes_dropped + len(changes), versions, newest)
+            if state.changes is changes and state.changes_dropped == dropped:  # not cut short meanwhile
+                self._followed[node_pools.key] = _Followed(state, dropped + end, versions, newest)
+            else:
+                self._followed.pop(node_pools.key, None)
             return versions.copy(), newest

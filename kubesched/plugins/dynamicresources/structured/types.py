@@ -110,8 +110,11 @@ class AllocatedState:
             return
         self.versions[key] = version
         if len(self.changes) >= _CHANGES_KEPT:
+            # The count first, then a new list: a reader that sees the old list with the new
+            # count finds it has not seen the dropped ones, or re-reads entries in order.
             self.changes_dropped += len(self.changes)
-            self.changes = []
+            self.changes = [(key, version)]
+            return
         self.changes.append((key, version))
 
     @staticmethod
