@@ -230,8 +230,17 @@ class Cache:
 
     def add_pod(self, pod: PodInfo) -> None:
         """A bound pod seen by the informer; confirms an assumed one."""
-        pod = self._compactor.compact(pod)
         state = self._pods.get(pod.uid)
+        if state is not None and state.assumed and state.pod is pod:
+            # The informer hands back the very object that was assumed (the simulator's
+            # binding): nothing can differ but the raw document the compact copy drops.
+            info = self.nodes.get(state.node_name)
+            if info is not None and info.pods.get(pod.uid) is pod:
+                compact = self._compactor.compact(pod)
+                info.replace_pod(pod, compact)
+                state.pod, state.assumed, state.binding_finished, state.deadline = compact, False, False, None
+                return
+        pod = self._compactor.compact(pod)
         if state is not None:
             if state.assumed:
                 if state.node_name != pod.node_name:

@@ -165,6 +165,7 @@ class Simulation:
         self.scheduler: Scheduler = new_scheduler(
             config, self.cluster, self.clock, registry, tie_break, seed, on_attempt=self._on_attempt
         )
+        self.scheduler.binding_records = on_attempt is not None  # only an observer of attempts reads them
         self.outcomes: dict[str, PodOutcome] = {}
         self._changes = 0  # bumps on every binding: a retry can only differ after one
         self._scheduled = 0  # outcomes with a node, for progress reports

@@ -14,7 +14,7 @@ from typing import Callable, Concatenate, ParamSpec, Protocol, TypeVar
 
 from .status import Code, Status
 
-__all__ = ["PluginObserver", "code_label", "count_evaluations", "PointObserver", "measured", "first_status", "second_status", "no_status", "own_status"]
+__all__ = ["MEASURED_METHODS", "PluginObserver", "code_label", "count_evaluations", "PointObserver", "measured", "first_status", "second_status", "no_status", "own_status"]
 
 PointObserver = Callable[[str, str, float], None]
 """Told of one extension point run: its name as upstream labels it, the status code's label, seconds."""
@@ -60,9 +60,15 @@ def no_status(result: object) -> Status | None:
     return None
 
 
+MEASURED_METHODS: set[str] = set()
+"""The names of the methods ``measured`` wrapped: an owner with no observer may call their
+bodies directly (``Framework`` does, sparing every extension point the wrapper's call)."""
+
+
 def measured(point: str, status_of: Callable[[object], Status | None]
              ) -> Callable[[Callable[Concatenate[S, P], R]], Callable[Concatenate[S, P], R]]:
     def decorate(method: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
+        MEASURED_METHODS.add(method.__name__)
         def run(self: S, /, *args: P.args, **kwargs: P.kwargs) -> R:
             observer = self.observe_point
             if observer is None:

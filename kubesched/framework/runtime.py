@@ -34,7 +34,7 @@ from .interfaces import (
     QueueSortPlugin,
     ReservePlugin,
 )
-from .measured import PluginObserver, PointObserver, code_label, count_evaluations, measured, second_status
+from .measured import MEASURED_METHODS, PluginObserver, PointObserver, code_label, count_evaluations, measured, second_status
 from .outcomes import EXTENSION_POINTS, POINT_METHODS, FilterOutcome, FrameworkError, ScoreOutcome, go_list
 from .runtime_binding import BindingRuns
 from .runtime_filter import FilterRuns
@@ -79,7 +79,8 @@ class Framework(FilterRuns, ScoreRuns, BindingRuns, SignRuns):
         self.weights = dict(weights)
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self.instances: dict[str, Plugin] = instances or {}
-        self.observe_point: PointObserver | None = None  # extension-point timings (the live mode's metrics)
+        self._observe_point: PointObserver | None = None
+        self.observe_point = None  # extension-point timings (the live mode's metrics)
         self.observe_plugin: PluginObserver | None = None  # per-plugin timings, in sampled cycles
         # (plugin, extension point) -> evaluations, upstream's plugin_evaluation_total; None
         # (simulate) counts nothing. A plain dict the scrape reads: a few additions per cycle.
@@ -99,6 +100,26 @@ class Framework(FilterRuns, ScoreRuns, BindingRuns, SignRuns):
         self._bind = cast(list[BindPlugin], pts["bind"])
         self._post_bind = cast(list[PostBindPlugin], pts["postBind"])
         self._init_signing(pts)
+
+    @property
+    def observe_point(self) -> PointObserver | None:
+        """Told of each extension point's run (point, status code, seconds); None: nothing is timed."""
+        return self._observe_point
+
+    @observe_point.setter
+    def observe_point(self, observer: PointObserver | None) -> None:
+        # Without an observer each point's method is its undecorated body, bound on the
+        # instance: the timing wrapper's call is spared at every point of every cycle.
+        self._observe_point = observer
+        cls = type(self)
+        for name in MEASURED_METHODS:
+            body = getattr(getattr(cls, name, None), "__wrapped__", None)
+            if body is None:
+                continue
+            if observer is None:
+                self.__dict__[name] = body.__get__(self, cls)
+            else:
+                self.__dict__.pop(name, None)
 
     # -- introspection ------------------------------------------------------
     def plugin(self, name: str) -> Plugin | None:

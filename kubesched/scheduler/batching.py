@@ -81,6 +81,11 @@ class OpportunisticBatch:
         self.last_chosen = ""  # and the node it chose
         self.batched_pods = 0
 
+    def may_hint(self) -> bool:
+        """Whether ``node_hint`` has anything to do: a stored state to hint from, or metrics to
+        count the attempt in (without either, a cycle skips the call)."""
+        return self.state is not None or self.metrics is not None
+
     def node_hint(self, signature: LazySignature, cycle: int, rejects_node: Callable[[str], bool | None]) -> str:
         """The hinted node's name, or "" (upstream's ``GetNodeHint``).
 

@@ -44,7 +44,6 @@ from .binding_cycle import (
     BindingWork,
     DirectBinder,
     binds_by_default_binder,
-    guarded,
     run_inline,
 )
 from .event_handlers import EventHandlers
@@ -93,11 +92,14 @@ class Scheduler(EventHandlers, BindingCycle):
         algorithm.metrics = metrics
         self._cycle_started: dict[str, float] = {}  # pod uid -> start of its attempt, while metrics are kept
         self.permit_log: deque[PermitWait] = deque(maxlen=PERMIT_LOG_SIZE)  # pods that waited at Permit, latest last
+        # Whether chosen attempts carry their binding record (Reserve ... Bind, for explain
+        # output and reports); an owner whose attempt observer never reads it turns it off.
+        self.binding_records = True
 
     # -- the loop -----------------------------------------------------------
     def schedule_one(self, block: bool = False, timeout: float | None = None) -> bool:
         """Run one scheduling attempt; False when no pod was ready."""
-        queued = self.queue.pop(block=block, timeout=timeout)
+        queued = self.queue.pop(block, timeout)
         if queued is None:
             return False
         pod = queued.pod
@@ -139,7 +141,10 @@ class Scheduler(EventHandlers, BindingCycle):
             self._handle_failure(fwk, queued, Status.as_error(err), err, None)
             return True
         self.nominator.delete(pod)  # placed: its nomination, if any, has served
-        status = guarded(fwk.run_reserve, state, assumed, host)
+        try:
+            status = fwk.run_reserve(state, assumed, host)
+        except Exception as err:  # a plugin that raises fails Reserve
+            status = Status.as_error(err)
         if status is not None:
             binding_failed(attempt, "Reserve", status)
             self._undo(fwk, state, assumed, host)
@@ -177,7 +182,7 @@ class Scheduler(EventHandlers, BindingCycle):
         attempt = Attempt(queued.pod, queued.attempts, fwk.profile_name, result, error,
                           snapshot.table.frozen_names(), started, self.clock.now(), post_filter=post_filter,
                           walk=self.algorithm.last_walk)
-        if result is not None:
+        if result is not None and self.binding_records:
             attempt.binding = {"result": "pending"}  # filled in by the binding cycle (binding_record.py)
         self.on_attempt(attempt)
         return attempt

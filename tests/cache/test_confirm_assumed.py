@@ -93,6 +93,30 @@ def test_confirming_an_assumed_pod_equals_remove_then_add():
     assert cache.table.pod_generation == generation  # sums unchanged: no row to recompute
 
 
+def test_the_very_assumed_object_handed_back_is_confirmed_as_remove_then_add():
+    # The simulator's informer reports the bound pod as the object that was assumed.
+    cache, recorder = _cache_with_pods()
+    pending = make_pod("web", cpu="250m", memory="2Gi", host_ports=[80], affinity=_anti_affinity(), labels={"app": "web"})
+    assumed = pending.copy_with(node_name="n1")
+    cache.assume_pod(assumed, "n1")
+    generation = cache.table.pod_generation
+
+    cache.add_pod(assumed)
+
+    reference, _ = _cache_with_pods()
+    reference.add_pod(assumed.copy_with(raw=None))
+    assert _state(cache, "n1") == _state(reference, "n1")
+    assert not cache.is_assumed(assumed)
+    stored = cache.get_pod(assumed.uid)
+    assert stored is not assumed and stored.raw is None  # the cache keeps its compact copy
+    assert cache.nodes["n1"].pods[assumed.uid] is stored
+    assert cache.nodes["n1"].pods_with_required_anti_affinity[assumed.uid] is stored
+    assert [e for e in recorder.events if e[1] == "default/web"] == [("added", "default/web", id(assumed))]
+    assert cache.table.pod_generation == generation
+    cache.remove_pod(assumed)  # confirmed, it is a bound pod like any other
+    assert assumed.uid not in cache.nodes["n1"].pods
+
+
 def test_observers_see_a_confirmation_that_changes_a_field_as_remove_then_add():
     cache, recorder = _cache_with_pods()
     assumed = make_pod("web", cpu="250m", memory="2Gi", labels={"app": "web"}).copy_with(node_name="n1")

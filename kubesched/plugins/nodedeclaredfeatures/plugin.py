@@ -75,6 +75,8 @@ def _memo(pod: PodInfo) -> tuple[frozenset[str], tuple[str, ...]]:
     if found is not None and found[0] is spec:
         return found[1], found[2]
     features = infer_for_scheduling(spec)
+    if not features:  # most pods: inferring nothing costs less than remembering it
+        return features, ()
     if len(_MEMO) >= 4096:
         _MEMO.clear()
     _MEMO[pod.uid] = (spec, features, tuple(sorted(features)))
