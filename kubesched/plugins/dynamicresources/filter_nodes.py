@@ -1,9 +1,12 @@
 """DynamicResources' Filter for every candidate node at once (kubesched's batch form).
 
 Plain claims: the verdicts of one claim shape are kept across pods (``verdicts.py``) and
-only the rows not known yet are allocated; allocated claims' node selectors are one mask
-each. Only DRA-backed extended resources: nodes grouped by which of them a device plugin
-does not provide, one node claim per group. Anything else goes row by row through the
+only the rows not known yet are allocated, once per group of nodes that see the same pools
+(``Allocator.node_key``); allocated claims' node selectors are one mask each. Only
+DRA-backed extended resources: nodes grouped by which of them a device plugin does not
+provide, one node claim per group, verdicts kept by what the classes select (pods of
+classes selecting the same devices share them) with the devices found, which Reserve
+reuses. Anything else goes row by row through the
 per-node Filter (``filtering.py``). Apart from it because it is an optimisation of the
 same decision, with the same answers.
 """
