@@ -10,7 +10,6 @@ controller before the first cycle (``plugins.dynamicresources.controller``).
 
 from __future__ import annotations
 
-import copy
 import datetime
 import functools
 from collections.abc import Mapping
@@ -75,14 +74,17 @@ class SimulatedClaims:
         return dict(found)  # writers copy the parts they change (metadata, status): the stored object stays as it was
 
     def create_resource_claim(self, claim: JSONObject) -> JSONObject:
+        """The claim as stored: a new document and ``metadata`` (name, namespace and uid set), no
+        ``status``. The other parts (``spec``, annotations, owner references) are stored as sent,
+        not copied: the caller (PreBind) builds the document for this call and keeps no hold on it,
+        and stored documents are never changed in place (writers copy what they change)."""
         store = self._claim_store()
-        doc = copy.deepcopy(dict(claim))
+        doc = {key: value for key, value in claim.items() if key != "status"}
         meta = _meta(doc)
         namespace = str(meta.get("namespace") or "default")
         name = deterministic_name(namespace, str(meta.get("generateName") or ""), _Taken(store, namespace))
         meta.update(name=name, namespace=namespace, uid=claim_uid(namespace, name))
         doc["metadata"] = meta
-        doc.pop("status", None)
         store.upsert(doc)
         return doc
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from ...framework import Code, CycleState, Handle, Status
 from ...framework.features import Features
 from ...framework.handle import JSONObject, ResourceClaimWriter
-from ...objects.dra import ResourceClaim, allocation_to_json, parse_resource_claim
+from ...objects.dra import ResourceClaim, allocation_to_json
 from ...objects.errors import ObjectError
 from ...objects.pod import PodInfo
 from .binding_conditions import DEFAULT_BINDING_TIMEOUT, pre_bind_wait
@@ -122,7 +122,7 @@ class BindingMixin:
                     raise BindError(f"extended resource claim not found for node {node_name}")
                 created = client.create_resource_claim(claim_document(found.extended_claim, found.extended_requests))
                 raw = created
-                claim = _parse(created)
+                claim = _record_of(self.manager, created)
                 s.claims[index] = claim
             else:
                 raw = self.manager.raw_claim(claim)
@@ -136,9 +136,9 @@ class BindingMixin:
                 raw, allocation_json, consumer,
                 set_allocation_timestamp=(self.features.enable_dra_device_binding_conditions
                                           and self.features.enable_dra_resource_claim_device_status))
-            current = self.manager.get_claim(claim.namespace, claim.name)
-            if current is not None and self.manager.raw_claim(current) is stored:
-                bound = current  # the store has it already (simulate): parsed once, on its way in
+            current = _held(self.manager, stored)
+            if current is not None:
+                bound = current
             else:
                 bound = _parse_with(self.manager, stored)
                 self.manager.assume_claim(stored, bound)
@@ -153,15 +153,29 @@ class BindingMixin:
                 self.manager.remove_pending_allocation(pending_uid)
 
 
+def _held(manager: DraManager, doc: JSONObject) -> ResourceClaim | None:
+    """The manager's record of ``doc`` when the claim store holds that very document: the
+    simulated API server stores a write at once and the manager parses it on its way in, so
+    PreBind reads that record rather than parsing the document again. None in ``run`` (the
+    informer delivers the write later) or when the manager refused the document."""
+    meta = doc.get("metadata")
+    if not isinstance(meta, dict):
+        return None
+    current = manager.get_claim(str(meta.get("namespace") or "default"), str(meta.get("name") or ""))
+    if current is None or current.meta.uid != (meta.get("uid") or "") or manager.raw_claim(current) is not doc:
+        return None
+    return current
+
+
+def _record_of(manager: DraManager, doc: JSONObject) -> ResourceClaim:
+    """The record of a claim PreBind just created: the manager's when it has it (``_held``), else
+    parsed (through the manager: its spec records are shared)."""
+    held = _held(manager, doc)
+    return held if held is not None else _parse_with(manager, doc)
+
+
 def _parse_with(manager: DraManager, doc: JSONObject) -> ResourceClaim:
     try:
         return manager.parse_claim(doc)
-    except ObjectError as err:
-        raise BindError(f"the API server returned a claim kubesched cannot read: {err}") from None
-
-
-def _parse(doc: JSONObject) -> ResourceClaim:
-    try:
-        return parse_resource_claim(doc)
     except ObjectError as err:
         raise BindError(f"the API server returned a claim kubesched cannot read: {err}") from None

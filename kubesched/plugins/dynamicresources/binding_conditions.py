@@ -218,10 +218,12 @@ def pre_bind_wait(handle: Handle, manager: DraManager, features: Features, claim
     the wait; an error status when a device failed or the time ran out."""
     if not (features.enable_dra_device_binding_conditions and features.enable_dra_resource_claim_device_status):
         return None
+    # The claims first: a check against a runtime_checkable protocol costs more than this scan,
+    # and almost no pod waits.
+    if not has_binding_conditions(claims):
+        return None
     client = handle.client
     if not isinstance(client, BindingConditionsReported) or not client.binding_conditions_reported():
-        return None
-    if not has_binding_conditions(claims):
         return None
     handle.event_recorder.record_event(pod, "Normal", "BindingConditionsPending",
                                        f"waiting for binding conditions for device on node {node_name}")
