@@ -43,3 +43,14 @@ def test_an_unobserved_framework_reports_nothing() -> None:
     state.record_plugin_metrics = True
     result, status, _ = fwk.run_pre_filter(state, POD, cluster.snapshot)  # no observer set: just runs
     assert status is None
+
+
+def test_an_observer_removed_hears_no_more_runs() -> None:
+    cluster, fwk = _framework()
+    seen: list[str] = []
+    fwk.observe_point = lambda point, code, seconds: seen.append(point)
+    fwk.run_reserve(CycleState(), POD, "n1")
+    fwk.observe_point = None  # the points run unwrapped again
+    fwk.run_reserve(CycleState(), POD, "n1")
+    fwk.run_pre_filter(CycleState(), POD, cluster.snapshot)
+    assert seen == ["Reserve"]
