@@ -22,8 +22,9 @@ seconds per scheduled pod (its own rusage, whole process and after sync), its pe
 the events written per pod (``Scheduled`` and ``FailedScheduling``, read back from the
 API server once the writer is idle: upstream writes one per pod, 1.00), the scheduling
 attempts per unschedulable pod (``scheduler_schedule_attempts_total``; upstream makes
-one when nothing changes), and (with ``--profile-share``, a second run under cProfile,
-main thread only) the share of its CPU spent in the API client and JSON.
+one when nothing changes), and (with ``--profile-share``, a second run under cProfile timed
+by the process's CPU clock, functions of the main thread) the share of its CPU spent in the
+API client and JSON, and its top functions (``BENCH_LIVE_PROFILE_OUT=FILE`` keeps the profile).
 
 Differences from upstream's scheduler_perf: the API server is kubesched's test server
 (Python, in memory, no etcd, no admission), so absolute rates are bounded by it; the
@@ -484,7 +485,7 @@ def main(argv: list[str] | None = None) -> int:
             result.client_share, result.shares = profiled.client_share, profiled.shares
         print(result.line(), flush=True)
         if result.shares:
-            print("    CPU shares (cProfile, event-loop thread): "
+            print("    CPU shares (cProfile on the CPU clock, event-loop thread's functions): "
                   + ", ".join(f"{g} {s:.0%}" for g, s in result.shares.items()))
     return 0
 
