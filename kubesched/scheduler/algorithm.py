@@ -269,7 +269,8 @@ class Algorithm:
                     processed = n
             feasible = order[chosen]
             diagnosis.evaluated = rotated_prefix(order, start, processed)
-            fwk.count_filter_evaluations(state, outcome, visited_rows(order, start, processed))
+            if fwk.plugin_evaluations is not None:  # the live mode's metrics
+                fwk.count_filter_evaluations(state, outcome, visited_rows(order, start, processed))
         self._advance(walk, processed, snapshot.num_nodes)
         return feasible, diagnosis
 
