@@ -10,11 +10,12 @@ module because they share nothing with filtering and scoring; ``Framework``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from time import perf_counter
 
 from ..objects.pod import PodInfo
 from .cycle_state import CycleState, StateKey
-from .interfaces import BindPlugin, PermitPlugin, PostBindPlugin, PreBindPlugin, PreBindPreFlight, ReservePlugin
+from .interfaces import BindPlugin, PermitPlugin, PostBindPlugin, PreBindPlugin, ReservePlugin
 from .measured import PluginObserver, PointObserver, code_label, first_status, measured, no_status, own_status
 from .outcomes import MAX_PERMIT_TIMEOUT, FrameworkError
 from .status import Code, Status
@@ -97,9 +98,13 @@ class BindingRuns:
     def pre_bind_skipped(self, state: CycleState, pod: PodInfo, node_name: str) -> bool:
         """Every PreBind plugin's pre-flight says Skip for this pod (none has anything to do)."""
         for plugin in self._pre_bind:
-            if not isinstance(plugin, PreBindPreFlight):
+            # ``PreBindPreFlight``'s method, looked up by name: isinstance against a
+            # runtime_checkable Protocol costs ~60 µs, and this runs twice per bound pod.
+            pre_flight: Callable[[CycleState, PodInfo, str], Status | None] | None = getattr(
+                plugin, "pre_bind_pre_flight", None)
+            if pre_flight is None:
                 return False
-            status = plugin.pre_bind_pre_flight(state, pod, node_name)
+            status = pre_flight(state, pod, node_name)
             if status is None or not status.is_skip():
                 return False
         return True

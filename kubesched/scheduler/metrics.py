@@ -6,9 +6,9 @@ prefix component-base adds (``[STABLE] ...``), and counters expose no ``_created
 series (the Go client has none).
 
 Each ``SchedulerMetrics`` owns its registry: several schedulers in one process (tests,
-the simulator) never collide. Recording sits on the scheduling loop's hot path, so the
-labelled children are cached per label tuple and a record is a dict look-up plus the
-prometheus_client update. Queue lengths and unschedulable counts are not pushed: the
+the simulator) never collide. Recording sits on the scheduling loop's hot path (about
+80 records per pod), so a record is a plain dict/list update on a cell per label tuple
+(``metric_families``) and prometheus_client only sees the values at scrape time. Queue lengths and unschedulable counts are not pushed: the
 scrape reads them from sources the integrator sets (``set_pending_source``...).
 """
 
@@ -19,9 +19,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 import prometheus_client
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import CollectorRegistry
 from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
+
+from kubesched.scheduler.metric_families import CounterFamily, GaugeFamily, HistogramFamily
 
 __all__ = [
     "CONTENT_TYPE",
@@ -225,23 +227,38 @@ class _PulledGauge(Collector):
 
 class SchedulerMetrics:
     """The scheduler's metrics in a registry of their own, with typed record methods
-    the scheduler calls (each a cached-child update: a few µs)."""
+    the scheduler calls. Each record is a dict update on a plain cell
+    (``metric_families``): no lock and no ``labels()`` look-up per call."""
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
-        self._counters: dict[str, Counter] = {}
-        self._histograms: dict[str, Histogram] = {}
-        self._gauges: dict[str, Gauge] = {}
+        self._counters: dict[str, CounterFamily] = {}
+        self._histograms: dict[str, HistogramFamily] = {}
+        self._gauges: dict[str, GaugeFamily] = {}
         self._pulled: dict[str, _PulledGauge] = {}
         self._evaluations: _PulledCounter
         for spec in SPECS.values():
             self._register(spec)
-        self._children: dict[tuple[str, tuple[str, ...]], Counter | Histogram | Gauge] = {}
-        self._algorithm = self._histograms["scheduler_scheduling_algorithm_duration_seconds"]
-        self._victims = self._histograms["scheduler_preemption_victims"]
-        self._preemptions = self._counters["scheduler_preemption_attempts_total"]
-        self._pod_attempts = self._histograms["scheduler_pod_scheduling_attempts"]
-        self._after_flush = self._counters["scheduler_pod_scheduled_after_flush_total"]
+        h, c = self._histograms, self._counters
+        self._attempts = c["scheduler_schedule_attempts_total"]
+        self._attempt_seconds = h["scheduler_scheduling_attempt_duration_seconds"]
+        self._algorithm = h["scheduler_scheduling_algorithm_duration_seconds"]
+        self._extension_points = h["scheduler_framework_extension_point_duration_seconds"]
+        self._plugins = h["scheduler_plugin_execution_duration_seconds"]
+        self._hints = h["scheduler_queueing_hint_execution_duration_seconds"]
+        self._events = h["scheduler_event_handling_duration_seconds"]
+        self._sli = h["scheduler_pod_scheduling_sli_duration_seconds"]
+        self._incoming = c["scheduler_queue_incoming_pods_total"]
+        self._permit = h["scheduler_permit_wait_duration_seconds"]
+        self._victims = h["scheduler_preemption_victims"]
+        self._preemptions = c["scheduler_preemption_attempts_total"]
+        self._pod_attempts = h["scheduler_pod_scheduling_attempts"]
+        self._after_flush = c["scheduler_pod_scheduled_after_flush_total"]
+        self._batch_attempts = c["scheduler_batch_attempts_total"]
+        self._batch_flushes = c["scheduler_batch_cache_flushed_total"]
+        self._node_hints = h["scheduler_get_node_hint_duration_seconds"]
+        self._store_results = h["scheduler_store_schedule_results_duration_seconds"]
+        self._goroutines = self._gauges["scheduler_goroutines"]
 
     def _register(self, spec: MetricSpec) -> None:
         if spec.name == _EVALUATIONS:
@@ -256,102 +273,82 @@ class SchedulerMetrics:
             return
         help_text = spec.annotated_help
         if spec.kind == "counter":
-            # prometheus_client appends ``_total`` itself.
-            self._counters[spec.name] = Counter(spec.name.removesuffix("_total"), help_text, spec.labels,
-                                                registry=self.registry)
+            self._counters[spec.name] = CounterFamily(spec.name, help_text, spec.labels, self.registry)
         elif spec.kind == "histogram":
-            self._histograms[spec.name] = Histogram(spec.name, help_text, spec.labels, registry=self.registry,
-                                                    buckets=spec.buckets)
+            self._histograms[spec.name] = HistogramFamily(spec.name, help_text, spec.labels, spec.buckets,
+                                                          self.registry)
         else:
-            self._gauges[spec.name] = Gauge(spec.name, help_text, spec.labels, registry=self.registry)
-
-    def _child(self, name: str, values: tuple[str, ...]) -> Counter | Histogram | Gauge:
-        key = (name, values)
-        child = self._children.get(key)
-        if child is None:
-            parent = self._counters.get(name) or self._histograms.get(name) or self._gauges[name]
-            child = parent.labels(*values)
-            self._children[key] = child
-        return child
-
-    def _observe(self, name: str, values: tuple[str, ...], amount: float) -> None:
-        child = self._child(name, values)
-        assert isinstance(child, Histogram)
-        child.observe(amount)
-
-    def _inc(self, name: str, values: tuple[str, ...]) -> None:
-        child = self._child(name, values)
-        assert isinstance(child, Counter)
-        child.inc()
+            self._gauges[spec.name] = GaugeFamily(spec.name, help_text, spec.labels, self.registry)
 
     # -- record methods (the scheduler's hot path) ---------------------------------
     def attempt(self, result: str, profile: str, seconds: float) -> None:
         """One scheduling attempt ended: ``result`` is scheduled, unschedulable or error."""
-        values = (result, profile)
-        self._inc("scheduler_schedule_attempts_total", values)
-        self._observe("scheduler_scheduling_attempt_duration_seconds", values, seconds)
+        key = (result, profile)
+        cells = self._attempts.cells
+        cells[key] = cells.get(key, 0) + 1
+        self._attempt_seconds.observe(key, seconds)
 
     def algorithm(self, seconds: float) -> None:
-        self._algorithm.observe(seconds)
+        self._algorithm.observe((), seconds)
 
     def extension_point(self, point: str, status: str, profile: str, seconds: float) -> None:
         """All plugins of one extension point ran; ``status`` is the Code name (Success...)."""
-        self._observe("scheduler_framework_extension_point_duration_seconds", (point, status, profile), seconds)
+        self._extension_points.observe((point, status, profile), seconds)
 
     def plugin(self, plugin: str, point: str, status: str, seconds: float) -> None:
         """One plugin ran; call it only in cycles ``should_sample_plugins`` picked."""
-        self._observe("scheduler_plugin_execution_duration_seconds", (plugin, point, status), seconds)
+        self._plugins.observe((plugin, point, status), seconds)
 
     def queueing_hint(self, plugin: str, event: str, hint: str, seconds: float) -> None:
         """``hint`` is Queue, QueueSkip or Error."""
-        self._observe("scheduler_queueing_hint_execution_duration_seconds", (plugin, event, hint), seconds)
+        self._hints.observe((plugin, event, hint), seconds)
 
     def event_handling(self, event: str, seconds: float) -> None:
-        self._observe("scheduler_event_handling_duration_seconds", (event,), seconds)
+        self._events.observe((event,), seconds)
 
     def pod_scheduled(self, attempts: int, sli_seconds: float | None) -> None:
         """A pod was bound after ``attempts`` attempts; ``sli_seconds`` runs from its first
         entry into the queue (None when unknown, as upstream skips the observation)."""
-        self._pod_attempts.observe(attempts)
+        self._pod_attempts.observe((), attempts)
         if sli_seconds is not None:
-            self._observe("scheduler_pod_scheduling_sli_duration_seconds", (attempts_label(attempts),), sli_seconds)
+            self._sli.observe((attempts_label(attempts),), sli_seconds)
 
     def scheduled_after_flush(self) -> None:
         self._after_flush.inc()
 
     def incoming(self, queue: str, event: str) -> None:
         """A pod entered ``queue`` (active, backoff, unschedulable, gated) because of ``event``."""
-        self._inc("scheduler_queue_incoming_pods_total", (queue, event))
+        key = (queue, event)
+        cells = self._incoming.cells
+        cells[key] = cells.get(key, 0) + 1
 
     def permit_wait(self, result: str, seconds: float) -> None:
-        self._observe("scheduler_permit_wait_duration_seconds", (result,), seconds)
+        self._permit.observe((result,), seconds)
 
     def preemption(self, victims: int | None) -> None:
         """A preemption attempt; ``victims`` is the chosen candidate's victim count, None
         when no candidate was found (upstream then observes no victims)."""
         self._preemptions.inc()
         if victims is not None:
-            self._victims.observe(victims)
+            self._victims.observe((), victims)
 
     def batch_attempt(self, profile: str, result: str) -> None:
         """OpportunisticBatching's answer for one pod: no_hint, hint_used or hint_not_used."""
-        self._inc("scheduler_batch_attempts_total", (profile, result))
+        self._batch_attempts.inc((profile, result))
 
     def batch_flushed(self, profile: str, reason: str) -> None:
         """The stored batch state was dropped (pod_failed, pod_skipped, node_missing, ...)."""
-        self._inc("scheduler_batch_cache_flushed_total", (profile, reason))
+        self._batch_flushes.inc((profile, reason))
 
     def node_hint(self, hinted: bool, profile: str, seconds: float) -> None:
-        self._observe("scheduler_get_node_hint_duration_seconds", ("hint" if hinted else "no_hint", profile), seconds)
+        self._node_hints.observe(("hint" if hinted else "no_hint", profile), seconds)
 
     def store_schedule_results(self, profile: str, seconds: float) -> None:
-        self._observe("scheduler_store_schedule_results_duration_seconds", (profile,), seconds)
+        self._store_results.observe((profile,), seconds)
 
     def goroutines(self, operation: str, delta: int) -> None:
         """Concurrent work in flight (``binding``, ``prioritizing_extender``...)."""
-        child = self._child("scheduler_goroutines", (operation,))
-        assert isinstance(child, Gauge)
-        child.inc(delta)
+        self._goroutines.inc((operation,), delta)
 
     # -- values read at scrape time -----------------------------------------------
     def set_pending_source(self, source: PendingSource) -> None:

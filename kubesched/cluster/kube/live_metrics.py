@@ -23,9 +23,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, ProcessCollector
+from prometheus_client import CollectorRegistry, Gauge, ProcessCollector
 from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
+
+from kubesched.scheduler.metric_families import CounterFamily, HistogramFamily
 
 __all__ = ["AsyncCallMetrics", "EventWriterStats", "LiveMetrics", "POD_BINDING", "POD_STATUS_PATCH", "RestClientMetrics"]
 
@@ -39,41 +41,41 @@ POD_BINDING = "pod_binding"
 
 
 class RestClientMetrics:
-    """What ``ApiClient`` reports about each request (its ``observer``)."""
+    """What ``ApiClient`` reports about each request (its ``observer``). Every API request
+    records three samples, so they go to plain cells (``metric_families``) keyed by
+    pre-built label tuples, not through prometheus_client's locked children."""
 
     def __init__(self, registry: CollectorRegistry, host: str) -> None:
         self.host = host
-        self._requests = Counter("rest_client_requests", "[ALPHA] Number of HTTP requests, partitioned by status "
-                                 "code, method, and host.", ("code", "host", "method"), registry=registry)
-        self._latency = Histogram("rest_client_request_duration_seconds", "[ALPHA] Request latency in seconds. "
-                                  "Broken down by verb, and host.", ("host", "verb"), registry=registry,
-                                  buckets=_REST_BUCKETS)
-        self._throttled = Histogram("rest_client_rate_limiter_duration_seconds", "[ALPHA] Client side rate limiter "
-                                    "latency in seconds. Broken down by verb, and host.", ("host", "verb"),
-                                    registry=registry, buckets=_REST_BUCKETS)
-        # Labelled children looked up once: ``labels()`` costs more than the update itself,
-        # and every API request records three samples.
-        self._throttled_by_verb: dict[str, Histogram] = {}
-        self._latency_by_verb: dict[str, Histogram] = {}
-        self._requests_by_code: dict[tuple[int, str], Counter] = {}
+        self._requests = CounterFamily("rest_client_requests_total", "[ALPHA] Number of HTTP requests, partitioned "
+                                       "by status code, method, and host.", ("code", "host", "method"), registry)
+        self._latency = HistogramFamily("rest_client_request_duration_seconds", "[ALPHA] Request latency in "
+                                        "seconds. Broken down by verb, and host.", ("host", "verb"), _REST_BUCKETS,
+                                        registry)
+        self._throttled = HistogramFamily("rest_client_rate_limiter_duration_seconds", "[ALPHA] Client side rate "
+                                          "limiter latency in seconds. Broken down by verb, and host.",
+                                          ("host", "verb"), _REST_BUCKETS, registry)
+        # Label tuples built once per verb / (code, verb).
+        self._by_verb: dict[str, tuple[str, str]] = {}
+        self._by_code: dict[tuple[int, str], tuple[str, str, str]] = {}
+
+    def _verb_key(self, verb: str) -> tuple[str, str]:
+        key = self._by_verb.get(verb)
+        if key is None:
+            key = self._by_verb[verb] = (self.host, verb)
+        return key
 
     def rate_limited(self, verb: str, seconds: float) -> None:
-        child = self._throttled_by_verb.get(verb)
-        if child is None:
-            child = self._throttled_by_verb[verb] = self._throttled.labels(self.host, verb)
-        child.observe(seconds)
+        self._throttled.observe(self._verb_key(verb), seconds)
 
     def response(self, verb: str, code: int, seconds: float) -> None:
         """``code`` 0: no HTTP answer (client-go labels it ``<error>``)."""
-        counter = self._requests_by_code.get((code, verb))
-        if counter is None:
-            counter = self._requests_by_code[(code, verb)] = self._requests.labels(
-                str(code) if code else "<error>", self.host, verb)
-        counter.inc()
-        child = self._latency_by_verb.get(verb)
-        if child is None:
-            child = self._latency_by_verb[verb] = self._latency.labels(self.host, verb)
-        child.observe(seconds)
+        key = self._by_code.get((code, verb))
+        if key is None:
+            key = self._by_code[(code, verb)] = (str(code) if code else "<error>", self.host, verb)
+        cells = self._requests.cells
+        cells[key] = cells.get(key, 0) + 1
+        self._latency.observe(self._verb_key(verb), seconds)
 
 
 class AsyncCallMetrics:
@@ -82,24 +84,23 @@ class AsyncCallMetrics:
     def __init__(self, registry: CollectorRegistry) -> None:
         self._pending = Gauge("scheduler_pending_async_api_calls", "[ALPHA] Number of API calls currently pending "
                               "in the async queue.", ("call_type",), registry=registry)
-        self._total = Counter("scheduler_async_api_call_execution", "[ALPHA] Total number of API calls executed by "
-                              "the async dispatcher.", ("call_type", "result"), registry=registry)
-        self._duration = Histogram("scheduler_async_api_call_execution_duration_seconds", "[ALPHA] Duration in "
-                                   "seconds for executing API call in the async dispatcher.",
-                                   ("call_type", "result"), registry=registry, buckets=_ASYNC_BUCKETS)
-        self._children: dict[tuple[str, bool], tuple[Counter, Histogram]] = {}
+        self._total = CounterFamily("scheduler_async_api_call_execution_total", "[ALPHA] Total number of API calls "
+                                    "executed by the async dispatcher.", ("call_type", "result"), registry)
+        self._duration = HistogramFamily("scheduler_async_api_call_execution_duration_seconds", "[ALPHA] Duration "
+                                         "in seconds for executing API call in the async dispatcher.",
+                                         ("call_type", "result"), _ASYNC_BUCKETS, registry)
+        self._keys: dict[tuple[str, bool], tuple[str, str]] = {}
 
     def set_pending_source(self, call_type: str, source: Callable[[], int]) -> None:
         self._pending.labels(call_type).set_function(lambda: float(source()))
 
     def executed(self, call_type: str, ok: bool, seconds: float) -> None:
-        children = self._children.get((call_type, ok))
-        if children is None:
-            result = "success" if ok else "error"
-            children = self._children[(call_type, ok)] = (self._total.labels(call_type, result),
-                                                          self._duration.labels(call_type, result))
-        children[0].inc()
-        children[1].observe(seconds)
+        key = self._keys.get((call_type, ok))
+        if key is None:
+            key = self._keys[(call_type, ok)] = (call_type, "success" if ok else "error")
+        cells = self._total.cells
+        cells[key] = cells.get(key, 0) + 1
+        self._duration.observe(key, seconds)
 
 
 @dataclass(slots=True)
