@@ -284,8 +284,7 @@ class SchedulerMetrics:
     def attempt(self, result: str, profile: str, seconds: float) -> None:
         """One scheduling attempt ended: ``result`` is scheduled, unschedulable or error."""
         key = (result, profile)
-        cells = self._attempts.cells
-        cells[key] = cells.get(key, 0) + 1
+        self._attempts.inc(key)
         self._attempt_seconds.observe(key, seconds)
 
     def algorithm(self, seconds: float) -> None:
@@ -318,9 +317,7 @@ class SchedulerMetrics:
 
     def incoming(self, queue: str, event: str) -> None:
         """A pod entered ``queue`` (active, backoff, unschedulable, gated) because of ``event``."""
-        key = (queue, event)
-        cells = self._incoming.cells
-        cells[key] = cells.get(key, 0) + 1
+        self._incoming.inc((queue, event))
 
     def permit_wait(self, result: str, seconds: float) -> None:
         self._permit.observe((result,), seconds)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import random
 import re
+import sys
+import threading
 
 import pytest
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
@@ -198,3 +200,27 @@ def test_the_families_expose_what_prometheus_clients_own_metrics_expose(seed: in
         ref_plain.observe(value)
     assert generate_latest(ours) == generate_latest(theirs)
 
+
+
+def test_records_from_several_threads_are_all_counted() -> None:
+    """PreBind and Bind record from binding worker threads while the loop records the rest."""
+    registry = CollectorRegistry()
+    histogram = HistogramFamily("demo_seconds", "Latency.", ("verb",), BUCKETS, registry)
+    counter = CounterFamily("demo_total", "Count.", ("verb",), registry)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter allows
+    try:
+        def record() -> None:
+            for _ in range(50_000):
+                histogram.observe(("POST",), 0.003)
+                counter.inc(("POST",))
+
+        threads = [threading.Thread(target=record) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert counter.cells[("POST",)] == 200_000
+    assert sum(histogram.cells[("POST",)][:-1]) == 200_000

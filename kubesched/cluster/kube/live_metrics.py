@@ -73,8 +73,7 @@ class RestClientMetrics:
         key = self._by_code.get((code, verb))
         if key is None:
             key = self._by_code[(code, verb)] = (str(code) if code else "<error>", self.host, verb)
-        cells = self._requests.cells
-        cells[key] = cells.get(key, 0) + 1
+        self._requests.inc(key)
         self._latency.observe(self._verb_key(verb), seconds)
 
 
@@ -98,8 +97,7 @@ class AsyncCallMetrics:
         key = self._keys.get((call_type, ok))
         if key is None:
             key = self._keys[(call_type, ok)] = (call_type, "success" if ok else "error")
-        cells = self._total.cells
-        cells[key] = cells.get(key, 0) + 1
+        self._total.inc(key)
         self._duration.observe(key, seconds)
 
 
