@@ -32,75 +32,54 @@ __all__ = ["CounterFamily", "GaugeFamily", "HistogramFamily"]
 LabelValues = tuple[str, ...]
 
 
-class CounterFamily(Collector):
+class _SummedFamily(Collector):
+    """One number per label tuple, moved by ``inc``; the family type says how it is exposed."""
+
+    _exposed_as: type[CounterMetricFamily] | type[GaugeMetricFamily]
+
+    def __init__(self, name: str, help_text: str, labels: Sequence[str] = (),
+                 registry: CollectorRegistry | None = None) -> None:
+        self.name = name
+        self.help = help_text
+        self.labels = tuple(labels)
+        self.cells: dict[LabelValues, float] = {}
+        self._lock = threading.Lock()
+        if not self.labels:  # an unlabelled series is exposed (at 0) from the start
+            self.cells[()] = 0
+        if registry is not None:
+            registry.register(self)
+
+    def inc(self, key: LabelValues = (), amount: float = 1) -> None:
+        cells = self.cells
+        self._lock.acquire()  # not ``with``: cheaper (try is free in 3.11, the context manager is not)
+        try:
+            cells[key] = cells.get(key, 0) + amount
+        finally:
+            self._lock.release()
+
+    def describe(self) -> Iterable[Metric]:
+        return [self._exposed_as(self.name, self.help, labels=self.labels)]
+
+    def collect(self) -> Iterable[Metric]:
+        family = self._exposed_as(self.name, self.help, labels=self.labels)
+        with self._lock:
+            cells = list(self.cells.items())
+        for key, value in cells:
+            family.add_metric([str(v) for v in key], float(value))
+        return [family]
+
+
+class CounterFamily(_SummedFamily):
     """A counter: ``cells[label values] += 1``. ``name`` is the exposed name (with
     ``_total``), as upstream spells it."""
 
-    def __init__(self, name: str, help_text: str, labels: Sequence[str] = (),
-                 registry: CollectorRegistry | None = None) -> None:
-        self.name = name
-        self.help = help_text
-        self.labels = tuple(labels)
-        self.cells: dict[LabelValues, float] = {}
-        self._lock = threading.Lock()
-        if not self.labels:  # an unlabelled counter is exposed (at 0) from the start
-            self.cells[()] = 0
-        if registry is not None:
-            registry.register(self)
-
-    def inc(self, key: LabelValues = (), amount: float = 1) -> None:
-        cells = self.cells
-        self._lock.acquire()  # not ``with``: cheaper (try is free in 3.11, the context manager is not)
-        try:
-            cells[key] = cells.get(key, 0) + amount
-        finally:
-            self._lock.release()
-
-    def describe(self) -> Iterable[Metric]:
-        return [CounterMetricFamily(self.name, self.help, labels=self.labels)]
-
-    def collect(self) -> Iterable[Metric]:
-        family = CounterMetricFamily(self.name, self.help, labels=self.labels)
-        with self._lock:
-            cells = list(self.cells.items())
-        for key, value in cells:
-            family.add_metric([str(v) for v in key], float(value))
-        return [family]
+    _exposed_as = CounterMetricFamily
 
 
-class GaugeFamily(Collector):
+class GaugeFamily(_SummedFamily):
     """A gauge moved up and down by deltas (``inc``) per label tuple."""
 
-    def __init__(self, name: str, help_text: str, labels: Sequence[str] = (),
-                 registry: CollectorRegistry | None = None) -> None:
-        self.name = name
-        self.help = help_text
-        self.labels = tuple(labels)
-        self.cells: dict[LabelValues, float] = {}
-        self._lock = threading.Lock()
-        if not self.labels:
-            self.cells[()] = 0
-        if registry is not None:
-            registry.register(self)
-
-    def inc(self, key: LabelValues = (), amount: float = 1) -> None:
-        cells = self.cells
-        self._lock.acquire()  # not ``with``: cheaper (try is free in 3.11, the context manager is not)
-        try:
-            cells[key] = cells.get(key, 0) + amount
-        finally:
-            self._lock.release()
-
-    def describe(self) -> Iterable[Metric]:
-        return [GaugeMetricFamily(self.name, self.help, labels=self.labels)]
-
-    def collect(self) -> Iterable[Metric]:
-        family = GaugeMetricFamily(self.name, self.help, labels=self.labels)
-        with self._lock:
-            cells = list(self.cells.items())
-        for key, value in cells:
-            family.add_metric([str(v) for v in key], float(value))
-        return [family]
+    _exposed_as = GaugeMetricFamily
 
 
 class HistogramFamily(Collector):
