@@ -174,10 +174,7 @@ def build_node_selector(devices: Sequence[tuple[ResourceSlice, Device]], node_na
     share one selector)."""
     key: list[object] = []
     for slice_, device in devices:
-        if slice_.per_device_node_selection:
-            name, selector = device.node_name, device.node_selector
-        else:
-            name, selector = slice_.node_name, slice_.node_selector
+        name, selector = _placement(slice_, device)
         if name is not None or device.binds_to_node:
             key.append(("node", node_name))
             break
@@ -200,14 +197,19 @@ def build_node_selector(devices: Sequence[tuple[ResourceSlice, Device]], node_na
 _MISSING = object()
 
 
+def _placement(slice_: ResourceSlice, device: Device) -> tuple[str | None, DraNodeSelector | None]:
+    """Where a device may be used: its own node name and selector under per-device node
+    selection, its slice's otherwise."""
+    if slice_.per_device_node_selection:
+        return device.node_name, device.node_selector
+    return slice_.node_name, slice_.node_selector
+
+
 def _build_node_selector(devices: Sequence[tuple[ResourceSlice, Device]], node_name: str) -> DraNodeSelector | None:
     expressions: list[object] = []
     fields: list[object] = []
     for slice_, device in devices:
-        if slice_.per_device_node_selection:
-            name, selector = device.node_name, device.node_selector
-        else:
-            name, selector = slice_.node_name, slice_.node_selector
+        name, selector = _placement(slice_, device)
         if name is not None or device.binds_to_node:
             raw = {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node_name]}]}]}
             return DraNodeSelector(parse_node_selector(raw, "nodeSelector"), dict(raw))
