@@ -8,35 +8,22 @@ exactly when upstream gave them one.
 from __future__ import annotations
 
 import copy
-import gzip
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
 from kubesched.cache.cache import Cache
-from kubesched.cli.main import cli
 from kubesched.clock import VirtualClock
 from kubesched.framework.config import parse_config
 from kubesched.framework.profile import build_framework
 from kubesched.objects.pod import parse_pod
 from kubesched.plugins.registry import UPSTREAM_ONLY, in_tree_registry
 from kubesched.scheduler.handle import HandleHub
-
-CASES = sorted((Path(__file__).parent / "cases-runs").glob("*.json.gz"))
-
-
-def _load(path: Path) -> dict[str, Any]:
-    with gzip.open(path) as fh:
-        data: dict[str, Any] = json.load(fh)
-    return data
-
+from tests.conformance.runs import CASES, load_case, simulate_run
 
 @pytest.mark.parametrize("path", CASES, ids=[p.name.removesuffix(".json.gz") for p in CASES])
 def test_pods_share_a_signature_exactly_when_upstreams_did(path: Path) -> None:
-    case = _load(path)
+    case = load_case(path)
     registry = in_tree_registry()
     profile = parse_config(case["config"], registry, UPSTREAM_ONLY).profiles[0]
     handle = HandleHub(Cache(), VirtualClock(), None).handle(profile.scheduler_name)
@@ -55,33 +42,13 @@ def test_pods_share_a_signature_exactly_when_upstreams_did(path: Path) -> None:
     assert all(len(theirs) == 1 for theirs in upstream_by_ours.values()), "pods upstream signed apart are signed alike"
 
 
-def _bind(case: dict[str, Any], tmp: Path) -> tuple[dict[str, str], dict[str, str]]:
-    """``simulate`` on the workload: each queued pod's node, and whether its attempt took a hint."""
-    scenario = case["scenario"]
-    items = [{"apiVersion": "v1", "kind": "Namespace", **ns} for ns in scenario.get("namespaces") or []]
-    items += [{"apiVersion": "v1", "kind": "Node", **n} for n in scenario["nodes"]]
-    items += [{"apiVersion": "v1", "kind": "Pod", **p} for p in scenario["pods"] + scenario["queue"]]
-    (tmp / "list.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
-    (tmp / "config.json").write_text(json.dumps(case["config"]))
-    result = CliRunner().invoke(cli, ["simulate", str(tmp / "list.json"), "--config", str(tmp / "config.json"),
-                                      "--output", str(tmp / "out.txt"), "--explain", str(tmp / "explain.jsonl"),
-                                      "--quiet"], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    bound = dict(line.split(" -> ") for line in (tmp / "out.txt").read_text().splitlines())
-    hints: dict[str, str] = {}
-    for line in (tmp / "explain.jsonl").read_text().splitlines():
-        record = json.loads(line)
-        hints.setdefault(record["pod"], record["walk"]["hint"])
-    return bound, hints
-
-
 def test_host_ports_on_another_ip_batch_and_bind_as_upstreams_run(tmp_path: Path) -> None:
     # Every other queued pod of the host-port workload asks for its 8080/TCP on host IP
     # 10.0.0.1 instead of all IPs. Every other pod there asks for 8080/TCP on all IPs, which
     # conflicts with any IP: NodePorts answers every pod on every node as before, and
     # upstream's signature holds port numbers only, so upstream's run is the recorded one:
     # the same hints, the same nodes.
-    case = _load(Path(__file__).parent / "cases-runs" / "batch-hostport-50-ptslist.json.gz")
+    case = load_case(Path(__file__).parent / "cases-runs" / "batch-hostport-50-ptslist.json.gz")
     case = copy.deepcopy(case)
     for i, raw in enumerate(case["scenario"]["queue"]):
         if i % 2:
@@ -89,7 +56,8 @@ def test_host_ports_on_another_ip_batch_and_bind_as_upstreams_run(tmp_path: Path
                 for port in c.get("ports") or []:
                     if port.get("hostPort"):
                         port["hostIP"] = "10.0.0.1"
-    bound, hints = _bind(case, tmp_path)
+    bound, first = simulate_run(case, tmp_path)
+    hints = {pod: record["walk"]["hint"] for pod, record in first.items()}
     expected = case["expected"]["results"]
     assert [hints.get(r["pod"]) for r in expected] == [r["hint"] for r in expected]
     assert [bound.get(r["pod"]) for r in expected] == [r["node"] for r in expected]

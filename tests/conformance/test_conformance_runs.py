@@ -13,52 +13,17 @@ and whether a batch hint placed the pod.
 
 from __future__ import annotations
 
-import gzip
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
-from kubesched.cli.main import cli
-
-CASES = sorted((Path(__file__).parent / "cases-runs").glob("*.json.gz"))
-
-
-def _load(path: Path) -> dict[str, Any]:
-    with gzip.open(path) as fh:
-        data: dict[str, Any] = json.load(fh)
-    return data
-
-
-def _simulate(case: dict[str, Any], tmp: Path) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
-    """Run ``simulate`` on the workload: each pod's last binding, and its first attempt's record."""
-    scenario = case["scenario"]
-    items = [{"apiVersion": "v1", "kind": "Namespace", **ns} for ns in scenario.get("namespaces") or []]
-    items += [{"apiVersion": "v1", "kind": "Node", **n} for n in scenario["nodes"]]
-    items += [{"apiVersion": "v1", "kind": "Pod", **p} for p in scenario["pods"] + scenario["queue"]]
-    (tmp / "list.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
-    (tmp / "config.json").write_text(json.dumps(case["config"]))
-    result = CliRunner().invoke(cli, ["simulate", str(tmp / "list.json"), "--config", str(tmp / "config.json"),
-                                      "--output", str(tmp / "out.txt"), "--explain", str(tmp / "explain.jsonl"),
-                                      "--quiet"], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    bound: dict[str, str] = {}
-    for line in (tmp / "out.txt").read_text().splitlines():
-        pod, _, node = line.partition(" -> ")
-        bound[pod] = node
-    first: dict[str, dict[str, Any]] = {}
-    for line in (tmp / "explain.jsonl").read_text().splitlines():
-        record = json.loads(line)
-        first.setdefault(record["pod"], record)
-    return bound, first
+from tests.conformance.runs import CASES, load_case, simulate_run
 
 
 @pytest.fixture(scope="module", params=CASES, ids=[p.name.removesuffix(".json.gz") for p in CASES])
 def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, str], dict[str, dict[str, Any]]]:
-    case = _load(request.param)
-    bound, first = _simulate(case, tmp_path_factory.mktemp("run"))
+    case = load_case(request.param)
+    bound, first = simulate_run(case, tmp_path_factory.mktemp("run"))
     return case, bound, first
 
 
