@@ -15,6 +15,8 @@ import numpy as np
 
 from kubesched.cache.cache import Cache
 from kubesched.clock import VirtualClock
+from kubesched.framework import Handle, PluginSpec
+from kubesched.framework.registry import Registry
 from kubesched.framework.config import API_VERSION, KIND, parse_config
 from kubesched.framework.cycle_state import CycleState
 from kubesched.scheduler.handle import HandleHub
@@ -340,3 +342,29 @@ def only(*plugins: str, **points: list[str]) -> dict:
     """A profile whose multiPoint holds exactly ``plugins`` (plus QueueSort and the binder)."""
     enabled = [{"name": p} for p in ("PrioritySort", *plugins, "DefaultBinder")]
     return {"plugins": {"multiPoint": {"enabled": enabled, "disabled": [{"name": "*"}]}}}
+
+
+class PlacedPodDocuments:
+    """Filter that notes the document of every pod placed on the nodes it is asked about."""
+
+    name = "PlacedPodDocuments"
+
+    def __init__(self) -> None:
+        self.seen: dict[str, Mapping[str, object] | None] = {}
+
+    def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
+        for placed in node.pods.values():
+            self.seen[placed.key] = placed.raw
+        return None
+
+
+def placed_pod_documents_registry(needs_raw: bool, made: list[PlacedPodDocuments]) -> Registry:
+    """The in-tree registry plus ``PlacedPodDocuments`` (declaring ``needs_raw`` as given);
+    each instance the framework makes is appended to ``made``."""
+    def new(args: None, handle: Handle) -> PlacedPodDocuments:
+        made.append(PlacedPodDocuments())
+        return made[-1]
+
+    registry = in_tree_registry()
+    registry.register(PluginSpec("PlacedPodDocuments", new, needs_raw=needs_raw))
+    return registry

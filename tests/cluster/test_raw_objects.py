@@ -10,35 +10,8 @@ from pathlib import Path
 
 from kubesched.cluster.simulated import Simulation
 from kubesched.cluster.snapshot import load_snapshot
-from kubesched.framework import CycleState, Handle, PluginSpec, Status
 from kubesched.framework.config import API_VERSION, KIND, needs_raw_objects, parse_config
-from kubesched.framework.registry import Registry
-from kubesched.objects import NodeInfo, PodInfo
-from kubesched.plugins.registry import in_tree_registry
-
-
-class PlacedPodDocuments:
-    """Filter that notes the document of every pod placed on the nodes it is asked about."""
-
-    name = "PlacedPodDocuments"
-
-    def __init__(self) -> None:
-        self.seen: dict[str, Mapping[str, object] | None] = {}
-
-    def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
-        for placed in node.pods.values():
-            self.seen[placed.key] = placed.raw
-        return None
-
-
-def _registry(needs_raw: bool, made: list[PlacedPodDocuments]) -> Registry:
-    def new(args: None, handle: Handle) -> PlacedPodDocuments:
-        made.append(PlacedPodDocuments())
-        return made[-1]
-
-    registry = in_tree_registry()
-    registry.register(PluginSpec("PlacedPodDocuments", new, needs_raw=needs_raw))
-    return registry
+from tests.helpers import PlacedPodDocuments, placed_pod_documents_registry
 
 
 def _cluster(tmp_path: Path) -> Path:
@@ -57,7 +30,7 @@ def _cluster(tmp_path: Path) -> Path:
 
 def _simulate(tmp_path: Path, needs_raw: bool) -> PlacedPodDocuments:
     made: list[PlacedPodDocuments] = []
-    registry = _registry(needs_raw, made)
+    registry = placed_pod_documents_registry(needs_raw, made)
     config = parse_config({"apiVersion": API_VERSION, "kind": KIND, "profiles": [
         {"schedulerName": "default-scheduler",
          "plugins": {"filter": {"enabled": [{"name": "PlacedPodDocuments"}]}}}]}, registry)

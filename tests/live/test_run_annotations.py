@@ -10,12 +10,11 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from tests.apiserver import APIServer
+from tests.helpers import PlacedPodDocuments, placed_pod_documents_registry
 from tests.live.harness import Kubesched, node, node_of, pod, scheduler_config, wait_until
 
-from kubesched.framework import CycleState, Handle, PluginSpec, Status
 from kubesched.framework.config import parse_config
 from kubesched.framework.loader import load_plugins
-from kubesched.objects import NodeInfo, PodInfo
 from kubesched.plugins.registry import in_tree_registry
 
 ACME = Path(__file__).resolve().parents[1] / "sdk" / "acme" / "src"
@@ -63,31 +62,11 @@ def test_a_plugin_declaring_needs_raw_reads_node_documents_in_run(server: APISer
     wait_until(lambda: node_of(server, "p") == "new", what="p bound to the node with the preferred kernel")
 
 
-class PlacedPodDocuments:
-    """Filter that notes the document of every pod placed on the nodes it is asked about."""
-
-    name = "PlacedPodDocuments"
-
-    def __init__(self) -> None:
-        self.seen: dict[str, Mapping[str, object] | None] = {}
-
-    def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
-        for placed in node.pods.values():
-            self.seen[placed.key] = placed.raw
-        return None
-
-
 def _placed_pod_document(server: APIServer, kubeconfig: Path, started: list[Kubesched],
                          needs_raw: bool) -> Mapping[str, object] | None:
     """The document a Filter plugin sees of a pod already bound to the node (None: dropped)."""
     made: list[PlacedPodDocuments] = []
-
-    def new(args: None, handle: Handle) -> PlacedPodDocuments:
-        made.append(PlacedPodDocuments())
-        return made[-1]
-
-    registry = in_tree_registry()
-    registry.register(PluginSpec("PlacedPodDocuments", new, needs_raw=needs_raw))
+    registry = placed_pod_documents_registry(needs_raw, made)
     placed = pod("placed", node_name="n1")
     placed["spec"]["hostname"] = "kept-only-in-the-document"
     server.create(node("n1"))
