@@ -23,6 +23,7 @@ nil ``*Status`` does upstream.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -107,6 +108,27 @@ class NodeVerdicts:
     def from_mask(cls, passed: BoolArray, status: Status) -> "NodeVerdicts":
         """Every row outside ``passed`` fails with ``status``."""
         return cls((~passed).astype(np.int32), [status])
+
+    @classmethod
+    def per_row(cls, size: int, rows: BoolArray, infos: Sequence[NodeInfo | None],
+                judge: Callable[[NodeInfo], Status | None]) -> "NodeVerdicts":
+        """``judge`` asked about each node in ``rows`` (the others pass); equal statuses
+        (code and reasons) share one entry, so the runner groups their rejections once."""
+        codes = np.zeros(size, dtype=np.int32)
+        statuses: list[Status] = []
+        index: dict[tuple[Code, tuple[str, ...]], int] = {}
+        for row in np.flatnonzero(rows).tolist():
+            info = infos[row]
+            if info is None:
+                continue
+            status = judge(info)
+            if status is not None:
+                key = (status.code, status.reasons)
+                if key not in index:
+                    statuses.append(status)
+                    index[key] = len(statuses)
+                codes[row] = index[key]
+        return cls(codes, statuses)
 
 
 @dataclass(slots=True)

@@ -19,7 +19,7 @@ from functools import partial
 import numpy as np
 import numpy.typing as npt
 
-from ...framework import BoolArray, Code, CycleState, NodeTableView, NodeVerdicts, SnapshotView, Status
+from ...framework import BoolArray, CycleState, NodeTableView, NodeVerdicts, SnapshotView, Status
 from ...framework.views import IntArray
 from ...objects.dra import DeviceClass
 from ...objects.nodeinfo import NodeInfo
@@ -153,21 +153,7 @@ class FilterNodesMixin(FilterMixin):
 
     def _filter_rows(self, state: CycleState, pod: PodInfo, infos: Sequence[NodeInfo | None], candidates: BoolArray,
                      size: int) -> NodeVerdicts:
-        codes = np.zeros(size, dtype=np.int32)
-        statuses: list[Status] = []
-        index: dict[tuple[Code, tuple[str, ...]], int] = {}
-        for row in np.flatnonzero(candidates).tolist():
-            info = infos[row]
-            if info is None:
-                continue
-            status = self.filter(state, pod, info)
-            if status is not None:
-                key = (status.code, status.reasons)
-                if key not in index:
-                    statuses.append(status)
-                    index[key] = len(statuses)
-                codes[row] = index[key]
-        return NodeVerdicts(codes, statuses)
+        return NodeVerdicts.per_row(size, candidates, infos, lambda info: self.filter(state, pod, info))
 
     def _filter_extended(self, state: CycleState, s: DraState, pod: PodInfo, snapshot: SnapshotView,
                          candidates: BoolArray) -> NodeVerdicts:

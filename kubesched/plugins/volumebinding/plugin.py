@@ -168,22 +168,7 @@ class VolumeBinding:
         found = self._pinned_rows(s, snapshot)
         if found is not None:
             rows = rows & ~found  # a PV of their own fits there: only the others need a look
-        codes = np.zeros(size, dtype=np.int32)
-        statuses: list[Status] = []
-        index: dict[tuple[Code, tuple[str, ...]], int] = {}
-        infos = snapshot.node_infos
-        for row in np.flatnonzero(rows).tolist():
-            info = infos[row]
-            if info is None:
-                continue
-            status = self.filter_node(s, info.node)
-            if status is not None:
-                key = (status.code, status.reasons)
-                if key not in index:
-                    statuses.append(status)
-                    index[key] = len(statuses)
-                codes[row] = index[key]
-        return NodeVerdicts(codes, statuses)
+        return NodeVerdicts.per_row(size, rows, snapshot.node_infos, lambda info: self.filter_node(s, info.node))
 
     def _pinned_rows(self, s: _State, snapshot: SnapshotView) -> BoolArray | None:
         """One unbound claim and PVs each pinned to label values (local PVs on their hosts):
