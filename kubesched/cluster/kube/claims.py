@@ -199,15 +199,23 @@ class ResourceClaimWrites:
             except Exception as err:  # noqa: BLE001 - a background task must report, not vanish
                 log.warning("%s failed: %s", what, err)
 
+        def done(task: asyncio.Task[None]) -> None:
+            self._claim_tasks.discard(task)
+            work.close()  # a write the stop cancelled before it began is dropped, not left unawaited
+
         def start() -> None:
             task = self._loop.create_task(logged())
             self._claim_tasks.add(task)
-            task.add_done_callback(self._claim_tasks.discard)
+            task.add_done_callback(done)
 
         if threading.get_ident() == self._loop_thread:
             start()
         else:
-            self._loop.call_soon_threadsafe(start)
+            try:
+                self._loop.call_soon_threadsafe(start)
+            except RuntimeError:  # the loop is closed: kubesched is stopping
+                work.close()
+                log.warning("%s dropped: the scheduler is stopping", what)
 
     def _wait_in_cycle(self, what: str, work: Callable[[_Requests], Coroutine[object, object, T]]) -> T:
         """``work(api)`` waited for from wherever the caller is: from a binding worker as
