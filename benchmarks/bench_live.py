@@ -39,6 +39,7 @@ Usage::
     python benchmarks/bench_live.py --mode sync --nodes 5000 --bound 150000
     python benchmarks/bench_live.py --profile-share          # adds the client/JSON CPU share
     python benchmarks/bench_live.py --plain-http             # as before TLS and real-shaped objects
+    BENCH_LIVE_PYSPY_OUT=F python benchmarks/bench_live.py   # also a py-spy sampling profile (folded stacks) in F
 """
 
 from __future__ import annotations
@@ -252,10 +253,19 @@ class SchedulerProcess:
                 "--bind-address", "127.0.0.1", "--kube-api-qps", "100000", "--kube-api-burst", "100000"]
         command = [sys.executable, "-c", PROFILED_MAIN, str(self.profile_file)] if profile else \
             [sys.executable, "-m", "kubesched.cli.main"]
+        if sampled := os.environ.get("BENCH_LIVE_PYSPY_OUT"):
+            # A sampling profile (py-spy, raw folded stacks of busy threads): unlike cProfile it
+            # does not inflate code that makes many small calls.
+            command = ["py-spy", "record", "--format", "raw", "--rate", "500", "--output", sampled,
+                       "--", *command]
         self.started = time.monotonic()
         self.proc = subprocess.Popen([*command, *args], cwd=ROOT, env=PYC_ENV,
                                      stderr=open(workdir / "scheduler.log", "w"))
         self.ps = psutil.Process(self.proc.pid)
+        while sampled and not self.ps.children():  # the figures are the scheduler's, not py-spy's
+            time.sleep(0.01)
+        if sampled:
+            self.ps = self.ps.children()[0]
 
     def cpu(self) -> float:
         t = self.ps.cpu_times()
@@ -300,8 +310,8 @@ class SchedulerProcess:
         raise RuntimeError("kubesched run did not become ready")
 
     def stop(self) -> tuple[float, float]:
-        cpu, rss = self.cpu(), _peak_rss_mib(self.proc.pid)
-        self.proc.terminate()
+        cpu, rss = self.cpu(), _peak_rss_mib(self.ps.pid)
+        self.ps.terminate()
         self.proc.wait(30)
         return cpu, rss
 
