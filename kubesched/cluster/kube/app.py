@@ -11,7 +11,6 @@ with status 0 after releasing the Lease.
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 import signal
 import socket
@@ -29,6 +28,7 @@ from ...objects.pod import PodInfo
 from ...scheduler.metrics import SchedulerMetrics
 from .claim_metrics import ClaimMetrics
 from .client import ApiClient
+from .collector import CollectorSchedule
 from .connection import Connection
 from .driver import LiveOptions, LiveScheduler
 from .endpoints import Endpoints
@@ -165,14 +165,17 @@ async def run_scheduler(settings: RunSettings, *, stop: asyncio.Event | None = N
         # delayCacheUntilActive: a standby replica fills its caches only once it leads.
         delay_caches = elector is not None and config.delay_cache_until_active
 
+        loop = asyncio.get_running_loop()
+        collector = CollectorSchedule(loop)
+
         async def sync_informers() -> None:
             tasks.extend(live.start_informers())
-            await _sync_without_collector(stop, live)
+            await collector.sync(_until(stop, live.wait_synced()))
             if not stop.is_set():
+                collector.start()
                 log.info("informers synced", extra={"informers": len(live.informers)})
 
         outcome = {"code": EXIT_OK}
-        loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             try:
                 loop.add_signal_handler(sig, stop.set)
@@ -204,6 +207,7 @@ async def run_scheduler(settings: RunSettings, *, stop: asyncio.Event | None = N
                 await _until(stop, elector.run(lead, lost, new_leader))
             return outcome["code"]
         finally:
+            collector.stop()
             live.stop_scheduling()
             for task in tasks:
                 task.cancel()
@@ -230,21 +234,6 @@ def _instrument(live: LiveScheduler, broadcaster: EventBroadcaster, live_metrics
     stats = broadcaster.stats
     live_metrics.watch_events(EventWriterStats(recorded=lambda: stats.recorded, written=lambda: stats.written,
                                                dropped=lambda: stats.dropped, queued=lambda: broadcaster.backlog))
-
-
-async def _sync_without_collector(stop: asyncio.Event, live: LiveScheduler) -> None:
-    """Wait for the informers' first sync with Python's cyclic collector off, then freeze what
-    they built. The sync creates the cluster's objects (hundreds of thousands of pods), none of
-    them garbage, and each collection would walk them all again: the collector took a third
-    of the sync's CPU. Frozen, they stay out of every later collection, as the simulator's run."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        await _until(stop, live.wait_synced())
-    finally:
-        if enabled:
-            gc.freeze()
-            gc.enable()
 
 
 async def _until(stop: asyncio.Event, work: Coroutine[object, object, object]) -> None:
