@@ -112,6 +112,55 @@ def test_status_failure_becomes_api_error_with_reason() -> None:
     assert error.is_not_found() and not error.is_conflict()
 
 
+def test_a_write_returns_the_status_without_decoding_the_answer() -> None:
+    received: list[object] = []
+
+    async def handler(request: web.Request) -> web.Response:
+        received.append(json.loads(await request.read()))
+        return web.Response(status=201, body=b"not json: nobody reads it", content_type="text/plain")
+
+    async def scenario() -> int:
+        async with serve({("POST", "/api/v1/namespaces/ns/pods/p/binding"): handler}) as client:
+            return await client.write("POST", "/api/v1/namespaces/ns/pods/p/binding", body={"kind": "Binding"})
+
+    assert run(scenario()) == 201
+    assert received == [{"kind": "Binding"}]
+
+
+def test_a_refused_write_is_an_api_error_as_a_refused_request() -> None:
+    async def handler(request: web.Request) -> web.Response:
+        return status(409, "Conflict", 'pods "p" is already assigned to node "n1"')
+
+    async def scenario() -> ApiError:
+        async with serve({("POST", "/api/v1/namespaces/ns/pods/p/binding"): handler}) as client:
+            with pytest.raises(ApiError) as info:
+                await client.write("POST", "/api/v1/namespaces/ns/pods/p/binding", body={"kind": "Binding"})
+            return info.value
+
+    error = run(scenario())
+    assert isinstance(error, ApiError)
+    assert (error.status, error.reason) == (409, "Conflict") and error.is_conflict()
+
+
+def test_a_rotated_token_is_sent_from_the_next_request_on() -> None:
+    tokens = iter(["tok-1", "tok-1", "tok-2"])
+    seen: list[str] = []
+
+    async def handler(request: web.Request) -> web.Response:
+        seen.append(request.headers["Authorization"])
+        return web.json_response({})
+
+    async def scenario() -> None:
+        async with serve({("POST", "/api/v1/pods"): handler}) as client:
+            client.conn = Connection(server=client.conn.server, ssl=None, token=lambda: next(tokens),
+                                     basic_auth=None)
+            for _ in range(3):
+                await client.request("POST", "/api/v1/pods", body={})
+
+    run(scenario())
+    assert seen == ["Bearer tok-1", "Bearer tok-1", "Bearer tok-2"]
+
+
 def test_too_many_requests_with_retry_after_is_retried_until_success() -> None:
     calls = []
 

@@ -87,6 +87,8 @@ class ApiClient:
             user, password = conn.basic_auth
             self._basic = "Basic " + base64.b64encode(f"{user}:{password}".encode("latin-1")).decode("ascii")
         self._timeouts: dict[float, aiohttp.ClientTimeout] = {}
+        self._headers_token: str | None = None
+        self._headers_by_type: dict[str | None, dict[str, str]] = {}
         self.observer: RequestObserver | None = None
 
     async def close(self) -> None:
@@ -100,14 +102,22 @@ class ApiClient:
         await self.close()
 
     def _headers(self, content_type: str | None) -> dict[str, str]:
-        headers: dict[str, str] = {}
+        """The request's own headers (the session adds Accept and User-Agent). One dict per
+        content type, rebuilt only when the token changes (aiohttp copies, never changes it)."""
         token = self.conn.token()
-        if token:
-            headers["Authorization"] = f"Bearer {token}"
-        elif self._basic:
-            headers["Authorization"] = self._basic
-        if content_type:
-            headers["Content-Type"] = content_type
+        if token != self._headers_token:
+            self._headers_token = token
+            self._headers_by_type.clear()
+        headers = self._headers_by_type.get(content_type)
+        if headers is None:
+            headers = {}
+            if token:
+                headers["Authorization"] = f"Bearer {token}"
+            elif self._basic:
+                headers["Authorization"] = self._basic
+            if content_type:
+                headers["Content-Type"] = content_type
+            self._headers_by_type[content_type] = headers
         return headers
 
     def _url(self, path: str, params: Mapping[str, str] | None) -> URL:
@@ -135,6 +145,33 @@ class ApiClient:
         timeout: float | None = None,
     ) -> dict[str, object]:
         """The decoded JSON answer; ``ApiError`` for a failure status or a transport failure."""
+        status, payload = await self._exchange(method, path, params, body, content_type, timeout)
+        if not payload:
+            return {}
+        try:
+            decoded = orjson.loads(payload)
+        except orjson.JSONDecodeError as exc:
+            raise ApiError(status, "BadResponse", f"undecodable response: {exc}") from None
+        if not isinstance(decoded, dict):
+            raise ApiError(status, "BadResponse", "response is not a JSON object")
+        return decoded
+
+    async def write(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: object | bytes | None = None,
+        content_type: str = "application/json",
+        timeout: float | None = None,
+    ) -> int:
+        """A request whose answer nobody reads (a binding, an event): throttled, retried and
+        failing as ``request``, but a success's body is not decoded. The status code."""
+        return (await self._exchange(method, path, None, body, content_type, timeout))[0]
+
+    async def _exchange(self, method: str, path: str, params: Mapping[str, str] | None, body: object | bytes | None,
+                        content_type: str, timeout: float | None) -> tuple[int, bytes]:
+        """One request through throttling and client-go's retries: a success's status and body."""
         method = method.upper()
         data: bytes | None
         if body is None:
@@ -149,75 +186,59 @@ class ApiClient:
         client_timeout = self._timeout(timeout if timeout is not None else self.timeout)
         url = self._url(path, params)
         retries = 0
-        observer = self.observer
         while True:
-            if observer is None:
-                await self._bucket.acquire()
-            else:
+            observer = self.observer
+            delay = self._bucket.reserve()  # the token, taken at once; a wait only when none is banked
+            if delay > 0.0:
                 waited = time.perf_counter()
-                await self._bucket.acquire()
-                observer.rate_limited(method, time.perf_counter() - waited)
+                await asyncio.sleep(delay)
+                if observer is not None:
+                    observer.rate_limited(method, time.perf_counter() - waited)
+            elif observer is not None:
+                observer.rate_limited(method, 0.0)
+            started = time.perf_counter() if observer is not None else 0.0
+            status = 0
             try:
-                return await self._attempt(method, url, data, content_type if data is not None else None,
-                                           client_timeout)
+                try:
+                    async with self._session.request(
+                        method, url, data=data, headers=self._headers(content_type if data is not None else None),
+                        timeout=client_timeout, server_hostname=self.conn.tls_server_name,
+                    ) as resp:
+                        payload = await resp.read()
+                        status = resp.status
+                        retry_after = None if status < 300 else _retry_after(resp.headers.get("Retry-After"))
+                except aiohttp.ClientConnectorError as exc:
+                    raise transport_error(exc, refused=_is_refused(exc)) from None
+                except asyncio.TimeoutError as exc:
+                    raise transport_error(exc, timeout=True) from None
+                except aiohttp.ClientError as exc:
+                    error = transport_error(exc)
+                    if method == "GET" and _is_reset(exc):
+                        raise _Retry(1.0, error) from None
+                    raise error from None
+                if status >= 300 or status < 200:
+                    error = api_error_from_response(status, payload, retry_after)
+                    if retry_after is not None and (status == 429 or status >= 500) \
+                            and not error.is_too_large_resource_version():
+                        raise _Retry(retry_after, error)
+                    raise error
             except _Retry as retry:
+                if observer is not None:
+                    observer.response(method, retry.error.status, time.perf_counter() - started)
                 retries += 1
                 if retries > MAX_RETRIES:
                     raise retry.error from None
                 log.info("%s %s: %s; retry %d after %.0fs", method, path, retry.error.reason, retries, retry.delay)
                 await asyncio.sleep(retry.delay)
-
-    async def _attempt(self, method: str, url: URL, data: bytes | None, content_type: str | None,
-                       client_timeout: aiohttp.ClientTimeout) -> dict[str, object]:
-        if self.observer is None:
-            return (await self._answer(method, url, data, content_type, client_timeout))[0]
-        started = time.perf_counter()
-        status = 0
-        try:
-            answer, status = await self._answer(method, url, data, content_type, client_timeout)
-            return answer
-        except ApiError as err:
-            status = err.status
-            raise
-        except _Retry as retry:
-            status = retry.error.status
-            raise
-        finally:
-            self.observer.response(method, status, time.perf_counter() - started)
-
-    async def _answer(self, method: str, url: URL, data: bytes | None, content_type: str | None,
-                      client_timeout: aiohttp.ClientTimeout) -> tuple[dict[str, object], int]:
-        try:
-            async with self._session.request(
-                method, url, data=data, headers=self._headers(content_type), timeout=client_timeout,
-                server_hostname=self.conn.tls_server_name,
-            ) as resp:
-                payload = await resp.read()
-                status = resp.status
-                retry_after = None if status < 300 else _retry_after(resp.headers.get("Retry-After"))
-        except aiohttp.ClientConnectorError as exc:
-            raise transport_error(exc, refused=_is_refused(exc)) from None
-        except asyncio.TimeoutError as exc:
-            raise transport_error(exc, timeout=True) from None
-        except aiohttp.ClientError as exc:
-            error = transport_error(exc)
-            if method == "GET" and _is_reset(exc):
-                raise _Retry(1.0, error) from None
-            raise error from None
-        if 200 <= status < 300:
-            if not payload:
-                return {}, status
-            try:
-                decoded = orjson.loads(payload)
-            except orjson.JSONDecodeError as exc:
-                raise ApiError(status, "BadResponse", f"undecodable response: {exc}") from None
-            if not isinstance(decoded, dict):
-                raise ApiError(status, "BadResponse", "response is not a JSON object")
-            return decoded, status
-        error = api_error_from_response(status, payload, retry_after)
-        if retry_after is not None and (status == 429 or status >= 500) and not error.is_too_large_resource_version():
-            raise _Retry(retry_after, error)
-        raise error
+                continue
+            except BaseException as err:  # an ApiError's status; 0 for no answer (cancelled)
+                if observer is not None:
+                    observer.response(method, err.status if isinstance(err, ApiError) else 0,
+                                      time.perf_counter() - started)
+                raise
+            if observer is not None:
+                observer.response(method, status, time.perf_counter() - started)
+            return status, payload
 
     async def watch(self, path: str, params: Mapping[str, str]) -> AsyncIterator[WatchEvent]:
         """Stream the watch of ``path`` with ``params``; ends when the server closes the stream.

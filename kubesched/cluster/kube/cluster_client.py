@@ -51,6 +51,9 @@ class Requester(Protocol):
                       body: object | bytes | None = None, content_type: str = "application/json",
                       timeout: float | None = None) -> dict[str, object]: ...
 
+    async def write(self, method: str, path: str, *, body: object | bytes | None = None,
+                    content_type: str = "application/json", timeout: float | None = None) -> int: ...
+
 
 class PodEventSink(Protocol):
     """Where pod events go (the events.k8s.io/v1 broadcaster); never blocks."""
@@ -109,6 +112,8 @@ def _status_patch(pod: PodInfo, reason: str, message: str, nominated: str | None
 
 
 class KubeClusterClient(ResourceClaimWrites):
+    _api: Requester
+
     def __init__(self, api: Requester, loop: asyncio.AbstractEventLoop, events: PodEventSink, *,
                  bind_timeout: float = 30.0, wall_clock: Callable[[], float] = time.time) -> None:
         self._api = api
@@ -163,8 +168,9 @@ class KubeClusterClient(ResourceClaimWrites):
         }
         started, ok = time.perf_counter(), False
         try:
-            await self._api.request("POST", f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/binding",
-                                    body=body, timeout=self._bind_timeout)
+            # The answer (a Status) is not read: a refusal is an ApiError.
+            await self._api.write("POST", f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/binding",
+                                  body=body, timeout=self._bind_timeout)
             ok = True
         finally:
             if self.on_call is not None:
