@@ -75,6 +75,11 @@ class FakeEventsApi:
         finally:
             self.in_flight -= 1
 
+    async def write(self, method: str, path: str, *, body: object | bytes | None = None,
+                    content_type: str = "application/json", timeout: float | None = None) -> int:
+        await self.request(method, path, body=body, content_type=content_type, timeout=timeout)
+        return 201 if method == "POST" else 200
+
     def methods(self) -> list[str]:
         return [method for method, *_ in self.requests]
 

@@ -346,6 +346,18 @@ def test_micro_time_is_rfc3339_utc_with_microseconds() -> None:
     assert micro_time(0.5) == "1970-01-01T00:00:00.500000Z"
 
 
+@pytest.mark.parametrize(("wall", "text"), [
+    (1764159600.0, "2025-11-26T12:20:00.000000Z"),
+    (1764159600.123456, "2025-11-26T12:20:00.123456Z"),
+    (1764159600.9999996, "2025-11-26T12:20:01.000000Z"),  # rounds into the next second
+    (1764159601.0000004, "2025-11-26T12:20:01.000000Z"),
+    (1.0000025, "1970-01-01T00:00:01.000002Z"),  # half to even, as datetime.fromtimestamp
+    (1.0000035, "1970-01-01T00:00:01.000004Z"),
+])
+def test_micro_time_rounds_as_datetime_and_follows_the_second(wall: float, text: str) -> None:
+    assert micro_time(wall) == text
+
+
 def test_lease_records_round_trip_through_the_spec() -> None:
     record = LeaseRecord("a", 15, "t0", "t1", 3)
     assert LeaseRecord.from_spec(record.to_spec()) == record

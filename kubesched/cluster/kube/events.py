@@ -35,16 +35,18 @@ import random
 import socket
 import time
 from collections import deque
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
-from .leader import ApiRequester, micro_time, status_of
+from .leader import micro_time, status_of
 
 __all__ = [
     "ACTION_BINDING",
     "ACTION_PREEMPTING",
     "ACTION_SCHEDULING",
     "EventBroadcaster",
+    "EventRequester",
     "NOTE_LENGTH_LIMIT",
     "ObjectRef",
     "truncate_note",
@@ -155,6 +157,14 @@ class _Event:
                       self.last_observed)
 
 
+class EventRequester(Protocol):
+    """The part of ``client.ApiClient`` the writer uses: a write whose answer is not read,
+    raising an error that carries the HTTP ``status`` (0 for a transport failure)."""
+
+    async def write(self, method: str, path: str, *, body: object | bytes | None = None,
+                    content_type: str = "application/json", timeout: float | None = None) -> int: ...
+
+
 class _TokenBucket:
     """client-go's token-bucket rate limiter: ``burst`` tokens, refilled at ``qps``."""
 
@@ -197,7 +207,7 @@ class BroadcasterStats:
 class EventBroadcaster:
     """Queues events from the scheduler and writes them, aggregated and rate limited."""
 
-    def __init__(self, requester: ApiRequester, *, reporting_controller: str = "default-scheduler",
+    def __init__(self, requester: EventRequester, *, reporting_controller: str = "default-scheduler",
                  reporting_instance: str | None = None, clock: Callable[[], float] = time.time,
                  high_water: int = HIGH_WATER, qps: float = 50.0, burst: int = 100,
                  max_in_flight: int = 16, max_tries: int = MAX_TRIES_PER_EVENT, retry_sleep: float = RETRY_SLEEP,
@@ -210,16 +220,17 @@ class EventBroadcaster:
         self._clock = clock
         self._queue: deque[_Event] = deque()  # writes not started yet
         self._high_water = max(1, high_water)
-        self._wakeup = asyncio.Event()
+        self._idle: deque[asyncio.Future[None]] = deque()  # writers waiting for the queue to fill
         self._room = asyncio.Event()
         self._room.set()
         self._bucket = _TokenBucket(qps, burst)
-        self._slots = asyncio.Semaphore(max_in_flight)
+        self._throttled = qps > 0  # run's events client throttles instead (qps 0 here)
+        self._max_in_flight = max(1, max_in_flight)
+        self._writing = 0  # writes under way
         self._max_tries = max_tries
         self._retry_sleep = retry_sleep
         self._rng = rng
         self._cache: dict[_Key, _Event] = {}
-        self._writers: set[asyncio.Task[None]] = set()
         self.stats = BroadcasterStats()
 
     def _instance_for(self, controller: str) -> str:
@@ -246,10 +257,16 @@ class EventBroadcaster:
         to_write = self._aggregate(_Event(key, name, regarding.namespace or "default", now, truncate_note(note)))
         if to_write is None:
             return
-        self._queue.append(to_write)
-        if len(self._queue) >= self._high_water:
+        queue = self._queue
+        queue.append(to_write)
+        if len(queue) >= self._high_water:
             self._room.clear()
-        self._wakeup.set()
+        idle = self._idle
+        while idle:  # wake one idle writer (a busy one takes the next write when it is done)
+            waiter = idle.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                break
 
     # -- back-pressure ---------------------------------------------------------------
     @property
@@ -269,27 +286,42 @@ class EventBroadcaster:
 
     # -- the writer ----------------------------------------------------------------
     async def run(self) -> None:
-        """Write queued events until cancelled, with upstream's series heartbeats."""
+        """Write queued events until cancelled, with upstream's series heartbeats: up to
+        ``max_in_flight`` writers, each taking the oldest queued write when it is free (no
+        task per event)."""
         heartbeats = [asyncio.create_task(self._every(FINISH_TIME, self.finish_series)),
                       asyncio.create_task(self._every(REFRESH_TIME, self.refresh_series))]
+        writers = [asyncio.create_task(self._writer()) for _ in range(self._max_in_flight)]
         try:
-            while True:
-                # A writer slot first: while every slot is busy, writes wait in the queue.
-                await self._slots.acquire()
-                while not self._queue:
-                    self._wakeup.clear()
-                    await self._wakeup.wait()
-                self._spawn(self._write(self._queue.popleft()))
-                if len(self._queue) < self._high_water:
-                    self._room.set()
+            await asyncio.gather(*writers)
         finally:
-            for task in [*heartbeats, *self._writers]:
+            for task in [*heartbeats, *writers]:
                 task.cancel()
-            await asyncio.gather(*heartbeats, *self._writers, return_exceptions=True)
+            await asyncio.gather(*heartbeats, *writers, return_exceptions=True)
+
+    async def _writer(self) -> None:
+        queue, room = self._queue, self._room
+        loop = asyncio.get_running_loop()
+        while True:
+            if not queue:
+                waiter: asyncio.Future[None] = loop.create_future()
+                self._idle.append(waiter)
+                await waiter
+                continue
+            event = queue.popleft()
+            if not room.is_set() and len(queue) < self._high_water:
+                room.set()
+            self._writing += 1
+            try:
+                await self._write(event)
+            except Exception:  # noqa: BLE001 - a writer must survive any failure
+                log.exception("writing event %s/%s failed", event.namespace, event.name)
+            finally:
+                self._writing -= 1
 
     async def drain(self) -> None:
         """Wait until the queue is empty and no write is in flight (tests, shutdown)."""
-        while self._queue or self._writers:
+        while self._queue or self._writing:
             await asyncio.sleep(0.005)
 
     async def _every(self, period: float, job: Callable[[], object]) -> None:
@@ -298,15 +330,6 @@ class EventBroadcaster:
             result = job()
             if asyncio.iscoroutine(result):
                 await result
-
-    def _spawn(self, coro: Coroutine[object, object, None]) -> None:
-        task = asyncio.ensure_future(coro)
-        self._writers.add(task)
-        task.add_done_callback(self._writer_done)
-
-    def _writer_done(self, task: asyncio.Task[None]) -> None:
-        self._writers.discard(task)
-        self._slots.release()
 
     def _aggregate(self, event: _Event) -> _Event | None:
         """recordToSink's cache step, as the event arrives: the event to write, or None
@@ -327,7 +350,7 @@ class EventBroadcaster:
         """attemptRecording: retry transport failures a bounded number of times."""
         tries = 0
         while True:
-            _, retry = await self._record(event)
+            retry = await self._record(event)
             if not retry:
                 return
             tries += 1
@@ -337,37 +360,39 @@ class EventBroadcaster:
                 return
             await asyncio.sleep(self._retry_sleep * (1 + self._rng() * 0.25))
 
-    async def _record(self, event: _Event) -> tuple[dict[str, object] | None, bool]:
+    async def _record(self, event: _Event) -> bool:
         """recordEvent: patch a series (create it if the event is gone), create a single
-        event; returns (the server's event, whether to retry)."""
+        event; whether to retry. The server's answer (the event written) is not read."""
         base = f"/apis/events.k8s.io/v1/namespaces/{event.namespace}/events"
         try:
-            await self._bucket.take()
+            if self._throttled:
+                await self._bucket.take()
             if event.series_count:
                 try:
-                    written = await self._requester.request(
-                        "PATCH", f"{base}/{event.name}", body={"series": event.series()}, content_type=_PATCH)
+                    await self._requester.write("PATCH", f"{base}/{event.name}", body={"series": event.series()},
+                                                content_type=_PATCH)
                 except Exception as error:  # noqa: BLE001
                     if status_of(error) != 404:
                         raise
-                    await self._bucket.take()
-                    written = await self._requester.request("POST", base, body=event.body())
+                    if self._throttled:
+                        await self._bucket.take()
+                    await self._requester.write("POST", base, body=event.body())
             else:
-                written = await self._requester.request("POST", base, body=event.body())
+                await self._requester.write("POST", base, body=event.body())
         except Exception as error:  # noqa: BLE001 - sorted below as upstream does
             status = status_of(error)
             if status is None or status == 0:
                 log.error("Unable to write event %s/%s (may retry after sleeping): %s", event.namespace,
                           event.name, error)
-                return None, True
+                return True
             if status == 409 and event.series_count:
-                return None, True  # created concurrently: patch it on the next try
+                return True  # created concurrently: patch it on the next try
             if status != 409:
                 log.error("Server rejected event %s/%s (will not retry!): %s", event.namespace, event.name, error)
                 self.stats.dropped += 1
-            return None, False
+            return False
         self.stats.written += 1
-        return written, False
+        return False
 
     # -- heartbeats ----------------------------------------------------------------
     async def finish_series(self) -> None:
@@ -377,7 +402,7 @@ class EventBroadcaster:
         for key, event in list(self._cache.items()):
             if event.series_count:
                 if event.last_observed < horizon:
-                    _, retry = await self._record(event.snapshot())
+                    retry = await self._record(event.snapshot())
                     if not retry:
                         self._cache.pop(key, None)
             elif event.event_time < horizon:

@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import random
 import socket
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
 from typing import Protocol
 
 __all__ = [
@@ -67,10 +67,26 @@ def status_of(error: BaseException) -> int | None:
     return status if isinstance(status, int) else None
 
 
+_SECOND: list[tuple[float, str]] = [(-1.0, "")]  # the last whole second formatted, and its text
+
+
 def micro_time(wall_seconds: float) -> str:
-    """metav1.MicroTime's JSON form: RFC 3339 in UTC with microseconds."""
-    moment = datetime.fromtimestamp(wall_seconds, tz=timezone.utc)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """metav1.MicroTime's JSON form: RFC 3339 in UTC with microseconds, rounded half to
+    even as ``datetime.fromtimestamp`` rounds. Every event carries one or two, so the
+    date and time of day are formatted once per second, not per call."""
+    fraction, whole = math.modf(wall_seconds)
+    micros = round(fraction * 1e6)
+    if micros >= 1_000_000:
+        whole += 1.0
+        micros -= 1_000_000
+    elif micros < 0:
+        whole -= 1.0
+        micros += 1_000_000
+    second, text = _SECOND[0]
+    if second != whole:
+        text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole))
+        _SECOND[0] = (whole, text)
+    return f"{text}.{micros:06d}Z"
 
 
 def default_identity() -> str:
