@@ -34,7 +34,16 @@ from .interfaces import (
     QueueSortPlugin,
     ReservePlugin,
 )
-from .measured import MEASURED_METHODS, PluginObserver, PointObserver, code_label, count_evaluations, measured, second_status
+from .measured import (
+    MEASURED_METHODS,
+    PluginObserver,
+    PointObserver,
+    SkipTally,
+    code_label,
+    count_evaluations,
+    measured,
+    second_status,
+)
 from .outcomes import EXTENSION_POINTS, POINT_METHODS, FilterOutcome, FrameworkError, ScoreOutcome, go_list
 from .runtime_binding import BindingRuns
 from .runtime_filter import FilterRuns
@@ -82,9 +91,11 @@ class Framework(FilterRuns, ScoreRuns, BindingRuns, SignRuns):
         self._observe_point: PointObserver | None = None
         self.observe_point = None  # extension-point timings (the live mode's metrics)
         self.observe_plugin: PluginObserver | None = None  # per-plugin timings, in sampled cycles
-        # (plugin, extension point) -> evaluations, upstream's plugin_evaluation_total; None
-        # (simulate) counts nothing. A plain dict the scrape reads: a few additions per cycle.
-        self.plugin_evaluations: dict[tuple[str, str], int] | None = None
+        self._plugin_evaluations: dict[tuple[str, str], int] | None = None
+        self._pre_filter_tally: SkipTally | None = None
+        self._pre_score_tally: SkipTally | None = None
+        self._score_tally: SkipTally | None = None
+        self._filter_tally: SkipTally | None = None
         # Each point's plugins as the protocol the point calls (build_framework checked them).
         pts = self.points
         self._pre_enqueue = cast(list[PreEnqueuePlugin], pts["preEnqueue"])
@@ -120,6 +131,41 @@ class Framework(FilterRuns, ScoreRuns, BindingRuns, SignRuns):
                 self.__dict__[name] = body.__get__(self, cls)
             else:
                 self.__dict__.pop(name, None)
+
+    @property
+    def plugin_evaluations(self) -> dict[tuple[str, str], int] | None:
+        """Upstream's plugin_evaluation_total counted by this profile, (plugin, extension point)
+        -> evaluations; None (simulate) counts nothing. Setting a dict turns counting on:
+        the hot points then tally by skip set (``SkipTally``), and ``evaluation_counts``
+        adds the tallies to what this dict counted plugin by plugin."""
+        return self._plugin_evaluations
+
+    @plugin_evaluations.setter
+    def plugin_evaluations(self, evaluations: dict[tuple[str, str], int] | None) -> None:
+        self._plugin_evaluations = evaluations
+        on = evaluations is not None
+        self._pre_filter_tally = SkipTally("PreFilter", [p.name for p in self._pre_filter]) if on else None
+        self._pre_score_tally = SkipTally("PreScore", [p.name for p in self._pre_score]) if on else None
+        self._score_tally = SkipTally("Score", [p.name for p in self._scores]) if on else None
+        self._filter_tally = SkipTally("Filter", [p.name for p in self._filters]) if on else None
+
+    def evaluation_counts(self) -> dict[tuple[str, str], int]:
+        """Every evaluation counted so far, (plugin, extension point) -> count (empty when
+        nothing is counted); read at scrape time."""
+        if self._plugin_evaluations is None:
+            return {}
+        counted = dict(list(self._plugin_evaluations.items()))
+        out: dict[tuple[str, str], int] = {}
+        # In cycle order, point by point and plugin by plugin, as the counts first appear.
+        for tally in (self._pre_filter_tally, self._filter_tally, self._pre_score_tally, self._score_tally):
+            if tally is None:
+                continue
+            for name, count in tally.per_plugin().items():
+                key = (name, tally.point)
+                if count or key in counted:
+                    out[key] = count + counted.pop(key, 0)
+        out.update(counted)
+        return out
 
     # -- introspection ------------------------------------------------------
     def plugin(self, name: str) -> Plugin | None:
@@ -160,21 +206,15 @@ class Framework(FilterRuns, ScoreRuns, BindingRuns, SignRuns):
         narrowing: list[str] = []
         rejected: Status | None = None
         observe = self.observe_plugin if state.record_plugin_metrics else None
-        evaluations = self.plugin_evaluations
-        counted = observe is not None or evaluations is not None  # the live mode's metrics; never in simulate
         for plugin in self._pre_filter:
             started = perf_counter() if observe is not None else 0.0
             try:
                 res, status = plugin.pre_filter(state, pod, snapshot)
             except Exception as err:  # a plugin bug must not lose the pod
-                if evaluations is not None:
-                    count_evaluations(evaluations, plugin.name, "PreFilter", 1)
+                self._count_pre_filter_stop(plugin, skipped)
                 return result, Status.as_error(err, plugin.name), narrowing
-            if counted:
-                if observe is not None:
-                    observe(plugin.name, "PreFilter", code_label(status), perf_counter() - started)
-                if evaluations is not None and not (status is not None and status.code == Code.SKIP):
-                    count_evaluations(evaluations, plugin.name, "PreFilter", 1)  # upstream: a Skip is no evaluation
+            if observe is not None:
+                observe(plugin.name, "PreFilter", code_label(status), perf_counter() - started)
             if status is None:
                 if res is None:  # the common answer: nothing to narrow, nothing to say
                     continue
@@ -184,10 +224,12 @@ class Framework(FilterRuns, ScoreRuns, BindingRuns, SignRuns):
             elif status.code != _SUCCESS_CODE:
                 status = status.with_plugin(plugin.name)
                 if status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                    self._count_pre_filter_stop(plugin, skipped)
                     return result, status, narrowing
                 if status.code == Code.UNSCHEDULABLE:
                     rejected = status
                     continue
+                self._count_pre_filter_stop(plugin, skipped)
                 return result, Status(
                     Code.ERROR, f'running PreFilter plugin "{plugin.name}": {status.message}', plugin=plugin.name
                 ), narrowing
@@ -199,9 +241,26 @@ class Framework(FilterRuns, ScoreRuns, BindingRuns, SignRuns):
                     msg = f"node(s) didn't satisfy plugin {narrowing[0]}"
                 else:
                     msg = f"node(s) didn't satisfy plugin(s) {go_list(sorted(narrowing))} simultaneously"
+                self._count_pre_filter_stop(plugin, skipped)
                 return result, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, msg), narrowing
-        state.skip_filter_plugins = _skip_set(skipped)
+        skip = state.skip_filter_plugins = _skip_set(skipped)
+        tally = self._pre_filter_tally
+        if tally is not None:  # every plugin but the skipped ones evaluated (upstream: a Skip is no evaluation)
+            by_skip = tally.by_skip
+            by_skip[skip] = by_skip.get(skip, 0) + 1
         return result, rejected, narrowing
+
+    def _count_pre_filter_stop(self, stopped_at: PreFilterPlugin, skipped: list[str]) -> None:
+        """PreFilter stopped at ``stopped_at`` (rejected, failed or raised): the plugins up to
+        it that did not Skip were evaluated, it included."""
+        evaluations = self._plugin_evaluations
+        if evaluations is None:
+            return
+        for plugin in self._pre_filter:
+            if plugin.name not in skipped:
+                count_evaluations(evaluations, plugin.name, "PreFilter", 1)
+            if plugin is stopped_at:
+                break
 
 
     # -- PostFilter ---------------------------------------------------------

@@ -18,7 +18,7 @@ from ..objects.nodeinfo import NodeInfo
 from ..objects.pod import PodInfo
 from .cycle_state import CycleState
 from .interfaces import BatchFilterPlugin, FilterPlugin, Plugin
-from .measured import PluginObserver, count_evaluations
+from .measured import PluginObserver, SkipTally, count_evaluations
 from .outcomes import FilterOutcome, FrameworkError, no_rejections
 from .status import Code, Status
 from .views import BoolArray, RowArray, SnapshotView
@@ -31,6 +31,7 @@ class FilterRuns:
 
     observe_plugin: PluginObserver | None
     plugin_evaluations: dict[tuple[str, str], int] | None
+    _filter_tally: SkipTally | None
     _filters: list[Plugin]
     _filter_forms: list[tuple[int, str, BatchFilterPlugin | None, FilterPlugin | None]]
     _node_filters: list[tuple[int, str, FilterPlugin]]
@@ -103,7 +104,7 @@ class FilterRuns:
             if batch is None or (skip and name in skip):
                 continue
             if shrunk:
-                if not undecided.any():
+                if not np.count_nonzero(undecided):  # (cheaper than .any() on a bool array)
                     break
                 shrunk = False
             if evaluations is not None:  # one evaluation per row asked, counted in one step
@@ -193,19 +194,25 @@ class FilterRuns:
         evaluations = self.plugin_evaluations
         if evaluations is None or not len(visited):
             return
-        size = len(self._filters)
-        index = outcome.status_index[visited]
-        rejected = index >= 0
-        if rejected.any():
+        skip = state.skip_filter_plugins
+        index = outcome.status_index[visited] if outcome.statuses else None  # no status: no row rejected
+        rejected = index >= 0 if index is not None else None
+        if rejected is None or not np.count_nonzero(rejected):
+            # the usual walk: every plugin PreFilter did not skip was asked about every row
+            tally = self._filter_tally
+            if tally is not None:
+                tally.by_skip[skip] = tally.by_skip.get(skip, 0) + len(visited)
+                return
+            asked = [len(visited)] * (len(self._filters) + 1)
+        else:
+            assert index is not None
+            size = len(self._filters)
             positions = self._filter_positions
             at_status = np.array([positions.get(s.plugin, size) for s in outcome.statuses], dtype=np.int64)
             reached = np.full(len(visited), size, dtype=np.int64)
             reached[rejected] = at_status[index[rejected]]
             # rows whose first rejection is at or after each position, i.e. rows that plugin was asked about
             asked = np.bincount(reached, minlength=size + 1)[::-1].cumsum()[::-1].tolist()
-        else:
-            asked = [len(visited)] * (size + 1)
-        skip = state.skip_filter_plugins
         for position, name, _, _ in self._filter_forms:
             if asked[position] and not (skip and name in skip):
                 count_evaluations(evaluations, name, "Filter", asked[position])

@@ -24,7 +24,7 @@ from .interfaces import (
     ScoreExtensions,
     ScorePlugin,
 )
-from .measured import PluginObserver, PointObserver, code_label, count_evaluations, measured, no_status, own_status
+from .measured import PluginObserver, PointObserver, SkipTally, code_label, measured, no_status, own_status
 from .outcomes import FrameworkError, ScoreOutcome
 from .status import Code, Status
 from .views import RowArray, SnapshotView
@@ -37,7 +37,8 @@ class ScoreRuns:
 
     observe_point: PointObserver | None
     observe_plugin: PluginObserver | None
-    plugin_evaluations: dict[tuple[str, str], int] | None
+    _pre_score_tally: SkipTally | None
+    _score_tally: SkipTally | None
     weights: dict[str, int]
     _pre_score: list[PreScorePlugin]
     _scores: list[Plugin]
@@ -63,23 +64,43 @@ class ScoreRuns:
 
     @measured("PreScore", own_status)
     def run_pre_score(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> Status | None:
-        skipped = set()
+        skipped: set[str] = set()
         observe = self.observe_plugin if state.record_plugin_metrics else None
-        for plugin in self._pre_score:
-            started = perf_counter() if observe is not None else 0.0
-            status = plugin.pre_score(state, pod, snapshot, rows)
-            if observe is not None:
-                observe(plugin.name, "PreScore", code_label(status), perf_counter() - started)
-            if self.plugin_evaluations is not None and not (status is not None and status.is_skip()):
-                count_evaluations(self.plugin_evaluations, plugin.name, "PreScore", 1)  # a Skip is none
-            if status is None or status.is_success():
-                continue
-            if status.is_skip():
-                skipped.add(plugin.name)
-                continue
-            return Status(Code.ERROR, f'running PreScore plugin "{plugin.name}": {status.message}', plugin=plugin.name)
-        state.skip_score_plugins = frozenset(skipped)
+        plugin: PreScorePlugin | None = None
+        try:
+            for plugin in self._pre_score:
+                started = perf_counter() if observe is not None else 0.0
+                status = plugin.pre_score(state, pod, snapshot, rows)
+                if observe is not None:
+                    observe(plugin.name, "PreScore", code_label(status), perf_counter() - started)
+                if status is None or status.is_success():
+                    continue
+                if status.is_skip():
+                    skipped.add(plugin.name)
+                    continue
+                self._tally_pre_score(skipped, plugin, True)
+                return Status(Code.ERROR, f'running PreScore plugin "{plugin.name}": {status.message}',
+                              plugin=plugin.name)
+        except Exception:
+            if plugin is not None:
+                self._tally_pre_score(skipped, plugin, False)
+            raise
+        skip = state.skip_score_plugins = frozenset(skipped)
+        tally = self._pre_score_tally
+        if tally is not None:  # every plugin but the skipped ones evaluated (a Skip is none)
+            by_skip = tally.by_skip
+            by_skip[skip] = by_skip.get(skip, 0) + 1
         return None
+
+    def _tally_pre_score(self, skipped: set[str], stopped_at: PreScorePlugin, evaluated: bool) -> None:
+        """PreScore stopped at ``stopped_at``: the plugins before it that did not Skip were
+        evaluated, and it too when it answered (``evaluated``) rather than raised."""
+        tally = self._pre_score_tally
+        if tally is None:
+            return
+        after = self._pre_score[self._pre_score.index(stopped_at) + (1 if evaluated else 0):]
+        key = frozenset(skipped.union(p.name for p in after))
+        tally.by_skip[key] = tally.by_skip.get(key, 0) + 1
 
     @measured("Score", no_status)
     def run_score(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> ScoreOutcome:
@@ -90,40 +111,49 @@ class ScoreRuns:
         names: list[str] = []
         results: list[np.ndarray] = []
         observe = self.observe_plugin if state.record_plugin_metrics else None
-        evaluations = self.plugin_evaluations
-        for name, batch, per_node, extensions in self._score_forms:
-            if skip and name in skip:
-                continue
-            if evaluations is not None:  # one per feasible node scored (NormalizeScore is none)
-                count_evaluations(evaluations, name, "Score", count)
-            started = perf_counter() if observe is not None else 0.0
-            if batch is not None:
-                scores = np.asarray(batch.score_nodes(state, pod, snapshot, rows), dtype=np.int64)
-            else:
-                assert per_node is not None
-                score = per_node.score  # feasible rows are live: their node infos exist
-                scores = np.array([score(state, pod, node_infos[row]) for row in rows.tolist()],
-                                  dtype=np.int64)
-            if extensions is not None:
-                normalized = extensions.normalize_score(state, pod, scores)
-                if normalized is not None:
-                    scores = np.asarray(normalized, dtype=np.int64)
-            if observe is not None:
-                observe(name, "Score", "Success", perf_counter() - started)
-            names.append(name)
-            results.append(scores)
+        name = ""
+        try:
+            for name, batch, per_node, extensions in self._score_forms:
+                if skip and name in skip:
+                    continue
+                started = perf_counter() if observe is not None else 0.0
+                if batch is not None:
+                    scores = np.asarray(batch.score_nodes(state, pod, snapshot, rows), dtype=np.int64)
+                else:
+                    assert per_node is not None
+                    score = per_node.score  # feasible rows are live: their node infos exist
+                    scores = np.array([score(state, pod, node_infos[row]) for row in rows.tolist()],
+                                      dtype=np.int64)
+                if extensions is not None:
+                    normalized = extensions.normalize_score(state, pod, scores)
+                    if normalized is not None:
+                        scores = np.asarray(normalized, dtype=np.int64)
+                if observe is not None:
+                    observe(name, "Score", "Success", perf_counter() - started)
+                names.append(name)
+                results.append(scores)
+        except Exception:
+            self._tally_score(skip, names + [name], count)
+            raise
+        self._tally_score(skip, None, count)
         if not names:
             outcome.total = np.zeros(count, dtype=np.int64)
             return outcome
         # All plugins' scores as one array: a handful of operations whatever their number.
-        stacked = np.empty((len(names), count), dtype=np.int64)
-        for i, scores in enumerate(results):
-            try:
-                stacked[i] = scores
-            except ValueError as err:
-                raise FrameworkError(f"plugin {names[i]!r} returned {scores.shape} scores for {count} nodes") from err
+        try:
+            stacked = np.array(results, dtype=np.int64)
+            stacked_ok = stacked.shape == (len(names), count)
+        except ValueError:
+            stacked_ok = False
+        if not stacked_ok:  # a plugin's scores are not one per row: broadcast them, or fail naming it
+            stacked = np.empty((len(names), count), dtype=np.int64)
+            for i, scores in enumerate(results):
+                try:
+                    stacked[i] = scores
+                except ValueError as err:
+                    raise FrameworkError(f"plugin {names[i]!r} returned {scores.shape} scores for {count} nodes") from err
         # One reduction checks both bounds: a negative int64 is a huge uint64.
-        if count and np.maximum.reduce(stacked.view(np.uint64), axis=1).max() > MAX_NODE_SCORE:
+        if count and stacked.view(np.uint64).max() > MAX_NODE_SCORE:
             for name, scores in zip(names, stacked):
                 if scores.max() > MAX_NODE_SCORE or scores.min() < MIN_NODE_SCORE:
                     bad = int(scores.max() if scores.max() > MAX_NODE_SCORE else scores.min())
@@ -135,7 +165,17 @@ class ScoreRuns:
         if weights is None:
             weights = np.array([[self.weights.get(name, 1)] for name in names], dtype=np.int64)
             self._weight_columns[tuple(names)] = weights
-        weighted = stacked * weights
-        outcome.by_plugin = dict(zip(names, weighted))
-        outcome.total = np.add.reduce(weighted, axis=0)
+        stacked *= weights  # a new array, the scores' copy: weighted in place
+        outcome.by_plugin = dict(zip(names, stacked))
+        outcome.total = np.add.reduce(stacked, axis=0)
         return outcome
+
+    def _tally_score(self, skip: frozenset[str], reached: list[str] | None, count: int) -> None:
+        """Score's evaluations: one per scored row for each plugin PreScore did not skip;
+        ``reached``: the plugins that ran before one raised, that one included."""
+        tally = self._score_tally
+        if tally is None:
+            return
+        if reached is not None:
+            skip = frozenset(skip.union(n for n in tally.names if n not in reached))
+        tally.by_skip[skip] = tally.by_skip.get(skip, 0) + count

@@ -7,11 +7,11 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..framework.events import QueueingHint
-from ..framework.scoring import default_normalize_score
+from ..framework.scoring import default_normalize_score, zero_scores
 from ..framework.views import IntArray
 from ..objects.pod import PodInfo
 
-__all__ = ["claim_hint", "default_normalize_score", "go_div"]
+__all__ = ["claim_hint", "default_normalize_score", "go_div", "zero_scores"]
 
 
 def go_div(numerator: IntArray, denominator: IntArray | int) -> IntArray:

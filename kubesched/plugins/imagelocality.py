@@ -7,6 +7,7 @@ import numpy as np
 from ..framework import MAX_NODE_SCORE, CycleState, Handle, IntArray, NodeTableView, RowArray, SnapshotView, Status
 from ..framework.signing import IMAGE_NAMES_SIGNER, REPEATED_IMAGES, SignFragment, UnsignedRead, image_names_signer
 from ..objects.pod import PodInfo
+from .helper import zero_scores
 
 NAME = "ImageLocality"
 MB = 1024 * 1024
@@ -68,7 +69,7 @@ class ImageLocality:
         containers = len(pod.images)
         per_row = table.node_derived((NAME, images, containers), lambda: _scores(table, images, containers))
         if per_row is None:
-            return np.zeros(len(rows), dtype=np.int64)
+            return zero_scores(len(rows))
         return per_row[rows]
 
 

@@ -28,7 +28,7 @@ from ..objects.node import Node
 from ..objects.nodeinfo import NodeInfo
 from ..objects.pod import PodInfo
 from ..objects.taints import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, Taint, Toleration, find_untolerated_taint
-from .helper import default_normalize_score
+from .helper import default_normalize_score, zero_scores
 
 NAME = "TaintToleration"
 _FILTER_EFFECTS = (NO_SCHEDULE, NO_EXECUTE)
@@ -125,7 +125,7 @@ class TaintToleration:
         table = snapshot.table
         per_row = table.node_derived((NAME, "score", tolerations), lambda: _score_counts(table, tolerations))
         if per_row is None:  # no node has a PreferNoSchedule taint the pod does not tolerate
-            return np.zeros(len(rows), dtype=np.int64)
+            return zero_scores(len(rows))
         return per_row[rows]
 
     def normalize_score(self, state: CycleState, pod: PodInfo, scores: IntArray) -> IntArray:

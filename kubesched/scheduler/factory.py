@@ -10,7 +10,6 @@ from ..framework.config import SchedulerConfig, needs_raw_objects
 from ..framework.events import WILDCARD_EVENT, ClusterEvent
 from ..framework.handle import ClusterClient
 from ..framework.interfaces import EnqueueExtensions
-from ..framework.measured import PointObserver
 from ..framework.profile import build_profiles
 from ..framework.registry import Registry
 from ..framework.runtime import Framework
@@ -53,18 +52,11 @@ def _hints(profiles: dict[str, Framework], extenders: bool = False) -> dict[str,
     return out
 
 
-def _point_observer(metrics: SchedulerMetrics, profile: str) -> PointObserver:
-    def observe(point: str, code: str, seconds: float) -> None:
-        metrics.extension_point(point, code, profile, seconds)
-
-    return observe
-
-
 def _evaluation_source(frameworks: list[Framework]) -> Callable[[], dict[tuple[str, str, str], int]]:
     """plugin_evaluation_total's samples, read at scrape time from every profile's counts."""
     def evaluations() -> dict[tuple[str, str, str], int]:
         return {(plugin, point, fwk.profile_name): count for fwk in frameworks
-                for (plugin, point), count in list((fwk.plugin_evaluations or {}).items())}
+                for (plugin, point), count in fwk.evaluation_counts().items()}
 
     return evaluations
 
@@ -123,7 +115,7 @@ def new_scheduler(
         metrics.set_pending_source(pending)
         metrics.set_unschedulable_source(queue.unschedulable_by_plugin)
         for fwk in profiles.values():
-            fwk.observe_point = _point_observer(metrics, fwk.profile_name)
+            fwk.observe_point = metrics.extension_point_observer(fwk.profile_name)
             fwk.observe_plugin = metrics.plugin
             fwk.plugin_evaluations = {}
         metrics.set_plugin_evaluation_source(_evaluation_source(list(profiles.values())))

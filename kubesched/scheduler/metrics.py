@@ -294,6 +294,16 @@ class SchedulerMetrics:
         """All plugins of one extension point ran; ``status`` is the Code name (Success...)."""
         self._extension_points.observe((point, status, profile), seconds)
 
+    def extension_point_observer(self, profile: str) -> Callable[[str, str, float], None]:
+        """``extension_point`` for one profile, as a framework's point observer: one call
+        per extension point of every cycle, so it goes to the histogram directly."""
+        observe = self._extension_points.observe
+
+        def observe_point(point: str, status: str, seconds: float) -> None:
+            observe((point, status, profile), seconds)
+
+        return observe_point
+
     def plugin(self, plugin: str, point: str, status: str, seconds: float) -> None:
         """One plugin ran; call it only in cycles ``should_sample_plugins`` picked."""
         self._plugins.observe((plugin, point, status), seconds)

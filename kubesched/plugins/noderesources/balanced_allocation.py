@@ -84,6 +84,14 @@ def parse_args(raw: object) -> BalancedAllocationArgs:
     return decode_args(BalancedAllocationArgs, raw)
 
 
+_RESOURCES_NUMBERS: dict[tuple[ResourceSpec, ...], int] = {}
+
+
+def _resources_number(resources: tuple[ResourceSpec, ...]) -> int:
+    """A number for a scored resource list, the same for equal lists."""
+    return _RESOURCES_NUMBERS.setdefault(resources, len(_RESOURCES_NUMBERS))
+
+
 class BalancedAllocation:
     name = NAME
 
@@ -105,6 +113,9 @@ class BalancedAllocation:
         # DRAExtendedResource with a scored resource a class could back: scoring reads DRA.
         self.dra = dra
         self._scored_names = tuple(spec.name for spec in args.resources)
+        # The per-row score cache's key, less the pod's requests: the scored resources stand
+        # in as a number (hashing their dataclasses cost more than the rest of a cached Score).
+        self._score_key = (NAME, _resources_number(args.resources))
 
     def _dra_scoring(self, state: CycleState, requests: list[int]) -> DraScoring | None:
         return self.dra.gather(state, self._scored_names, requests) if self.dra is not None else None
@@ -135,7 +146,7 @@ class BalancedAllocation:
             for spec, request in zip(self.args.resources, requests)
         ]
         per_row = table.row_cached(
-            (NAME, self.args.resources, tuple(requests)),
+            (*self._score_key, tuple(requests)),
             lambda r: self._scores(table, r, requests),
             lambda row: _score_row(columns, requests, row),
         )

@@ -93,6 +93,14 @@ _SCORE_KEY: StateKey[_PreScoreState] = StateKey("PreScore" + NAME)
 _fit_keys, _fit_key = fit_keys, fit_key  # the row cache's tests compare the two forms by these names
 
 
+_ARGS_NUMBERS: dict[FitArgs, int] = {}
+
+
+def _args_number(args: FitArgs) -> int:
+    """A number for ``args``, the same for equal args (plugins with equal args share cached scores)."""
+    return _ARGS_NUMBERS.setdefault(args, len(_ARGS_NUMBERS))
+
+
 class NodeResourcesFit:
     name = NAME
 
@@ -114,6 +122,11 @@ class NodeResourcesFit:
         self.dra = dra
         self._scored_names = tuple(spec.name for spec in args.resources)
         self.shape = tuple((u, s * (MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE)) for u, s in args.shape)
+        # The per-row score cache's key, less the pod's requests: the args stand in as a
+        # number (hashing the args dataclass, field by nested field, cost more than the rest
+        # of a cached Score).
+        self._score_key = (NAME, "score", _args_number(args))
+        self._scores_by_row = args.strategy in (LEAST_ALLOCATED, MOST_ALLOCATED)  # score_row computes one row
 
     # -- PreFilter / Filter ------------------------------------------------
     def pre_filter(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView) -> tuple[PreFilterResult | None, Status | None]:
@@ -157,7 +170,7 @@ class NodeResourcesFit:
         # A node's score depends on its own columns and the pod's requests only: kept
         # per row across cycles for pods of one shape, patched where pods changed.
         row_fn: Callable[[int], int] | None = None
-        if self.args.strategy in (LEAST_ALLOCATED, MOST_ALLOCATED):
+        if self._scores_by_row:
             columns = [
                 resource_columns(table, spec.name, request, use_requested=False)
                 for spec, request in zip(self.args.resources, pod_requests)
@@ -170,7 +183,7 @@ class NodeResourcesFit:
             row_fn = score_row_of
 
         per_row = table.row_cached(
-            (NAME, "score", self.args, tuple(pod_requests)), lambda r: scores(self.args, self.shape, table, r, pod_requests), row_fn
+            (*self._score_key, tuple(pod_requests)), lambda r: scores(self.args, self.shape, table, r, pod_requests), row_fn
         )
         if per_row is not None:
             return per_row[rows]

@@ -106,7 +106,7 @@ class PodTopologySpread:
         """``getConstraints`` / the soft half of ``initPreScoreState``."""
         if pod.topology_spread_constraints:
             return compile_constraints(pod.topology_spread_constraints, pod.labels, action, self.match_label_keys)
-        if not self.default_constraints or not len(self.workloads):
+        if not self.default_constraints or not self.workloads:
             return ()
         compiled = compile_constraints(self.default_constraints, pod.labels, action, self.match_label_keys)
         if not compiled:

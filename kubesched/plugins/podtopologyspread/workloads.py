@@ -69,6 +69,10 @@ class WorkloadIndex:
     def __len__(self) -> int:
         return sum(len(v) for v in self.services.values()) + len(self.controllers)
 
+    def __bool__(self) -> bool:
+        """Whether any workload is indexed (asked twice a cycle: no count of every namespace)."""
+        return bool(self.controllers) or any(self.services.values())
+
     # -- updates ------------------------------------------------------------
     def replace(self, objects: Iterable[JSONObject]) -> None:
         self.services.clear()
