@@ -73,7 +73,7 @@ def test_an_unavailable_claim_nobody_uses_is_deallocated_before_post_filter_retu
 
 def test_a_refused_deallocation_is_an_error_carrying_the_api_servers_message() -> None:
     sim = cluster(allocated("c"))
-    plugin = sim.scheduler.profiles["default-scheduler"].instances["DynamicResources"]
+    plugin = sim.scheduler.profiles["default-scheduler"].instances["DynamicResources"].core()
     plugin._writer, plugin._writer_checked = Refusing("the object has been modified"), True
     status = post_filter_on_n2(sim, {"gpu": "c"})
     assert (status.code, status.message) == (Code.ERROR, "the object has been modified")
@@ -97,7 +97,7 @@ def test_run_picks_the_claim_to_deallocate_at_random() -> None:
     picked = set()
     for seed in range(20):
         sim = cluster(allocated("a", "gpu-0"), allocated("b", "gpu-1"))
-        plugin = sim.scheduler.profiles["default-scheduler"].instances["DynamicResources"]
+        plugin = sim.scheduler.profiles["default-scheduler"].instances["DynamicResources"].core()
         client = Recording()
         plugin._writer, plugin._writer_checked = client, True
         plugin._choices, plugin._choices_checked = random.Random(seed), True  # run's client's random_choices()

@@ -21,12 +21,11 @@ from .binding_conditions import DEFAULT_BINDING_TIMEOUT, pre_bind_wait
 from .extended_claim import claim_document
 from .manager import DraManager
 from .names import SPECIAL_CLAIM_NAME
+from .skipped import PRE_BIND_SKIP
 from .state import STATE, DraState
 
 __all__ = ["BindingMixin", "BindError"]
 
-
-_SKIP = Status(Code.SKIP)
 
 
 class BindError(Exception):
@@ -53,7 +52,7 @@ class BindingMixin:
     def pre_bind_pre_flight(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
         s = state.get(STATE)
         if s is None or s.empty() or not self.enabled:
-            return _SKIP
+            return PRE_BIND_SKIP
         return None
 
     def explain_binding(self, state: CycleState, pod: PodInfo, node_name: str) -> dict[str, object] | None:

@@ -34,6 +34,7 @@ from ...framework.handle import JSONObject
 from ...objects.dra import ResourceClaim
 from ...objects.pod import PodInfo
 from .manager import DraManager
+from .names import DEFAULT_BINDING_TIMEOUT_SECONDS
 
 __all__ = [
     "BindingConditionError",
@@ -49,7 +50,7 @@ __all__ = [
 ]
 
 POLL_INTERVAL = 5.0  # upstream's wait.PollUntilContextTimeout period
-DEFAULT_BINDING_TIMEOUT = 600.0  # config.DynamicResourcesBindingTimeoutDefault
+DEFAULT_BINDING_TIMEOUT = DEFAULT_BINDING_TIMEOUT_SECONDS  # config.DynamicResourcesBindingTimeoutDefault
 DEVICE_BINDING_TIMEOUT = "device binding timeout"  # ErrDeviceBindingTimeout
 DEVICE_BINDING_FAILED = "device binding failed"  # ErrDeviceBindingFailed
 CONTEXT_CANCELED = "context canceled"  # the scheduler stopping during the wait

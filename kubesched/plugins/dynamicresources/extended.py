@@ -17,12 +17,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ...objects.dra import DeviceClass
 from ...objects.pod import PodInfo
 from ...objects.quantity import value as quantity_value
 from ...objects.resources import is_extended_resource
 from .names import DEVICE_CLASS_PREFIX, EXTENDED_RESOURCE_CLAIM_ANNOTATION
+
+if TYPE_CHECKING:
+    from ...objects.dra import DeviceClass
 
 __all__ = ["ClassResolver", "NodeCannotFit", "ExtendedRequest", "RequestMapping", "is_dra_extended_resource", "backed_resources", "node_requests",
            "requests_and_mappings", "is_extended_claim_of"]

@@ -1,4 +1,4 @@
-"""DynamicResources' cluster events and queueing hints (upstream's ``EventsToRegister``).
+"""DynamicResources' queueing hints (the events they are registered for: ``plugin.events_to_register``).
 
 * Nodes added, or with new labels or allocatable (a pool's node selector, a device
   plugin's resources): no hint.
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ...framework import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+from ...framework import QueueingHint
 from ...objects.dra import ResourceClaim
 from ...objects.pod import PodInfo
 from .claims import ClaimNotCreated
@@ -46,21 +46,6 @@ class HintsMixin:
 
     def pod_claims(self, pod: PodInfo) -> list[ResourceClaim]:
         raise NotImplementedError
-
-    def events_to_register(self) -> list[ClusterEventWithHint]:
-        if not self.enabled:
-            return []
-        m = self.manager
-        add_update = ActionType.ADD | ActionType.UPDATE
-        return [
-            ClusterEventWithHint(ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL
-                                              | ActionType.UPDATE_NODE_ALLOCATABLE)),
-            ClusterEventWithHint(ClusterEvent(m.claim_store.resource, add_update), self._hint_claim_changed),
-            ClusterEventWithHint(ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM),
-                                 self._hint_pod_changed),
-            ClusterEventWithHint(ClusterEvent(m.class_store.resource, add_update)),
-            ClusterEventWithHint(ClusterEvent(m.slice_store.resource, add_update)),
-        ]
 
     def _hint_claim_changed(self, pod: PodInfo, old: object | None, new: object | None) -> QueueingHint:
         uid = _meta(new).get("uid")

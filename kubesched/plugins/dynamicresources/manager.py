@@ -22,13 +22,14 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping
 
 from ...framework import Handle
-from ...framework.handle import JSONObject, ObjectStore
+from ...framework.handle import JSONObject, ObjectHandler, ObjectStore
 from ...objects.dra import (AllocationResult, DeviceClass, ResourceClaim, ResourceClaimSpec, ResourceClaimStatus, ResourceSlice,
                            parse_device_class, parse_resource_claim, parse_resource_slice)
 from ...objects.errors import ObjectError
 from .cel import CelCache
 from .extended_index import extended_resource_index
 from .names import API_VERSION, DEVICE_CLASS, EXTENDED_RESOURCE_CLAIM_ANNOTATION, PLURALS, RESOURCE_CLAIM, RESOURCE_SLICE
+from .plugin import front_over
 from .structured import AllocatedState, Features as AllocatorFeatures, SliceIndex
 
 __all__ = ["DraManager", "registered_dra_manager"]
@@ -80,7 +81,13 @@ def _version(text: str) -> int | None:
 
 
 class DraManager:
-    def __init__(self, handle: Handle, features: AllocatorFeatures, cel_cache: CelCache | None = None) -> None:
+    """``attach``: the manager registers its own handlers on the three stores (each first tells
+    it of what the store holds); without it, it takes what they hold now and the caller routes
+    later changes to ``handler(kind)`` (DynamicResources' front, which makes the manager on the
+    first change, in the middle of a store's round of handlers)."""
+
+    def __init__(self, handle: Handle, features: AllocatorFeatures, cel_cache: CelCache | None = None, *,
+                 attach: bool = True) -> None:
         self.features = features
         self.cel_cache = cel_cache
         self.claims: dict[str, ResourceClaim] = {}  # "<namespace>/<name>" -> claim
@@ -101,11 +108,24 @@ class DraManager:
         self.claim_store = handle.object_store(API_VERSION, RESOURCE_CLAIM, PLURALS[RESOURCE_CLAIM])
         self.class_store = handle.object_store(API_VERSION, DEVICE_CLASS, PLURALS[DEVICE_CLASS])
         self.slice_store = handle.object_store(API_VERSION, RESOURCE_SLICE, PLURALS[RESOURCE_SLICE])
-        self.claim_store.add_handler(_ClaimHandler(self))
+        self._handlers: dict[str, _Handler] = {
+            RESOURCE_CLAIM: _ClaimHandler(self),
+            DEVICE_CLASS: _Handler(self._class_added, self._class_removed),
+            RESOURCE_SLICE: _Handler(self._slice_added, self._slice_removed),
+        }
         _MANAGERS[self.claim_store] = self
-        self.class_store.add_handler(_Handler(self._class_added, self._class_removed))
-        self.slice_store.add_handler(_Handler(self._slice_added, self._slice_removed))
+        for kind, store in ((RESOURCE_CLAIM, self.claim_store), (DEVICE_CLASS, self.class_store),
+                            (RESOURCE_SLICE, self.slice_store)):
+            if attach:
+                store.add_handler(self._handlers[kind])
+            else:
+                for obj in store.list():
+                    self._handlers[kind].on_object_add(obj)
         self.extended = extended_resource_index(handle)
+
+    def handler(self, kind: str) -> ObjectHandler:
+        """What takes the changes of the store of ``kind`` (``ResourceClaim``, ``DeviceClass``, ``ResourceSlice``)."""
+        return self._handlers[kind]
 
     # -- claims --------------------------------------------------------------------------------
     def written_allocation(self, raw: JSONObject, allocation: AllocationResult) -> None:
@@ -343,5 +363,8 @@ _MANAGERS: "weakref.WeakKeyDictionary[ObjectStore, DraManager]" = weakref.WeakKe
 def registered_dra_manager(handle: Handle) -> DraManager | None:
     """The DRA manager DynamicResources made over this handle's ResourceClaim store (upstream's
     ``SharedDRAManager``, which other plugins read: NodeResourcesFit's DRA-backed extended
-    resource scoring); None when no DynamicResources instance uses these stores."""
-    return _MANAGERS.get(handle.object_store(API_VERSION, RESOURCE_CLAIM, PLURALS[RESOURCE_CLAIM]))
+    resource scoring), made now if the plugin had not needed it yet; else one made by
+    another plugin (``DraManager`` registers itself); None when nobody made one."""
+    store = handle.object_store(API_VERSION, RESOURCE_CLAIM, PLURALS[RESOURCE_CLAIM])
+    front = front_over(store)
+    return front.manager if front is not None else _MANAGERS.get(store)

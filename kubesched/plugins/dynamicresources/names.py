@@ -19,6 +19,7 @@ __all__ = [
     "ERR_CANNOT_ALLOCATE",
     "ERR_NOT_AVAILABLE",
     "ERR_NOTHING_TO_DEALLOCATE",
+    "DEFAULT_BINDING_TIMEOUT_SECONDS",
 ]
 
 NAME = "DynamicResources"
@@ -42,6 +43,7 @@ SPECIAL_CLAIM_NAME = "<extended-resources>"
 EXTENDED_RESOURCE_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 DEVICE_CLASS_PREFIX = "deviceclass.resource.kubernetes.io/"
+DEFAULT_BINDING_TIMEOUT_SECONDS = 600.0  # config.DynamicResourcesBindingTimeoutDefault
 FIRST_AVAILABLE_MAX_SIZE = 8  # resourceapi.FirstAvailableDeviceRequestMaxSize: a Score term is 8 - index
 
 ERR_CANNOT_ALLOCATE = "cannot allocate all claims"

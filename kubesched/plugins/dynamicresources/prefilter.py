@@ -22,15 +22,12 @@ from .claims import ClaimNotCreated, claim_names
 from .extended import backed_resources, is_extended_claim_of
 from .extended_claim import special_claim
 from .manager import DraManager
-from .state import STATE, DraState
+from .state import NO_CLAIMS, STATE, DraState
 from .statuses import NOWHERE, SKIP, unresolvable
 from .structured import Allocator, Features as AllocatorFeatures
 from .structured.pools import spec_signature
 
 __all__ = ["PreFilterMixin"]
-
-_NO_CLAIMS = DraState()  # shared by every pod without claims: never written to
-
 
 class PreFilterMixin:
     handle: Handle
@@ -70,7 +67,7 @@ class PreFilterMixin:
     def pre_filter(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView) -> tuple[PreFilterResult | None, Status | None]:
         if not pod.resource_claims and (not pod.requests.requests.scalar or not self.features.enable_dra_extended_resource):
             if self.enabled:  # the usual pod: nothing to do at any later extension point either
-                state.write(STATE, _NO_CLAIMS)
+                state.write(STATE, NO_CLAIMS)
             return None, SKIP
         if not self.enabled:
             return None, SKIP

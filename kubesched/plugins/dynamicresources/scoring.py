@@ -17,6 +17,7 @@ from ...objects.nodeinfo import NodeInfo
 from ...objects.pod import PodInfo
 from .filtering import FilterMixin
 from .names import FIRST_AVAILABLE_MAX_SIZE
+from .skipped import zero_scores
 from .state import STATE, DraState, NodeAllocation
 
 __all__ = ["ScoreMixin", "compute_score"]
@@ -33,7 +34,7 @@ class ScoreMixin(FilterMixin):
     def score_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, rows: RowArray) -> IntArray:
         s = state.get(STATE)
         if s is None or not s.prioritized or not self.enabled or not self.features.enable_dra_prioritized_list:
-            return _zeros(len(rows))  # only firstAvailable requests score
+            return zero_scores(len(rows))  # only firstAvailable requests score
         out = np.zeros(len(rows), dtype=np.int64)
         infos = snapshot.node_infos
         kept = s.verdicts.score if s.verdicts is not None else None
@@ -90,17 +91,3 @@ def compute_score(s: DraState, found: NodeAllocation) -> int:
                     score += FIRST_AVAILABLE_MAX_SIZE - i
     return score
 
-
-_ZEROS: dict[int, IntArray] = {}
-
-
-def _zeros(size: int) -> IntArray:
-    """A shared read-only array of ``size`` zero scores (the usual answer: a pod without claims)."""
-    found = _ZEROS.get(size)
-    if found is None:
-        if len(_ZEROS) > 64:
-            _ZEROS.clear()
-        found = np.zeros(size, dtype=np.int64)
-        found.flags.writeable = False
-        _ZEROS[size] = found
-    return found

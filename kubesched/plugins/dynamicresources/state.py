@@ -8,22 +8,26 @@ upstream's pointer is: preemption's dry runs see the same allocations.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING
 
 from ...framework import StateKey
-from ...objects.dra import AllocationResult, ResourceClaim
-from ...objects.selectors import NodeSelector
-from .extended import ExtendedRequest, RequestMapping
 from .names import NAME
-from .structured import Allocator
-from .structured.results import AllocationResults
-from .verdicts import VerdictRows
 
-__all__ = ["NodeAllocation", "DraState", "ExtendedGroup", "ExtendedGroups", "STATE"]
+if TYPE_CHECKING:  # annotations only: the records load with the plugin, the allocator on first need
+    from collections.abc import Sequence
+
+    import numpy as np
+    import numpy.typing as npt
+
+    from ...objects.dra import AllocationResult, ResourceClaim
+    from ...objects.selectors import NodeSelector
+    from .extended import ExtendedRequest, RequestMapping
+    from .structured import Allocator
+    from .structured.results import AllocationResults
+    from .verdicts import VerdictRows
+
+__all__ = ["NodeAllocation", "DraState", "ExtendedGroup", "ExtendedGroups", "NO_CLAIMS", "STATE"]
 
 
 @dataclass(slots=True)
@@ -104,3 +108,4 @@ class DraState:
 
 
 STATE: StateKey[DraState] = StateKey(NAME)
+NO_CLAIMS = DraState()  # shared by every pod without claims: never written to
