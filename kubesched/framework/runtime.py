@@ -108,6 +108,7 @@ class Framework(FilterRuns, ScoreRuns, BindingRuns, SignRuns):
         self._reserve = cast(list[ReservePlugin], pts["reserve"])
         self._permit = cast(list[PermitPlugin], pts["permit"])
         self._pre_bind = cast(list[PreBindPlugin], pts["preBind"])
+        self._init_pre_flights()
         self._bind = cast(list[BindPlugin], pts["bind"])
         self._post_bind = cast(list[PostBindPlugin], pts["postBind"])
         self._init_signing(pts)

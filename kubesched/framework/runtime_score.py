@@ -31,6 +31,8 @@ from .views import RowArray, SnapshotView
 
 __all__ = ["ScoreRuns"]
 
+_max = np.maximum.reduce  # ndarray.max() without its Python-level wrapper
+
 
 class ScoreRuns:
     """The PreScore and Score points of ``Framework``: their plugins, weights and runs."""
@@ -153,7 +155,7 @@ class ScoreRuns:
                 except ValueError as err:
                     raise FrameworkError(f"plugin {names[i]!r} returned {scores.shape} scores for {count} nodes") from err
         # One reduction checks both bounds: a negative int64 is a huge uint64.
-        if count and stacked.view(np.uint64).max() > MAX_NODE_SCORE:
+        if count and _max(stacked.view(np.uint64), axis=None) > MAX_NODE_SCORE:
             for name, scores in zip(names, stacked):
                 if scores.max() > MAX_NODE_SCORE or scores.min() < MIN_NODE_SCORE:
                     bad = int(scores.max() if scores.max() > MAX_NODE_SCORE else scores.min())

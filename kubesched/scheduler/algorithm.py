@@ -151,7 +151,7 @@ class Algorithm:
             prioritize_with_extenders(self.extenders, pod, snapshot, feasible, scores)
         total = scores.total
         assert total is not None
-        is_top = total == total.max()
+        is_top = total == np.maximum.reduce(total)  # (total.max() without its Python-level wrapper)
         best = feasible[is_top]
         host_row = self._select(feasible, total, is_top, best, names)
         host = names[host_row]

@@ -21,6 +21,7 @@ from ..framework.cycle_state import PODS_TO_ACTIVATE, CycleState
 from ..framework.events import ASSIGNED_POD_DELETE
 from ..framework.queued_pod import QueuedPodInfo
 from ..framework.interfaces import BindingExplainer
+from ..framework.measured import code_label
 from ..framework.runtime import Framework
 from ..framework.runtime_binding import PERMIT_WAIT_REASONS
 from ..framework.status import Code, Status
@@ -103,31 +104,32 @@ class BindingCycle(FailureHandling):
                 binding_failed(attempt, failed_at, status)
             self._finish_binding(fwk, state, queued, assumed, host, attempt, status)
             return
+        if (self._direct_binder is not None and self._binds_directly[fwk.profile_name]
+                and fwk.pre_bind_skipped(state, assumed, host)):
+            observe = fwk.observe_point
+            started = time.perf_counter() if observe is not None else 0.0
+
+            def done(status: Status | None) -> None:
+                if observe is not None:  # the Bind point's duration, as fwk.run_bind would report it
+                    observe("Bind", code_label(status), time.perf_counter() - started)
+                if status is not None and not status.is_success():
+                    binding_failed(attempt, "Bind", status)
+                self._finish_binding(fwk, state, queued, assumed, host, attempt, status)
+
+            self._direct_binder(assumed, host, done)
+            return
         stage = ["Bind"]  # where a failure happened, for the attempt's record
 
         def work() -> Status | None:
             status, stage[0] = self._binding_work(fwk, state, assumed, host)
             return status
 
-        def done(status: Status | None) -> None:
+        def finish(status: Status | None) -> None:
             if status is not None and not status.is_success():
                 binding_failed(attempt, stage[0], status)
             self._finish_binding(fwk, state, queued, assumed, host, attempt, status)
 
-        if (self._direct_binder is not None and self._binds_directly[fwk.profile_name]
-                and fwk.pre_bind_skipped(state, assumed, host)):
-            observe = fwk.observe_point
-            if observe is not None:  # the Bind point's duration, as fwk.run_bind would report it
-                started, finish = time.perf_counter(), done
-
-                def done(status: Status | None) -> None:
-                    observe("Bind", (status.code if status is not None else Code.SUCCESS).label,
-                            time.perf_counter() - started)
-                    finish(status)
-
-            self._direct_binder(assumed, host, done)
-        else:
-            self._run_binding(work, done)
+        self._run_binding(work, finish)
 
     def _binding_explainers(self, fwk: Framework) -> list[BindingExplainer]:
         """The profile's plugins that explain their binding work (looked up once per profile)."""

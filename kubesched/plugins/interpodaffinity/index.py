@@ -229,6 +229,12 @@ class AffinityIndex:
         self._entry_unindexed.append(entry)
 
     # -- queries --------------------------------------------------------------
+    def has_terms(self) -> bool:
+        """Whether any placed pod declares a term (an entry may have lost its pods since):
+        when none does, no placed pod's terms can select a pod, and PreFilter and PreScore
+        need not look them up."""
+        return bool(self._entry_list)
+
     def matcher(self, conds: tuple[Condition, ...]) -> Matcher:
         """Counts of placed pods satisfying all ``conds``, built on first use."""
         self._sync_namespaces()

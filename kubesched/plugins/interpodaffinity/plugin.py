@@ -132,6 +132,9 @@ class InterPodAffinity:
         self, state: CycleState, pod: PodInfo, snapshot: SnapshotView
     ) -> tuple[PreFilterResult | None, Status | None]:
         table = self._table(snapshot)
+        aff = pod.pod_affinity
+        if not aff.required_affinity and not aff.required_anti_affinity and not self.index.has_terms():
+            return None, SKIP  # filter_state's None: no term of its own, none placed to meet
         s = filter_state(self.index, table, pod, snapshot.namespace_labels(pod.namespace))
         if s is None:
             return None, SKIP
@@ -173,8 +176,8 @@ class InterPodAffinity:
         table = self._table(snapshot)
         aff = pod.pod_affinity
         has_constraints = bool(aff.preferred_affinity or aff.preferred_anti_affinity)
-        if self.args.ignore_preferred_terms_of_existing_pods and not has_constraints:
-            return SKIP
+        if not has_constraints and (self.args.ignore_preferred_terms_of_existing_pods or not self.index.has_terms()):
+            return SKIP  # (score_state's None when no placed pod declares a term)
         s = score_state(self.index, table, pod, self.args.hard_pod_affinity_weight)
         if s is None:
             return SKIP

@@ -254,7 +254,7 @@ class VolumeBinding:
         write through the API, as upstream's PreBindPreFlight."""
         s = state.get(_STATE)
         if s is None or s.all_bound:
-            return Status(Code.SKIP)
+            return SKIP
         return None
 
     def pre_bind(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
