@@ -31,7 +31,7 @@ from typing import Generic, Protocol, TypeVar, cast
 
 from .backoff import INITIAL_BACKOFF, Backoff
 from .client import ApiClient
-from .reflector import Reflector, object_key, resource_version
+from .reflector import Reflector, key_and_version, object_key, resource_version
 from .watch import DELETED
 
 __all__ = ["Resource", "DeletedFinalStateUnknown", "EventHandler", "Informer", "POD_FIELD_SELECTOR", "PODS", "NODES"]
@@ -134,8 +134,7 @@ class Informer(Generic[T]):
         """One object of a snapshot, decoded as it arrives so that its raw document can go at
         once (a sync of 150,000 pods would otherwise hold every document until the end).
         An object whose resourceVersion the store already has is not decoded again."""
-        key = object_key(raw)
-        version = resource_version(raw)
+        key, version = key_and_version(raw)
         old = self._items.get(key)
         if old is not None and old[1] == version:
             return _Prepared(key, version, None, unchanged=True)

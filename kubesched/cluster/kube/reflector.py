@@ -85,11 +85,23 @@ def object_key(obj: Mapping[str, object]) -> str:
 def resource_version(obj: Mapping[str, object]) -> str:
     """``metadata.resourceVersion`` of an object, a list or a bookmark ("" when absent)."""
     meta = obj.get("metadata")
-    if isinstance(meta, Mapping):
+    if type(meta) is dict or isinstance(meta, Mapping):  # decoded JSON: a dict (no ABC check)
         rv = meta.get("resourceVersion")
-        if isinstance(rv, str):
+        if type(rv) is str:
             return rv
     return ""
+
+
+def key_and_version(obj: Mapping[str, object]) -> tuple[str, str]:
+    """``object_key`` and ``resource_version`` of a decoded object, its metadata read once
+    (every object of a snapshot needs both)."""
+    meta = obj.get("metadata")
+    if type(meta) is not dict:
+        return object_key(obj), resource_version(obj)
+    name = meta.get("name") or ""
+    namespace = meta.get("namespace")
+    rv = meta.get("resourceVersion")
+    return f"{namespace}/{name}" if namespace else str(name), rv if type(rv) is str else ""
 
 
 class Reflector:
