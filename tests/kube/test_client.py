@@ -376,6 +376,36 @@ def test_time_spent_waiting_for_a_pooled_connection_is_not_the_requests_timeout(
     assert [answer["kind"] for answer in run(scenario())] == ["Status"] * 4  # type: ignore[index]
 
 
+def test_open_watches_do_not_take_the_requests_connections() -> None:
+    # A pool of one connection for requests, and two watches streaming meanwhile.
+    stop = asyncio.Event()
+
+    async def stream(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse()
+        await response.prepare(request)
+        await response.write(b'{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"1"}}}\n')
+        await stop.wait()
+        await response.write_eof()
+        return response
+
+    async def answer(request: web.Request) -> web.Response:
+        return web.json_response({"kind": "PodList"})
+
+    async def scenario() -> dict[str, object]:
+        async with serve({("GET", "/api/v1/nodes"): stream, ("GET", "/api/v1/pods"): answer}) as served:
+            async with ApiClient(served.conn, max_connections=1) as client:
+                watches = [client.watch("/api/v1/nodes", {"timeoutSeconds": "9"}) for _ in range(2)]
+                for watch in watches:
+                    await watch.__anext__()  # each watch is open and streaming
+                listed = await asyncio.wait_for(client.request("GET", "/api/v1/pods"), 5)
+                stop.set()
+                for watch in watches:
+                    await watch.aclose()
+                return listed
+
+    assert run(scenario()) == {"kind": "PodList"}
+
+
 def test_a_server_that_does_not_answer_within_the_timeout_fails_the_request() -> None:
     async def stalled(request: web.Request) -> web.Response:
         await asyncio.sleep(2)
