@@ -259,16 +259,23 @@ class Algorithm:
                 apply_nominated_pods(fwk, state, pod, snapshot, outcome, candidates, self.nominator)
                 diagnosis.outcome = outcome
                 passed = outcome.passed  # only rows of ``order`` can pass
-                identity = allowed is None and table.order_is_identity  # row == position
-                if np.count_nonzero(passed) > to_find:
-                    chosen, processed = first_passing(passed, order, identity, start, to_find)
+                passing = np.count_nonzero(passed)
+                if passing == n and n > to_find:
+                    # Every node passes (the usual case): the walk keeps the ``to_find`` nodes
+                    # from ``start`` and stops at the one after them, so visited = kept.
+                    processed = to_find
+                    chosen = None
                 else:
-                    positions = (passed if identity else passed[order]).nonzero()[0]
-                    split = int(positions.searchsorted(start))  # visited from start, then after wrapping
-                    chosen = np.concatenate((positions[split:], positions[:split])) if split else positions
-                    processed = n
-            feasible = order[chosen]
+                    identity = allowed is None and table.order_is_identity  # row == position
+                    if passing > to_find:
+                        chosen, processed = first_passing(passed, order, identity, start, to_find)
+                    else:
+                        positions = (passed if identity else passed[order]).nonzero()[0]
+                        split = int(positions.searchsorted(start))  # visited from start, then after wrapping
+                        chosen = np.concatenate((positions[split:], positions[:split])) if split else positions
+                        processed = n
             diagnosis.evaluated = rotated_prefix(order, start, processed)
+            feasible = order[chosen] if chosen is not None else diagnosis.evaluated
             if fwk.plugin_evaluations is not None:  # the live mode's metrics
                 fwk.count_filter_evaluations(state, outcome, visited_rows(order, start, processed))
         self._advance(walk, processed, snapshot.num_nodes)

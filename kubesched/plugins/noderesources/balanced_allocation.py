@@ -222,10 +222,10 @@ def _score_row(columns: list[tuple[IntArray, IntArray] | None], requests: list[i
         if pair is None:
             continue
         found = True
-        alloc = int(pair[0][row])
+        alloc = pair[0].item(row)  # (a plain int, no numpy scalar)
         if alloc == 0:
             continue
-        requested = int(pair[1][row]) + pod_request
+        requested = pair[1].item(row) + pod_request
         denominator = float(alloc)
         after.append(min(float(requested) / denominator, 1.0))
         before.append(min(float(requested - pod_request) / denominator, 1.0))

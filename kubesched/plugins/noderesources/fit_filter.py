@@ -51,10 +51,10 @@ def fit_keys(table: NodeTableView, rows: RowArray | slice[int, int, None], check
 
 def fit_key(table: NodeTableView, row: int, checks: list[Check]) -> int:
     """``fit_keys`` of one row, in plain integers."""
-    key = 2 if table.pod_count[row] >= table.alloc_pods[row] else 0
+    key = 2 if table.pod_count.item(row) >= table.alloc_pods.item(row) else 0  # (item: a plain int, no numpy scalar)
     for i, (_, want, alloc, req) in enumerate(checks):
-        capacity = int(alloc[row])
-        if capacity - int(req[row]) < want:
+        capacity = alloc.item(row)
+        if capacity - req.item(row) < want:
             key |= 1 << (i + 2)
             if capacity < want:
                 key |= 1

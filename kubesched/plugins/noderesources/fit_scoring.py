@@ -71,8 +71,8 @@ def score_row(args: FitArgs, columns: list[tuple[IntArray, IntArray] | None], po
     for spec, pod_request, found in zip(args.resources, pod_requests, columns):
         if found is None:
             continue
-        alloc = int(found[0][row])
-        requested = int(found[1][row]) + pod_request
+        alloc = found[0].item(row)  # (a plain int, no numpy scalar)
+        requested = found[1].item(row) + pod_request
         if alloc == 0:
             continue
         if least:
