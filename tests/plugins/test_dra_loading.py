@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from kubesched.objects.pod import parse_pod
+from kubesched.plugins.dynamicresources import DynamicResources
 from kubesched.plugins.dynamicresources.manager import registered_dra_manager
 
 from .dra_helpers import claim, gpu_class, gpu_slice, node, pod, simulate
@@ -71,3 +72,11 @@ def test_other_plugins_get_the_manager_of_dynamic_resources() -> None:
     sim = simulate(node("n1"))
     plugin = sim.scheduler.profiles["default-scheduler"].instances["DynamicResources"]
     assert registered_dra_manager(plugin.handle) is plugin.manager
+
+
+def test_a_plugin_made_over_stores_that_hold_dra_objects_takes_each_object_once() -> None:
+    sim = simulate(node("n1"), gpu_slice("n1", 2), gpu_class())
+    first = sim.scheduler.profiles["default-scheduler"].instances["DynamicResources"]
+    second = DynamicResources(first.handle, first.features)  # its stores are full already
+    assert second.loaded is not None
+    assert second.manager.epoch == 2  # one class and one slice, each taken once

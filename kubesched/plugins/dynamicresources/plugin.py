@@ -65,7 +65,9 @@ def allocator_features(features: Features) -> AllocatorFeatures:
 
 class _Changes:
     """One DRA store's changes, routed to the DRA manager; the first one makes it (from what
-    the stores hold then, this change included)."""
+    the stores hold then, this change included). A store that already holds objects when the
+    plugin is made tells of them at once (``add_handler``): the first makes the manager,
+    which takes every store as it is, so none of them is routed again."""
 
     def __init__(self, front: "DynamicResources", kind: str) -> None:
         self._front = front
@@ -75,7 +77,7 @@ class _Changes:
         core = self._front.loaded
         if core is None:
             self._front.core()
-        else:
+        elif not self._front.registering:
             core.manager.handler(self._kind).on_object_add(obj)
 
     def on_object_update(self, old: JSONObject, new: JSONObject) -> None:
@@ -117,9 +119,11 @@ class DynamicResources:
         self.claim_store = handle.object_store(API_VERSION, RESOURCE_CLAIM, PLURALS[RESOURCE_CLAIM])
         self.class_store = handle.object_store(API_VERSION, DEVICE_CLASS, PLURALS[DEVICE_CLASS])
         self.slice_store = handle.object_store(API_VERSION, RESOURCE_SLICE, PLURALS[RESOURCE_SLICE])
+        self.registering = True
         for kind, store in ((RESOURCE_CLAIM, self.claim_store), (DEVICE_CLASS, self.class_store),
                             (RESOURCE_SLICE, self.slice_store)):
             store.add_handler(_Changes(self, kind))
+        self.registering = False
         _FRONTS[self.claim_store] = self
         extended_resource_index(handle)  # shared with NodeResourcesFit: registered as the manager would
 
