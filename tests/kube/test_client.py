@@ -475,6 +475,25 @@ def test_requests_one_after_another_share_one_kept_alive_connection() -> None:
     assert len(peers) == 1
 
 
+def test_a_client_sharing_anothers_connections_uses_them_and_leaves_them_open_when_closed() -> None:
+    peers: list[object] = []
+
+    async def handler(request: web.Request) -> web.Response:
+        assert request.transport is not None
+        peers.append(request.transport.get_extra_info("peername"))
+        return web.json_response({})
+
+    async def scenario() -> None:
+        async with serve({("POST", "/x"): handler}) as client:
+            await client.request("POST", "/x", body={})
+            async with ApiClient(client.conn, share_with=client) as events:
+                await events.request("POST", "/x", body={})
+            await client.request("POST", "/x", body={})  # the owner's pool is still open
+
+    run(scenario())
+    assert len(peers) == 3 and len(set(peers)) == 1
+
+
 def test_a_connection_the_server_asked_to_close_is_not_reused() -> None:
     peers: list[object] = []
 

@@ -123,7 +123,10 @@ async def run_scheduler(settings: RunSettings, *, stop: asyncio.Event | None = N
     live_metrics = LiveMetrics(metrics.registry, urlsplit(settings.connection.server).netloc)
     # Three clients, as kube-scheduler has: the scheduler's (informers, binds, status), the
     # events' and the Lease's, each with its own QPS budget so neither starves the others.
-    async with ApiClient(settings.connection) as api, ApiClient(settings.connection) as events_api, \
+    # The events' requests go over the scheduler's connections (client-go's clients share
+    # their transport); the Lease keeps its own, so a burst of binds never delays a renewal.
+    async with ApiClient(settings.connection) as api, \
+            ApiClient(settings.connection, share_with=api) as events_api, \
             ApiClient(settings.connection) as lease_api:
         for client in (api, events_api, lease_api):
             client.observer = live_metrics.rest

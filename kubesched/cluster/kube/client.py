@@ -78,13 +78,21 @@ class ApiClient:
 
     Requests share a pool of ``max_connections`` kept-alive connections; each watch holds a
     connection of its own for as long as it streams, outside that pool, so that long-lived
-    watches never take the requests' connections (nor the other way round)."""
+    watches never take the requests' connections (nor the other way round).
 
-    def __init__(self, conn: Connection, *, timeout: float = 30.0, max_connections: int = MAX_CONNECTIONS) -> None:
+    ``share_with``: send requests over that client's pool (same server and credentials),
+    with a rate limiter and observer of this client's own, as client-go's clients made
+    from one configuration share one transport (the scheduler's and the events' clients).
+    Closing this client then leaves the pool open to its owner."""
+
+    def __init__(self, conn: Connection, *, timeout: float = 30.0, max_connections: int = MAX_CONNECTIONS,
+                 share_with: ApiClient | None = None) -> None:
         self.conn = conn
         self.timeout = timeout
         self._bucket = TokenBucket(conn.qps, conn.burst)
-        self._session = self._new_session(max_connections)
+        self._owns_session = share_with is None
+        self._session: aiohttp.ClientSession = (self._new_session(max_connections) if share_with is None
+                                                else share_with._session)
         self._watch_session: aiohttp.ClientSession | None = None  # made by the first watch
         self._basic = ""
         if conn.basic_auth:  # the header aiohttp's BasicAuth would write, encoded once
@@ -107,7 +115,8 @@ class ApiClient:
         )
 
     async def close(self) -> None:
-        await self._session.close()
+        if self._owns_session:
+            await self._session.close()
         if self._watch_session is not None:
             await self._watch_session.close()
 
