@@ -51,8 +51,13 @@ class CollectorSchedule:
     growth: float = 2.0  # the frozen set's growth that calls for a collection of everything
     min_frozen: int = 1_000_000  # ... and the size below which it never does
     deep_collections: int = 0  # full collections of everything (frozen objects included)
-    _deep_at: int = 0
+    # The frozen set's size when last counted (counting walks it all: done at the first full
+    # collection after start and after each collection of everything, not on every one),
+    # and the survivors frozen since.
+    _frozen_counted: int | None = None
+    _frozen_since: int = 0
     _deep_scheduled: bool = False
+    _collecting_everything: bool = False
     _saved_threshold: tuple[int, int, int] | None = None
     _was_enabled: bool = True
     _started: bool = False
@@ -78,7 +83,6 @@ class CollectorSchedule:
         self._saved_threshold = gc.get_threshold()
         gc.set_threshold(self.young_threshold, *self._saved_threshold[1:])
         gc.freeze()
-        self._deep_at = max(self.min_frozen, int(self.growth * gc.get_freeze_count()))
         gc.callbacks.append(self._after_collection)
 
     def stop(self) -> None:
@@ -94,10 +98,15 @@ class CollectorSchedule:
         """A gc callback: after a full collection, freeze its survivors. It runs in whichever
         thread triggered the collection; the full collection of everything is left to the
         event loop, since a collection cannot start inside another."""
-        if phase != "stop" or info["generation"] != 2 or not self._started:
+        if phase != "stop" or info["generation"] != 2 or not self._started or self._collecting_everything:
             return
+        survivors = len(gc.get_objects(generation=2))  # what this collection walked, no more
+        if self._frozen_counted is None:
+            self._frozen_counted = gc.get_freeze_count()
         gc.freeze()
-        if gc.get_freeze_count() >= self._deep_at and not self._deep_scheduled:
+        self._frozen_since += survivors
+        frozen = self._frozen_counted + self._frozen_since
+        if frozen >= max(self.min_frozen, self.growth * self._frozen_counted) and not self._deep_scheduled:
             self._deep_scheduled = True
             try:
                 self.loop.call_soon_threadsafe(self._collect_everything)
@@ -105,16 +114,19 @@ class CollectorSchedule:
                 self._deep_scheduled = False
 
     def _collect_everything(self) -> None:
+        self._deep_scheduled = False
         if not self._started:
-            self._deep_scheduled = False
             return
         started, frozen = time.perf_counter(), gc.get_freeze_count()
-        gc.unfreeze()
-        collected = gc.collect()  # its own callback freezes the survivors
-        gc.freeze()
+        self._collecting_everything = True
+        try:
+            gc.unfreeze()
+            collected = gc.collect()
+            gc.freeze()
+        finally:
+            self._collecting_everything = False
         self.deep_collections += 1
-        self._deep_at = max(self.min_frozen, int(self.growth * gc.get_freeze_count()))
-        self._deep_scheduled = False
+        self._frozen_counted, self._frozen_since = gc.get_freeze_count(), 0
         log.info("full garbage collection", extra={
-            "frozenBefore": frozen, "collected": collected, "frozenAfter": gc.get_freeze_count(),
+            "frozenBefore": frozen, "collected": collected, "frozenAfter": self._frozen_counted,
             "seconds": round(time.perf_counter() - started, 3)})
