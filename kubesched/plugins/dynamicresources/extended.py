@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 
 from ...objects.pod import PodInfo
 from ...objects.quantity import value as quantity_value
-from ...objects.resources import is_extended_resource
-from .names import DEVICE_CLASS_PREFIX, EXTENDED_RESOURCE_CLAIM_ANNOTATION
+from .extended_index import is_dra_extended_resource
+from .names import EXTENDED_RESOURCE_CLAIM_ANNOTATION
 
 if TYPE_CHECKING:
     from ...objects.dra import DeviceClass
@@ -53,10 +53,6 @@ class RequestMapping:
 
     def to_json(self) -> dict[str, str]:
         return {"containerName": self.container, "resourceName": self.resource, "requestName": self.request}
-
-
-def is_dra_extended_resource(name: str) -> bool:
-    return is_extended_resource(name) or name.startswith(DEVICE_CLASS_PREFIX)
 
 
 def backed_resources(pod: PodInfo, class_for: ClassResolver) -> dict[str, int] | None:

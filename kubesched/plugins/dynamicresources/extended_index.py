@@ -13,9 +13,16 @@ from collections.abc import Mapping
 
 from ...framework import Handle
 from ...framework.handle import JSONObject, ObjectStore
+from ...objects.resources import is_extended_resource
 from .names import API_VERSION, DEVICE_CLASS, DEVICE_CLASS_PREFIX, PLURALS
 
-__all__ = ["ExtendedResourceIndex", "extended_resource_index"]
+__all__ = ["ExtendedResourceIndex", "extended_resource_index", "is_dra_extended_resource"]
+
+
+def is_dra_extended_resource(name: str) -> bool:
+    """``IsDRAExtendedResourceName``: a name a DeviceClass could back (an extended resource, or
+    ``deviceclass.resource.kubernetes.io/<class>``)."""
+    return is_extended_resource(name) or name.startswith(DEVICE_CLASS_PREFIX)
 
 
 def _fields(obj: JSONObject) -> tuple[str, str, str | None]:
