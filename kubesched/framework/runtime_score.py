@@ -32,6 +32,7 @@ from .views import RowArray, SnapshotView
 __all__ = ["ScoreRuns"]
 
 _max = np.maximum.reduce  # ndarray.max() without its Python-level wrapper
+_SUCCESS_CODE, _SKIP_CODE = Code.SUCCESS, Code.SKIP
 
 
 class ScoreRuns:
@@ -75,9 +76,12 @@ class ScoreRuns:
                 status = plugin.pre_score(state, pod, snapshot, rows)
                 if observe is not None:
                     observe(plugin.name, "PreScore", code_label(status), perf_counter() - started)
-                if status is None or status.is_success():
+                if status is None:
                     continue
-                if status.is_skip():
+                code = status.code
+                if code == _SUCCESS_CODE:
+                    continue
+                if code == _SKIP_CODE:
                     skipped.add(plugin.name)
                     continue
                 self._tally_pre_score(skipped, plugin, True)

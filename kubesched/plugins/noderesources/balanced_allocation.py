@@ -215,6 +215,21 @@ def _two_resources(
 
 def _score_row(columns: list[tuple[IntArray, IntArray] | None], requests: list[int], row: int) -> int:
     """One row's score in plain Python, with the float operations of ``score_nodes`` in its order."""
+    if len(columns) == 2:  # the default cpu and memory, both on the node: the loop below, unrolled
+        first, second = columns
+        if first is not None and second is not None:
+            alloc1, alloc2 = first[0].item(row), second[0].item(row)
+            if alloc1 != 0 and alloc2 != 0:
+                pod1, pod2 = requests
+                requested1, requested2 = first[1].item(row) + pod1, second[1].item(row) + pod2
+                denominator1, denominator2 = float(alloc1), float(alloc2)
+                after1 = min(float(requested1) / denominator1, 1.0)
+                after2 = min(float(requested2) / denominator2, 1.0)
+                before1 = min(float(requested1 - pod1) / denominator1, 1.0)
+                before2 = min(float(requested2 - pod2) / denominator2, 1.0)
+                balance_after = int((1 - abs((after1 - after2) / 2)) * MAX_NODE_SCORE)
+                balance_before = int((1 - abs((before1 - before2) / 2)) * MAX_NODE_SCORE)
+                return (MAX_NODE_SCORE * 3 // 2 + balance_after - balance_before) // 2
     after: list[float] = []
     before: list[float] = []
     found = False
