@@ -171,3 +171,20 @@ def test_above_100_nodes_a_per_node_filter_counts_only_the_nodes_the_walk_visite
     assert counted[("EveryThird", "Filter", PROFILE)] == 152
     assert counted[("TaintToleration", "Filter", PROFILE)] == 101
     assert counted[("NodeResourcesFit", "Filter", PROFILE)] == 101
+
+
+def test_a_prefilter_that_rejects_the_pod_stops_the_count_at_it() -> None:
+    """Upstream's PreFilter loop returns at an UnschedulableAndUnresolvable status: the plugins
+    up to the rejecting one were evaluated, the later ones never ran, and no node was asked."""
+    metrics = SchedulerMetrics()
+    # One term naming two different nodes: no node can be both (NodeAffinity's conflict).
+    nowhere = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n2"]},
+                         {"key": "metadata.name", "operator": "In", "values": ["n3"]}]}]}}}
+    profile = only("NodeAffinity", "NodeResourcesFit")  # in this order: Fit (which never skips) comes after
+    sched, _ = schedule(cluster(5), [pod("p", cpu="2", affinity=nowhere)], profile=profile, metrics=metrics)
+    assert [p.name for p in sched.profiles[PROFILE].points["preFilter"]] == ["NodeAffinity", "NodeResourcesFit"]
+    counted = evaluations(metrics)
+    assert counted.get(("NodeAffinity", "PreFilter", PROFILE)) == 1
+    assert ("NodeResourcesFit", "PreFilter", PROFILE) not in counted
+    assert not any(point == "Filter" for _, point, _ in counted)
