@@ -112,6 +112,28 @@ def test_status_failure_becomes_api_error_with_reason() -> None:
     assert error.is_not_found() and not error.is_conflict()
 
 
+@pytest.mark.parametrize(("server_path", "path", "sent"), [
+    ("", "/api/v1/namespaces/ns/pods/p-1.a/binding", "/api/v1/namespaces/ns/pods/p-1.a/binding"),
+    ("", "/api/v1/namespaces/ns/configmaps/a b%", "/api/v1/namespaces/ns/configmaps/a%20b%25"),
+    ("/k8s/clusters/c-1", "/api/v1/namespaces/ns/pods/p/binding", "/k8s/clusters/c-1/api/v1/namespaces/ns/pods/p/binding"),
+])
+def test_the_request_path_is_quoted_once_after_the_servers_own_path(server_path: str, path: str, sent: str) -> None:
+    seen: list[str] = []
+
+    async def handler(request: web.Request) -> web.Response:
+        seen.append(request.raw_path)
+        return web.json_response({})
+
+    async def scenario() -> None:
+        async with serve({("POST", "/{tail:.*}"): handler}) as served:
+            conn = Connection(server=served.conn.server + server_path, ssl=None, token=_token, basic_auth=None)
+            async with ApiClient(conn) as client:
+                await client.request("POST", path, body={})
+
+    run(scenario())
+    assert seen == [sent]
+
+
 def test_a_write_returns_the_status_without_decoding_the_answer() -> None:
     received: list[object] = []
 

@@ -23,6 +23,7 @@ import asyncio
 import base64
 import errno
 import logging
+import re
 import time
 from collections.abc import AsyncIterator, Mapping
 from types import TracebackType
@@ -45,6 +46,8 @@ log = logging.getLogger(__name__)
 MAX_RETRIES = 10  # client-go rest.Request's default maxRetries
 WATCH_GRACE = 30.0  # beyond timeoutSeconds before a silent watch is abandoned
 _PATH_SAFE = "/:@!$&'()*+,;="  # RFC 3986 pchar: left as is in a path, as yarl leaves them
+# A path of unreserved and safe characters only (every path of Kubernetes names) needs no quoting.
+_PLAIN_PATH = re.compile(r"[A-Za-z0-9\-._~/:@!$&'()*+,;=]*")
 _RESET_ERRNOS = frozenset({errno.ECONNRESET, errno.EPIPE, errno.ECONNABORTED})
 
 
@@ -94,6 +97,8 @@ class ApiClient:
         self._session: aiohttp.ClientSession = (self._new_session(max_connections) if share_with is None
                                                 else share_with._session)
         self._watch_session: aiohttp.ClientSession | None = None  # made by the first watch
+        server = URL(conn.server)
+        self._server_url = server if server.path in ("", "/") and not server.query_string else None
         self._basic = ""
         if conn.basic_auth:  # the header aiohttp's BasicAuth would write, encoded once
             user, password = conn.basic_auth
@@ -148,9 +153,14 @@ class ApiClient:
 
     def _url(self, path: str, params: Mapping[str, str] | None) -> URL:
         """The request's URL, its query encoded once here (``encoded=True`` spares aiohttp
-        parsing and quoting it again)."""
+        parsing and quoting it again). A plain path on a server URL without a path of its
+        own (the usual case: a bind, an event) is set on the parsed server URL."""
+        if _PLAIN_PATH.fullmatch(path) is None:
+            path = quote(path, safe=_PATH_SAFE)
+        elif not params and self._server_url is not None:
+            return self._server_url.with_path(path, encoded=True)
         query = f"?{urlencode(params)}" if params else ""
-        return URL(f"{self.conn.server}{quote(path, safe=_PATH_SAFE)}{query}", encoded=True)
+        return URL(f"{self.conn.server}{path}{query}", encoded=True)
 
     def _timeout(self, wait: float) -> aiohttp.ClientTimeout:
         """The timeout of a request answered within ``wait`` seconds (one object per value)."""
