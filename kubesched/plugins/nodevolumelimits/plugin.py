@@ -80,7 +80,8 @@ class CSILimits:
         self.attached = AttachedVolumes(index, self.entries)
 
     def pre_filter(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView) -> tuple[PreFilterResult | None, Status | None]:
-        if not any(v.claim or (v.disk is not None and v.disk.kind in PLUGIN_OF_SOURCE) for v in pod.volumes):
+        if not pod.volumes or not any(v.claim or (v.disk is not None and v.disk.kind in PLUGIN_OF_SOURCE)
+                                      for v in pod.volumes):
             return None, SKIP
         try:
             entries = self.entries(pod, new_pod=True)
