@@ -14,12 +14,14 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
+from collections import deque
 from typing import Awaitable, Callable
 
 from ...framework.status import Code, Status
 from ...objects.pod import PodInfo
 from ...scheduler.metrics import SchedulerMetrics
 from ...scheduler.scheduler import BindingDone, BindingWork, DirectBinder
+from .client import MAX_CONNECTIONS
 from .errors import ApiError
 from .parking_pool import ParkingPool
 
@@ -49,7 +51,10 @@ class BindingPool:
         self.in_flight = 0
         self._idle = asyncio.Event()
         self._idle.set()
-        self._tasks: set[asyncio.Task[None]] = set()
+        # The direct binder's queue and its long-lived binding tasks (see ``direct``).
+        self._direct_queue: deque[tuple[PodInfo, str, BindingDone]] = deque()
+        self._direct_idle: deque[asyncio.Future[None]] = deque()
+        self._direct_workers: list[asyncio.Task[None]] = []
 
     def _started(self) -> None:
         self.in_flight += 1
@@ -88,27 +93,44 @@ class BindingPool:
             status = Status.as_error(err)
         self._finished(status, done)
 
-    def direct(self, bind: Callable[[PodInfo, str], Awaitable[None]]) -> DirectBinder:
+    def direct(self, bind: Callable[[PodInfo, str], Awaitable[None]], workers: int = MAX_CONNECTIONS) -> DirectBinder:
         """A ``DirectBinder`` that awaits ``bind`` on the loop itself: DefaultBinder's API call
-        without a worker thread or two thread hand-offs per pod."""
+        without a worker thread or two thread hand-offs per pod. Binds queue in the order the
+        pods were scheduled and up to ``workers`` of them are under way at once (the API
+        client's connections: more would only wait for one), each taken by a long-lived task
+        rather than a task per pod."""
+        queue, idle = self._direct_queue, self._direct_idle
+        limit = max(1, workers)
 
         def start(pod: PodInfo, node_name: str, done: BindingDone) -> None:
             self._started()
-            task = self._loop.create_task(self._bind_then(bind, pod, node_name, done))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            queue.append((pod, node_name, done))
+            while idle:  # an idle binding task takes it
+                waiter = idle.popleft()
+                if not waiter.done():
+                    waiter.set_result(None)
+                    return
+            if len(self._direct_workers) < limit:
+                self._direct_workers.append(self._loop.create_task(self._bind_queued(bind)))
 
         return start
 
-    async def _bind_then(self, bind: Callable[[PodInfo, str], Awaitable[None]], pod: PodInfo, node_name: str,
-                         done: BindingDone) -> None:
-        try:
-            await bind(pod, node_name)
-            status = None
-        except Exception as err:  # the API's refusal is the binding cycle's error, as RunBindPlugins wraps it
-            status = Status(Code.ERROR, f'running Bind plugin "{_DEFAULT_BINDER}": {_api_message(err)}',
-                            plugin=_DEFAULT_BINDER, error=err)
-        self._finished(status, done)
+    async def _bind_queued(self, bind: Callable[[PodInfo, str], Awaitable[None]]) -> None:
+        queue, idle, loop = self._direct_queue, self._direct_idle, self._loop
+        while True:
+            if not queue:
+                waiter: asyncio.Future[None] = loop.create_future()
+                idle.append(waiter)
+                await waiter
+                continue
+            pod, node_name, done = queue.popleft()
+            try:
+                await bind(pod, node_name)
+                status = None
+            except Exception as err:  # the API's refusal is the binding cycle's error, as RunBindPlugins wraps it
+                status = Status(Code.ERROR, f'running Bind plugin "{_DEFAULT_BINDER}": {_api_message(err)}',
+                                plugin=_DEFAULT_BINDER, error=err)
+            self._finished(status, done)
 
     async def drain(self, timeout: float) -> bool:
         """Wait for bindings in flight (on shutdown); False if some were still running."""
@@ -121,3 +143,6 @@ class BindingPool:
 
     def shutdown(self) -> None:
         self._executor.shutdown(cancel_futures=True)
+        for task in self._direct_workers:
+            task.cancel()
+        self._direct_workers = []
