@@ -37,7 +37,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from .leader import micro_time, status_of
 
@@ -86,9 +86,9 @@ def truncate_note(note: str) -> str:
     return head + _TRUNCATED
 
 
-@dataclass(frozen=True, slots=True)
-class ObjectRef:
-    """A core/v1 ObjectReference to the object an event is about."""
+class ObjectRef(NamedTuple):
+    """A core/v1 ObjectReference to the object an event is about (a tuple: one is made for
+    every event, and it is part of the key events are folded by)."""
 
     kind: str
     namespace: str
@@ -105,8 +105,7 @@ class ObjectRef:
         return {key: value for key, value in pairs if value}  # omitempty
 
 
-@dataclass(frozen=True, slots=True)
-class _Key:
+class _Key(NamedTuple):
     """What makes two events isomorphic (client-go's eventKey)."""
 
     event_type: str
