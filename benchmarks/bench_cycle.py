@@ -21,7 +21,9 @@ total divided by the measured cycles it prints is the instructions per cycle::
         python benchmarks/bench_cycle.py --nodes 5000 --pods 600 --callgrind
     # total of the dump written at the end (the largest-numbered /tmp/cycle.out.N) / measured cycles
 
-(use the interpreter's real path, not a shell shim, so that valgrind traces Python).
+(use the interpreter's real path, not a shell shim, so that valgrind traces Python). The
+script imports the kubesched of the tree it sits in: for an A/B, run each side's copy
+from its own tree (a ``git worktree`` of the old revision).
 The collector runs as in ``run`` after its first sync: what was loaded is frozen, young
 collections every ``YOUNG_THRESHOLD`` allocations.
 """
