@@ -37,7 +37,7 @@ from yarl import URL
 from .connection import Connection
 from .errors import ApiError, api_error_from_response, transport_error
 from .ratelimit import TokenBucket
-from .watch import WatchEvent, decode_event, iter_lines
+from .watch import LineSplitter, WatchEvent, decode_event
 
 __all__ = ["ApiClient", "MAX_CONNECTIONS", "MAX_RETRIES", "RequestObserver"]
 
@@ -300,8 +300,13 @@ class ApiClient:
                 await asyncio.sleep(retry.delay)
         async with resp:
             try:
-                async for line in iter_lines(resp.content.iter_any()):
-                    yield decode_event(line)
+                splitter = LineSplitter()
+                async for chunk in resp.content.iter_any():
+                    for line in splitter.feed(chunk):
+                        yield decode_event(line)
+                tail = splitter.tail()
+                if tail is not None:
+                    yield decode_event(tail)
             except asyncio.TimeoutError as exc:
                 raise transport_error(exc, timeout=True) from None
             except aiohttp.ClientError as exc:

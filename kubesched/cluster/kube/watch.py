@@ -14,7 +14,7 @@ import orjson
 
 from .errors import ApiError
 
-__all__ = ["WatchEvent", "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR", "iter_lines", "decode_event"]
+__all__ = ["WatchEvent", "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR", "LineSplitter", "iter_lines", "decode_event"]
 
 ADDED = "ADDED"
 MODIFIED = "MODIFIED"
@@ -32,36 +32,58 @@ class WatchEvent:
     raw_size: int
 
 
-async def iter_lines(chunks: AsyncIterable[bytes]) -> AsyncIterator[bytes]:
-    """Complete non-empty lines of ``chunks``; a trailing line without newline is yielded at the end.
+class LineSplitter:
+    """Complete non-empty lines out of a stream's chunks, fed one chunk at a time (a plain
+    call per chunk, so a watch's events pass through no extra generator). A partial line is
+    kept as a list of chunks and joined once, so an object spread over many chunks costs
+    linear time."""
 
-    A partial line is kept as a list of chunks and joined once, so an object spread over
-    many chunks costs linear time.
-    """
-    parts: list[bytes] = []
-    async for chunk in chunks:
+    __slots__ = ("_parts",)
+
+    def __init__(self) -> None:
+        self._parts: list[bytes] = []
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        """The lines ``chunk`` completes."""
         end = chunk.find(b"\n")
         if end < 0:
             if chunk:
-                parts.append(chunk)
-            continue
+                self._parts.append(chunk)
+            return []
+        parts = self._parts
         if parts:
             parts.append(chunk)
             data = b"".join(parts)
-            parts = []
+            parts.clear()
             end = data.find(b"\n")
         else:
             data = chunk
+        lines = []
         start = 0
         while end >= 0:
             if end > start:
-                yield data[start:end]
+                lines.append(data[start:end])
             start = end + 1
             end = data.find(b"\n", start)
         if start < len(data):
             parts.append(data[start:])
-    tail = b"".join(parts)
-    if tail.strip():
+        return lines
+
+    def tail(self) -> bytes | None:
+        """A last line without its newline, once the stream has ended (None if blank)."""
+        tail = b"".join(self._parts)
+        self._parts.clear()
+        return tail if tail.strip() else None
+
+
+async def iter_lines(chunks: AsyncIterable[bytes]) -> AsyncIterator[bytes]:
+    """Complete non-empty lines of ``chunks``; a trailing line without newline is yielded at the end."""
+    splitter = LineSplitter()
+    async for chunk in chunks:
+        for line in splitter.feed(chunk):
+            yield line
+    tail = splitter.tail()
+    if tail is not None:
         yield tail
 
 
