@@ -55,9 +55,6 @@ def _unwrap(obj: T | DeletedFinalStateUnknown[T]) -> T:
     return obj.obj if isinstance(obj, DeletedFinalStateUnknown) else obj
 
 
-_ACTIONS = {"add": "Add", "update": "Update", "delete": "Delete"}
-
-
 class _Guarded(Generic[T]):
     """Runs one handler call; a failure is logged with the object's name and the stream goes on."""
 
@@ -65,21 +62,23 @@ class _Guarded(Generic[T]):
         self._wake = wake
         self._kind = kind
         self._metrics = metrics
+        self._labels = {"add": f"{kind}Add", "update": f"{kind}Update", "delete": f"{kind}Delete"}
 
-    def _run(self, what: str, name: str, call: Callable[[], None], resource: str = "", label: str = "") -> None:
-        started = time.perf_counter() if self._metrics is not None else 0.0
+    def _name(self, obj: T) -> str:
+        return str(obj)
+
+    def _run(self, label: str, what: str, subject: T, call: Callable[..., None], *args: object) -> None:
+        """``call(*args)`` for a change of ``subject``, timed under ``label``; the name of the
+        subject is only worked out when the call fails."""
+        metrics = self._metrics
+        started = time.perf_counter() if metrics is not None else 0.0
         try:
-            call()
+            call(*args)
         except Exception:  # one object must never stop scheduling the others
-            log.exception("handling %s of %s %s failed", what, self._kind, name)
-        if self._metrics is not None:
-            self._metrics.event_handling(label or (resource or self._kind) + _ACTIONS[what],
-                                         time.perf_counter() - started)
+            log.exception("handling %s of %s %s failed", what, self._kind, self._name(subject))
+        if metrics is not None:
+            metrics.event_handling(label, time.perf_counter() - started)
         self._wake()
-
-
-def _pod_resource(pod: PodInfo) -> str:
-    return "AssignedPod" if pod.node_name else "UnschedulablePod"
 
 
 class PodEvents(_Guarded[PodInfo]):
@@ -87,17 +86,25 @@ class PodEvents(_Guarded[PodInfo]):
         super().__init__(wake, "Pod", scheduler.metrics)
         self._scheduler = scheduler
 
+    def _name(self, obj: PodInfo) -> str:
+        return obj.key
+
     def on_add(self, obj: PodInfo, is_in_initial_list: bool) -> None:
-        self._run("add", obj.key, lambda: self._scheduler.on_pod_add(obj), _pod_resource(obj))
+        self._run("AssignedPodAdd" if obj.node_name else "UnschedulablePodAdd", "add", obj,
+                  self._scheduler.on_pod_add, obj)
 
     def on_update(self, old: PodInfo, new: PodInfo) -> None:
         # A pending pod becoming bound is upstream's AssignedPodAdd (addAssignedPodToCache).
-        label = "AssignedPodAdd" if new.node_name and not old.node_name else ""
-        self._run("update", new.key, lambda: self._scheduler.on_pod_update(old, new), _pod_resource(old), label)
+        if old.node_name:
+            label = "AssignedPodUpdate"
+        else:
+            label = "AssignedPodAdd" if new.node_name else "UnschedulablePodUpdate"
+        self._run(label, "update", new, self._scheduler.on_pod_update, old, new)
 
     def on_delete(self, obj: PodInfo | DeletedFinalStateUnknown[PodInfo]) -> None:
         pod = _unwrap(obj)
-        self._run("delete", pod.key, lambda: self._scheduler.on_pod_delete(pod), _pod_resource(pod))
+        self._run("AssignedPodDelete" if pod.node_name else "UnschedulablePodDelete", "delete", pod,
+                  self._scheduler.on_pod_delete, pod)
 
 
 class NodeEvents(_Guarded[Node]):
@@ -105,15 +112,18 @@ class NodeEvents(_Guarded[Node]):
         super().__init__(wake, "Node", scheduler.metrics)
         self._scheduler = scheduler
 
+    def _name(self, obj: Node) -> str:
+        return obj.name
+
     def on_add(self, obj: Node, is_in_initial_list: bool) -> None:
-        self._run("add", obj.name, lambda: self._scheduler.on_node_add(obj))
+        self._run(self._labels["add"], "add", obj, self._scheduler.on_node_add, obj)
 
     def on_update(self, old: Node, new: Node) -> None:
-        self._run("update", new.name, lambda: self._scheduler.on_node_update(old, new))
+        self._run(self._labels["update"], "update", new, self._scheduler.on_node_update, old, new)
 
     def on_delete(self, obj: Node | DeletedFinalStateUnknown[Node]) -> None:
         node = _unwrap(obj)
-        self._run("delete", node.name, lambda: self._scheduler.on_node_delete(node))
+        self._run(self._labels["delete"], "delete", node, self._scheduler.on_node_delete, node)
 
 
 class NamespaceEvents(_Guarded[NamespaceInfo]):
@@ -121,16 +131,19 @@ class NamespaceEvents(_Guarded[NamespaceInfo]):
         super().__init__(wake, "Namespace", scheduler.metrics)
         self._scheduler = scheduler
 
+    def _name(self, obj: NamespaceInfo) -> str:
+        return obj.name
+
     def on_add(self, obj: NamespaceInfo, is_in_initial_list: bool) -> None:
-        self._run("add", obj.name, lambda: self._scheduler.on_namespace(obj.name, obj.labels))
+        self._run(self._labels["add"], "add", obj, self._scheduler.on_namespace, obj.name, obj.labels)
 
     def on_update(self, old: NamespaceInfo, new: NamespaceInfo) -> None:
         if old.labels != new.labels:
-            self._run("update", new.name, lambda: self._scheduler.on_namespace(new.name, new.labels))
+            self._run(self._labels["update"], "update", new, self._scheduler.on_namespace, new.name, new.labels)
 
     def on_delete(self, obj: NamespaceInfo | DeletedFinalStateUnknown[NamespaceInfo]) -> None:
         ns = _unwrap(obj)
-        self._run("delete", ns.name, lambda: self._scheduler.on_namespace(ns.name, None))
+        self._run(self._labels["delete"], "delete", ns, self._scheduler.on_namespace, ns.name, None)
 
 
 class ObjectEvents(_Guarded[JSONObject]):
@@ -141,19 +154,18 @@ class ObjectEvents(_Guarded[JSONObject]):
         super().__init__(wake, store.kind, metrics)
         self._store = store
 
-    @staticmethod
-    def _name(obj: JSONObject) -> str:
+    def _name(self, obj: JSONObject) -> str:
         meta = obj.get("metadata")
         if isinstance(meta, dict):
             return f"{meta.get('namespace') or ''}/{meta.get('name') or ''}".lstrip("/")
         return "?"
 
     def on_add(self, obj: JSONObject, is_in_initial_list: bool) -> None:
-        self._run("add", self._name(obj), lambda: self._store.upsert(obj))
+        self._run(self._labels["add"], "add", obj, self._store.upsert, obj)
 
     def on_update(self, old: JSONObject, new: JSONObject) -> None:
-        self._run("update", self._name(new), lambda: self._store.upsert(new))
+        self._run(self._labels["update"], "update", new, self._store.upsert, new)
 
     def on_delete(self, obj: JSONObject | DeletedFinalStateUnknown[JSONObject]) -> None:
         raw = _unwrap(obj)
-        self._run("delete", self._name(raw), lambda: self._store.delete(raw))
+        self._run(self._labels["delete"], "delete", raw, self._store.delete, raw)

@@ -8,7 +8,7 @@ whose buffer limit (128 KiB) a large node object can exceed.
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, AsyncIterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import orjson
 
@@ -23,9 +23,9 @@ BOOKMARK = "BOOKMARK"
 ERROR = "ERROR"
 
 
-@dataclass(frozen=True, slots=True)
-class WatchEvent:
-    """One watch event: its type, the raw object (a ``Status`` for ERROR) and its encoded size."""
+class WatchEvent(NamedTuple):
+    """One watch event: its type, the raw object (a ``Status`` for ERROR) and its encoded size
+    (a tuple: one is made per event, a frozen dataclass sets each field the slow way)."""
 
     type: str
     object: dict[str, object]
