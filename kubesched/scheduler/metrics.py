@@ -168,7 +168,7 @@ SPECS: dict[str, MetricSpec] = {s.name: s for s in (
           ("profile",), exponential_buckets(0.00001, 2, 12)),
 )}
 
-#: The counter the frameworks count in their own dicts (``Framework.plugin_evaluations``).
+#: The counter the frameworks count themselves (``Framework.evaluation_counts``, read at scrape time).
 _EVALUATIONS = "scheduler_plugin_evaluation_total"
 
 #: Gauges whose values the scrape reads from a source instead of a pushed value.
