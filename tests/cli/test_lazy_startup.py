@@ -70,6 +70,17 @@ def test_run_loads_the_kubernetes_client_and_httpx_only_when_it_needs_them(tmp_p
     assert heavy(modules, ("kubernetes", "httpx", "rich")) == set()
 
 
+def test_run_loads_dynamic_resources_machinery_only_when_it_needs_it(tmp_path: Path) -> None:
+    # DynamicResources (default profile) loads its manager, allocator, CEL and the DRA records
+    # with the first DRA object or pod with claims; NodeResourcesFit's DRA scoring with a scored
+    # resource a DeviceClass could back (tests/plugins/test_dra_loading.py).
+    modules = imported_modules(tmp_path, "run", "--help")
+    assert "kubesched.plugins.dynamicresources.plugin" in modules
+    assert heavy(modules, ("kubesched.objects.dra", "kubesched.plugins.dynamicresources.core",
+                           "kubesched.plugins.dynamicresources.manager", "kubesched.plugins.dynamicresources.structured",
+                           "kubesched.plugins.dynamicresources.cel", "kubesched.plugins.noderesources.dra_totals")) == set()
+
+
 def test_a_subcommand_is_imported_when_it_runs(tmp_path: Path) -> None:
     modules = imported_modules(tmp_path, "config", "show")
     assert "kubesched.cli.config_cmd" in modules

@@ -19,6 +19,10 @@ from .dra_helpers import claim, gpu_class, gpu_slice, node, pod, simulate
 
 ROOT = Path(__file__).resolve().parents[2]
 CORE = "kubesched.plugins.dynamicresources.core"
+# The machinery's heaviest parts: the manager, the structured allocator and NodeResourcesFit's
+# DRA scoring (its CEL and the DRA records are also read by simulate's snapshot validation).
+MACHINERY = (CORE, "kubesched.plugins.dynamicresources.manager", "kubesched.plugins.dynamicresources.structured",
+             "kubesched.plugins.noderesources.dra_totals")
 
 # Schedules two pods without claims (SCENARIO "plain") or with a DeviceClass in the cluster
 # ("class"), then prints whether the machinery was imported and whether the plugin made it.
@@ -31,8 +35,8 @@ if sys.argv[1] == "class":
 sim = simulate(*objects)
 plugin = sim.scheduler.profiles["default-scheduler"].instances["DynamicResources"]
 placed = sorted(p.name for p in sim.scheduler.cache.pods() if p.node_name)
-print(json.dumps(["%s" in sys.modules, plugin.loaded is not None, placed]))
-""" % CORE
+print(json.dumps([any(m in sys.modules for m in %r), plugin.loaded is not None, placed]))
+""" % (MACHINERY,)
 
 
 def probe(scenario: str) -> list[object]:

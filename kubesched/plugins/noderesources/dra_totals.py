@@ -38,10 +38,10 @@ from ...objects.dra.device import Device
 from ...objects.node import Node
 from ...objects.resources import is_scalar_resource
 from ..dynamicresources.cel import CelCache, CelError
-from ..dynamicresources.extended import is_dra_extended_resource
 from ..dynamicresources.manager import DraManager, registered_dra_manager
 from ..dynamicresources.plugin import allocator_features
 from ..dynamicresources.structured import AllocatedState, DeviceID, SliceIndex, node_matches
+from .dra_scorer import DraScoring, dra_candidates, dra_scorer
 
 __all__ = ["DraScoreState", "DraScorer", "DraScoring", "DraTotals", "dra_candidates", "dra_manager_of", "dra_scorer"]
 
@@ -59,12 +59,6 @@ def dra_manager_of(handle: Handle) -> DraManager:
         cel_cache = CelCache(consumable_capacity=features.enable_dra_consumable_capacity)
         found = DraManager(handle, allocator_features(features), cel_cache)
     return found
-
-
-def dra_candidates(resources: tuple[str, ...]) -> tuple[str, ...]:
-    """The scored resources a DeviceClass could back (``IsDRAExtendedResourceName``); empty
-    for cpu and memory, so such profiles never look at DRA."""
-    return tuple(name for name in resources if is_dra_extended_resource(name))
 
 
 @dataclass(slots=True, frozen=True)
@@ -339,14 +333,6 @@ class _InUse:
         return sum(1 for d in devices if d in whole or d in consumed or d in shared)
 
 
-@dataclass(slots=True, frozen=True)
-class DraScoring:
-    """One cycle's DRA data with the plugin's totals cache, as ``allocatable_and_requested`` reads them."""
-
-    state: DraScoreState
-    totals: DraTotals
-
-
 _TOTALS: "weakref.WeakKeyDictionary[DraManager, DraTotals]" = weakref.WeakKeyDictionary()
 _CYCLE_KEY: StateKey[DraScoreState] = StateKey("PreScoreDRAExtendedResources")
 
@@ -389,12 +375,3 @@ class DraScorer:
             state = DraScoreState(manager, manager.allocated_state(), manager.slice_index())
             cycle.write(_CYCLE_KEY, state)
         return DraScoring(state, self._totals)
-
-
-def dra_scorer(handle: Handle | None, resources: tuple[str, ...]) -> DraScorer | None:
-    """The plugin's DRA access with DRAExtendedResource on and some scored resource a class could
-    back; None otherwise (cpu and memory: scoring never looks at DRA)."""
-    if handle is None or not handle.features.enable_dra_extended_resource:
-        return None
-    candidates = dra_candidates(resources)
-    return DraScorer(handle, candidates) if candidates else None

@@ -15,7 +15,7 @@ import numpy as np
 from ...framework import MAX_NODE_SCORE, IntArray, NodeTableView, RowArray
 from ..helper import go_div
 from .fit_args import LEAST_ALLOCATED, MAX_UTILIZATION, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO, FitArgs
-from .dra_totals import DraScoring
+from .dra_scorer import DraScoring
 from .resource_allocation import ResourceSpec, allocatable_and_requested
 
 __all__ = ["broken_linear", "least_allocated", "score_row", "scores"]

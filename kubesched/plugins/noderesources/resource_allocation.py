@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ...framework import IntArray, NodeTableView, RowArray
 from ...framework.args import Int64
 from ...objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PodRequests, Resource, is_scalar_resource
-from .dra_totals import DraScoring
+from .dra_scorer import DraScoring
 
 __all__ = [
     "ResourceSpec",
