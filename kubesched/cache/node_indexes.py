@@ -25,6 +25,7 @@ _MISSING = object()
 _NO_LABELS: dict[str, str] = {}
 _NO_IMAGES: dict[str, int] = {}
 _NO_IMAGE_ROWS = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+_IMAGES_ONE_BY_ONE = 16  # images image_rows() finds one by one before it indexes every image
 _LABEL_DERIVED = ("label", "number", "req")  # _derived keys computed from node labels
 
 
@@ -131,17 +132,23 @@ class NodeIndexes:
         index: dict[str, tuple[np.ndarray, np.ndarray]] | None = self._derived.get("images")
         if index is None:
             return
+        complete = bool(self._derived.get("images_complete"))
         for name in old.keys() | new.keys():
             if old.get(name) == new.get(name):
                 continue
-            rows, sizes = index.get(name, _NO_IMAGE_ROWS)
+            found = index.get(name)
+            if found is None:
+                if not complete:  # not asked for yet: found from the nodes when it is
+                    continue
+                found = _NO_IMAGE_ROWS
+            rows, sizes = found
             keep = rows != row
             rows, sizes = rows[keep], sizes[keep]
             if name in new:
                 at = int(np.searchsorted(rows, row))
                 rows, sizes = np.insert(rows, at, row), np.insert(sizes, at, new[name])
-            if len(rows):
-                index[name] = (rows, sizes)
+            if len(rows) or not complete:
+                index[name] = (rows, sizes)  # (one by one, an empty entry says "asked for, on no node")
             else:
                 index.pop(name, None)
 
@@ -265,9 +272,22 @@ class NodeIndexes:
         return found
 
     def image_rows(self, image: str) -> tuple[np.ndarray, np.ndarray]:
-        """Rows that have ``image`` and its size on each of them."""
-        index = self._derived.get("images")
+        """Rows that have ``image`` and its size on each of them.
+
+        The first few images asked for are found one by one (a pass over the nodes each):
+        a cycle asks only for its pod's images, where indexing every image of every node
+        cost ~35 ms at 5,000 nodes with a dozen images each. Once more images than
+        ``_IMAGES_ONE_BY_ONE`` were asked for, every image is indexed at once. Either way
+        the index is kept current as nodes change (``_patch_images``)."""
+        index: dict[str, tuple[np.ndarray, np.ndarray]] | None = self._derived.get("images")
         if index is None:
+            index = self._derived["images"] = {}
+        found = index.get(image)
+        if found is not None:
+            return found
+        if self._derived.get("images_complete"):
+            return _NO_IMAGE_ROWS
+        if len(index) >= _IMAGES_ONE_BY_ONE:  # a cluster of many images: index them all
             collected: dict[str, tuple[list[int], list[int]]] = {}
             for row, node in enumerate(self.nodes):
                 if node is not None:
@@ -275,10 +295,20 @@ class NodeIndexes:
                         rows, sizes = collected.setdefault(name, ([], []))
                         rows.append(row)
                         sizes.append(size)
-            index = {k: (np.asarray(r, dtype=np.int64), np.asarray(s, dtype=np.int64)) for k, (r, s) in collected.items()}
-            self._derived["images"] = index
-        empty = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
-        found: tuple[np.ndarray, np.ndarray] = index.get(image, empty)
+            index.clear()
+            for name, (rows, sizes) in collected.items():
+                index[name] = (np.asarray(rows, dtype=np.int64), np.asarray(sizes, dtype=np.int64))
+            self._derived["images_complete"] = True
+            return index.get(image, _NO_IMAGE_ROWS)
+        with_image: list[int] = []
+        image_sizes: list[int] = []
+        for row, node in enumerate(self.nodes):
+            if node is not None:
+                image_size = node.images.get(image)
+                if image_size is not None:
+                    with_image.append(row)
+                    image_sizes.append(image_size)
+        found = index[image] = (np.asarray(with_image, dtype=np.int64), np.asarray(image_sizes, dtype=np.int64))
         return found
 
     # -- plugins' own ------------------------------------------------------------
