@@ -146,22 +146,20 @@ class Informer(Generic[T]):
         initial = not self._synced
         store = self._items
         handler = self._handler
+        on_add, on_update, call = handler.on_add, handler.on_update, self._call
         seen: set[str] = set()
-        for item in items:
-            prepared = cast(_Prepared[T], item)
-            key, version = prepared.key, prepared.version
+        for prepared in cast("Sequence[_Prepared[T]]", items):
+            key = prepared.key
             seen.add(key)
-            if prepared.unchanged:
-                continue  # unchanged: upstream's resync notification, not delivered
             obj = prepared.obj
-            old = store.get(key)
             if obj is None:
-                continue
-            store[key] = (obj, version)
+                continue  # unchanged (upstream's resync notification, not delivered) or rejected
+            old = store.get(key)
+            store[key] = (obj, prepared.version)
             if old is None:
-                self._call(handler.on_add, obj, initial)
+                call(on_add, obj, initial)
             else:
-                self._call(handler.on_update, old[0], obj)
+                call(on_update, old[0], obj)
         for key in [k for k in store if k not in seen]:
             last = store.pop(key)[0]
             self._rejected.discard(key)
