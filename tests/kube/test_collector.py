@@ -27,7 +27,9 @@ def collector_restored() -> Iterator[None]:
     yield
     gc.unfreeze()
     gc.set_threshold(*threshold)
-    if not enabled:
+    if enabled:
+        gc.enable()
+    else:
         gc.disable()
 
 
