@@ -426,3 +426,49 @@ def test_backoff_resets_after_two_quiet_minutes() -> None:
     backoff.next()
     now[0] += 121.0
     assert backoff.next() == pytest.approx(0.8)
+
+
+# --- parse_change: a known object's new state parsed knowing its old one ---------------------
+
+
+def _stamped(raw: dict, rv: str) -> dict:
+    raw["metadata"]["resourceVersion"] = rv
+    return raw
+
+
+def test_a_change_of_a_known_object_is_parsed_knowing_its_old_state() -> None:
+    rec = Recorder()
+    seen: list[tuple[Item, str]] = []
+
+    def parse_change(old: Item, raw: dict) -> Item:
+        seen.append((old, raw["metadata"]["resourceVersion"]))
+        return parse_item(raw)
+
+    informer = Informer(None, PODS, parse_item, rec, parse_change=parse_change)  # type: ignore[arg-type]
+    informer.apply("ADDED", _stamped(pod("a"), "1"))
+    informer.apply("MODIFIED", _stamped(pod("a", labels={"x": "y"}), "2"))
+    assert [(old.rv, rv) for old, rv in seen] == [("1", "2")]
+    assert [call[0] for call in rec.calls] == ["add", "update"]
+    assert rec.calls[1][1].rv == "1" and rec.calls[1][2].labels == {"x": "y"}
+
+
+def test_an_object_new_to_the_store_is_parsed_without_an_old_state() -> None:
+    rec = Recorder()
+    informer = Informer(None, PODS, parse_item, rec,  # type: ignore[arg-type]
+                        parse_change=lambda old, raw: pytest.fail("no old state to parse with"))
+    informer.apply("MODIFIED", _stamped(pod("a"), "1"))  # a MODIFIED of an unknown key is an add
+    assert [call[0] for call in rec.calls] == ["add"]
+
+
+def test_a_change_parse_change_rejects_is_skipped_and_the_old_state_kept() -> None:
+    rec = Recorder()
+
+    def parse_change(old: Item, raw: dict) -> Item:
+        raise ValueError("a malformed change")
+
+    informer = Informer(None, PODS, parse_item, rec, parse_change=parse_change)  # type: ignore[arg-type]
+    informer.apply("ADDED", _stamped(pod("a"), "1"))
+    informer.apply("MODIFIED", _stamped(pod("a"), "2"))
+    assert [call[0] for call in rec.calls] == ["add"]
+    got = informer.get("ns/a")
+    assert got is not None and got.rv == "1"
