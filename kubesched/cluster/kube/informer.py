@@ -31,7 +31,7 @@ from typing import Generic, Protocol, TypeVar, cast
 
 from .backoff import INITIAL_BACKOFF, Backoff
 from .client import ApiClient
-from .reflector import Reflector, key_and_version, object_key, resource_version
+from .reflector import Reflector, key_and_version
 from .watch import DELETED
 
 __all__ = ["Resource", "DeletedFinalStateUnknown", "EventHandler", "Informer", "POD_FIELD_SELECTOR", "PODS", "NODES"]
@@ -176,7 +176,7 @@ class Informer(Generic[T]):
 
     def apply(self, event_type: str, raw: dict[str, object]) -> None:
         """One watch event (ADDED, MODIFIED or DELETED)."""
-        key = object_key(raw)
+        key, version = key_and_version(raw)  # the metadata read once
         store = self._items
         if event_type == DELETED:
             self._rejected.discard(key)
@@ -190,7 +190,7 @@ class Informer(Generic[T]):
         obj = self._decode(key, raw, old[0] if old is not None else None)
         if obj is None:
             return
-        store[key] = (obj, resource_version(raw))
+        store[key] = (obj, version)
         if old is None:
             self._call(self._handler.on_add, obj, False)
         else:
