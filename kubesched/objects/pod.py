@@ -210,9 +210,12 @@ def parse_pod(raw: Mapping[str, Any], keep_raw: bool = True) -> PodInfo:
 def parse_bound_pod_of(pending: PodInfo, raw: Mapping[str, Any]) -> PodInfo | None:
     """``parse_pod(raw, keep_raw=False)`` for ``raw``, the document of the pending pod
     ``pending`` (parsed with its document kept) once bound, made from ``pending`` when the
-    binding is all that changed: ``spec.nodeName`` set, ``metadata.resourceVersion`` and
-    ``status.conditions`` (the PodScheduled condition), none of which the rest of the parse
-    reads. None when anything else differs (or ``raw`` is not of that shape): parse it then.
+    binding is all that changed: what the API server's ``pods/binding`` writes
+    (``spec.nodeName``, the PodScheduled condition in ``status.conditions``, the binding's
+    labels, which the PodTopologyLabelsAdmission plugin fills with the node's zone and
+    region, and ``status.nominatedNodeName`` cleared, ClearingNominatedNodeNameAfterBinding)
+    and ``metadata.resourceVersion``. None when anything else differs (or ``raw`` is not of
+    that shape): parse it then.
 
     Every pod the scheduler binds comes back so from the informer; comparing the three
     parts with the pending document's costs a fraction of parsing them again."""
@@ -226,22 +229,29 @@ def parse_bound_pod_of(pending: PodInfo, raw: Mapping[str, Any]) -> PodInfo | No
         return None
     node_name = spec.get("nodeName")
     if (type(node_name) is not str or not node_name or "nodeName" in was_spec or "containerStatuses" in status
-            or not _equal_but(spec, was_spec, "nodeName") or not _equal_but(meta, was_meta, "resourceVersion")
-            or not _equal_but(status, was_status, "conditions")):
+            or not _equal_but(spec, was_spec, "nodeName") or not _equal_but(meta, was_meta, "resourceVersion", "labels")
+            or not _equal_but(status, was_status, "conditions", "nominatedNodeName")):
         return None
+    labels = meta.get("labels")
     return pending.copy_with(
         namespace=sys.intern(pending.namespace),
         node_name=sys.intern(node_name),
         raw=None,
         volumes=parse_pod_volumes(spec.get("volumes"), pending.name, sources=False) if pending.volumes else (),
+        labels=pending.labels if labels == was_meta.get("labels") else memo("labels", labels, _labels),
+        nominated_node_name=status.get("nominatedNodeName") or "",
     )
 
 
-def _equal_but(new: dict[str, Any], old: dict[str, Any], key: str) -> bool:
-    """Whether two maps are equal but for ``key``'s value (present in both, or in ``new`` only)."""
-    if key in new:
-        return new == {**old, key: new[key]}
-    return key not in old and new == old
+def _equal_but(new: dict[str, Any], old: dict[str, Any], *keys: str) -> bool:
+    """Whether two maps are equal but for the values of ``keys`` (each present in either, both or neither)."""
+    expected = {**old}
+    for key in keys:
+        if key in new:
+            expected[key] = new[key]
+        else:
+            expected.pop(key, None)
+    return new == expected
 
 
 def _optional_string(raw: Mapping[str, Any], key: str, path: str) -> str | None:

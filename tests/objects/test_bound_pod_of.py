@@ -62,6 +62,27 @@ def test_an_earlier_pod_scheduled_condition_may_change() -> None:
     assert field_values(made) == field_values(parse_pod(echo, keep_raw=False))
 
 
+def test_labels_the_binding_copied_onto_the_pod_are_the_bound_pod_s() -> None:
+    pending = pending_document()
+    echo = bound_document(pending)
+    echo["metadata"]["labels"] = {"app": "web", "topology.kubernetes.io/zone": "z1"}  # PodTopologyLabelsAdmission
+    made = parse_bound_pod_of(parse_pod(pending, keep_raw=True), echo)
+    assert made is not None
+    assert field_values(made) == field_values(parse_pod(echo, keep_raw=False))
+    assert made.labels == {"app": "web", "topology.kubernetes.io/zone": "z1"}
+
+
+def test_a_nomination_the_binding_cleared_is_cleared_on_the_bound_pod() -> None:
+    pending = pending_document()
+    pending["status"]["nominatedNodeName"] = "node-3"
+    echo = bound_document(pending)
+    del echo["status"]["nominatedNodeName"]  # ClearingNominatedNodeNameAfterBinding
+    made = parse_bound_pod_of(parse_pod(pending, keep_raw=True), echo)
+    assert made is not None
+    assert field_values(made) == field_values(parse_pod(echo, keep_raw=False))
+    assert made.nominated_node_name == ""
+
+
 def _set(path: str, value: object) -> Callable[[dict[str, Any]], None]:
     def change(doc: dict[str, Any]) -> None:
         *parents, last = path.split(".")
@@ -72,16 +93,14 @@ def _set(path: str, value: object) -> Callable[[dict[str, Any]], None]:
 
 
 @pytest.mark.parametrize("change", [
-    _set("metadata.labels", {"app": "web", "tier": "front"}),
     _set("metadata.annotations", {"team": "b"}),
     _set("metadata.generation", 2),
     _set("metadata.deletionTimestamp", "2026-11-26T10:00:02Z"),
     _set("spec.priority", 7),
     _set("spec.volumes", []),
-    _set("status.nominatedNodeName", "node-1"),
     _set("status.startTime", "2026-11-26T10:00:02Z"),
     _set("status.containerStatuses", [{"name": "c", "ready": False}]),
-], ids=["labels", "annotations", "generation", "deletion", "priority", "volumes", "nominated node", "start time",
+], ids=["annotations", "generation", "deletion", "priority", "volumes", "start time",
         "container statuses"])
 def test_anything_else_changed_leaves_the_echo_to_a_full_parse(change: Callable[[dict[str, Any]], None]) -> None:
     pending = pending_document()
