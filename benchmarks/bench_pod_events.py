@@ -107,11 +107,9 @@ def main(argv: list[str] | None = None) -> int:
     live = LiveScheduler(config, None, None, registry=registry, metrics=metrics)  # type: ignore[arg-type]
     live.scheduler = sched
     live._keep_raw = live._keep_raw_objects()
-    # The pods informer as LiveScheduler.build makes it (its API client is never used here); an
-    # older tree without parse_change parses every change.
-    change = {"parse_change": live._parse_pod_change} if hasattr(live, "_parse_pod_change") else {}
+    # The pods informer as LiveScheduler.build makes it (its API client is never used here).
     informer: Informer[PodInfo] = Informer(None, Resource("/api/v1/pods", "Pod", field_selector=POD_FIELD_SELECTOR),  # type: ignore[arg-type]
-                                           live._parse_pod, PodEvents(sched, live.wake), name="pods", **change)
+                                           live._parse_pod, PodEvents(sched, live.wake), name="pods")
     documents = {f"uid-{i}": stored(raw, i) for i, raw in enumerate(make_pods(args.pods, prefix="pod-"))}
     order = list(documents.values())
 

@@ -27,8 +27,7 @@ from .selectors import NodeSelector, PreferredSchedulingTerm
 from .taints import Toleration
 from .volumes import PodVolume, parse_pod_volumes
 
-__all__ = ["HostPort", "OwnerRef", "PodInfo", "PodResourceClaim", "parse_pod", "parse_bound_pod_of", "parse_timestamp",
-           "normalized_image_name"]
+__all__ = ["HostPort", "OwnerRef", "PodInfo", "PodResourceClaim", "parse_pod", "parse_timestamp", "normalized_image_name"]
 
 
 @dataclass(slots=True, frozen=True)
@@ -205,53 +204,6 @@ def parse_pod(raw: Mapping[str, Any], keep_raw: bool = True) -> PodInfo:
         node_affinity_set=parts.node_affinity_set,
         volume_images=_volume_images(spec.get("volumes")),
     )
-
-
-def parse_bound_pod_of(pending: PodInfo, raw: Mapping[str, Any]) -> PodInfo | None:
-    """``parse_pod(raw, keep_raw=False)`` for ``raw``, the document of the pending pod
-    ``pending`` (parsed with its document kept) once bound, made from ``pending`` when the
-    binding is all that changed: what the API server's ``pods/binding`` writes
-    (``spec.nodeName``, the PodScheduled condition in ``status.conditions``, the binding's
-    labels, which the PodTopologyLabelsAdmission plugin fills with the node's zone and
-    region, and ``status.nominatedNodeName`` cleared, ClearingNominatedNodeNameAfterBinding)
-    and ``metadata.resourceVersion``. None when anything else differs (or ``raw`` is not of
-    that shape): parse it then.
-
-    Every pod the scheduler binds comes back so from the informer; comparing the three
-    parts with the pending document's costs a fraction of parsing them again."""
-    before = pending.raw
-    if before is None or pending.node_name or type(raw) is not dict:
-        return None
-    meta, spec, status = raw.get("metadata"), raw.get("spec"), raw.get("status")
-    was_meta, was_spec, was_status = before.get("metadata"), before.get("spec"), before.get("status")
-    if (type(meta) is not dict or type(spec) is not dict or type(status) is not dict or type(was_meta) is not dict
-            or type(was_spec) is not dict or type(was_status) is not dict):
-        return None
-    node_name = spec.get("nodeName")
-    if (type(node_name) is not str or not node_name or "nodeName" in was_spec or "containerStatuses" in status
-            or not _equal_but(spec, was_spec, "nodeName") or not _equal_but(meta, was_meta, "resourceVersion", "labels")
-            or not _equal_but(status, was_status, "conditions", "nominatedNodeName")):
-        return None
-    labels = meta.get("labels")
-    return pending.copy_with(
-        namespace=sys.intern(pending.namespace),
-        node_name=sys.intern(node_name),
-        raw=None,
-        volumes=parse_pod_volumes(spec.get("volumes"), pending.name, sources=False) if pending.volumes else (),
-        labels=pending.labels if labels == was_meta.get("labels") else memo("labels", labels, _labels),
-        nominated_node_name=status.get("nominatedNodeName") or "",
-    )
-
-
-def _equal_but(new: dict[str, Any], old: dict[str, Any], *keys: str) -> bool:
-    """Whether two maps are equal but for the values of ``keys`` (each present in either, both or neither)."""
-    expected = {**old}
-    for key in keys:
-        if key in new:
-            expected[key] = new[key]
-        else:
-            expected.pop(key, None)
-    return new == expected
 
 
 def _optional_string(raw: Mapping[str, Any], key: str, path: str) -> str | None:

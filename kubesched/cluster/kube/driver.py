@@ -24,7 +24,7 @@ from ...framework.config import SchedulerConfig, needs_raw_objects
 from ...framework.registry import Registry
 from ...framework.handle import JSONObject
 from ...objects.node import Node, parse_node
-from ...objects.pod import PodInfo, parse_bound_pod_of, parse_pod
+from ...objects.pod import PodInfo, parse_pod
 from ...scheduler.factory import new_scheduler
 from ...scheduler.handle import HandleHub
 from ...scheduler.metrics import SchedulerMetrics
@@ -155,8 +155,7 @@ class LiveScheduler:
         # Pods last: their handlers find the nodes already in the cache.
         self.informers.append(Informer(
             self.api, Resource("/api/v1/pods", "Pod", field_selector=POD_FIELD_SELECTOR), self._parse_pod,
-            PodEvents(scheduler, self.wake), page_size=page, watch_list=watch_list, name="pods",
-            parse_change=self._parse_pod_change))
+            PodEvents(scheduler, self.wake), page_size=page, watch_list=watch_list, name="pods"))
         return scheduler
 
     def _parse_pod(self, raw: dict[str, object]) -> PodInfo:
@@ -167,16 +166,6 @@ class LiveScheduler:
         if parts is not None:
             self.pod_limits[pod.uid] = parts
         return pod
-
-    def _parse_pod_change(self, old: PodInfo, raw: dict[str, object]) -> PodInfo:
-        """A known pod's new state. The echo of a binding (the pending pod, now with its node)
-        is made from the pending pod when nothing else changed (its limits, noted at its
-        parse, are the same); anything else is parsed."""
-        if not self._keep_raw:
-            bound = parse_bound_pod_of(old, raw)
-            if bound is not None:
-                return bound
-        return self._parse_pod(raw)
 
     def pods_with_limits(self) -> list[tuple[PodInfo, Mapping[str, float]]]:
         """Every pod the scheduler holds, pending or bound, with its limits (``/metrics/resources``)."""

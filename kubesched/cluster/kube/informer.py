@@ -91,14 +91,10 @@ class Informer(Generic[T]):
     def __init__(self, client: ApiClient, resource: Resource, parse: Callable[[dict[str, object]], T],
                  handler: EventHandler[T], *, page_size: int = 500, watch_list: bool = True,
                  resync_backoff_max: float = 30.0, name: str | None = None,
-                 backoff_initial: float = INITIAL_BACKOFF,
-                 parse_change: Callable[[T, dict[str, object]], T] | None = None) -> None:
+                 backoff_initial: float = INITIAL_BACKOFF) -> None:
         self.resource = resource
         self.name = name or resource.kind
         self._parse = parse
-        # A watch event's new state of a known object, given the old one (which it may reuse
-        # parts of when the change leaves them alone); ``parse`` when None.
-        self._parse_change = parse_change
         self._handler = handler
         self._items: dict[str, tuple[T, str]] = {}  # key -> (parsed object, resourceVersion)
         self._rejected: set[str] = set()  # keys whose rejection was logged
@@ -186,10 +182,10 @@ class Informer(Generic[T]):
             final = self._decode(key, raw, quiet=True)
             self._call(self._handler.on_delete, final if final is not None else old[0])
             return
-        old = store.get(key)
-        obj = self._decode(key, raw, old[0] if old is not None else None)
+        obj = self._decode(key, raw)
         if obj is None:
             return
+        old = store.get(key)
         store[key] = (obj, version)
         if old is None:
             self._call(self._handler.on_add, obj, False)
@@ -198,12 +194,12 @@ class Informer(Generic[T]):
 
     # --- helpers -----------------------------------------------------------------------------
 
-    def _decode(self, key: str, raw: dict[str, object], old: T | None = None, *, quiet: bool = False) -> T | None:
+    def _decode(self, key: str, raw: dict[str, object], *, quiet: bool = False) -> T | None:
         meta = raw.get("metadata")
         if isinstance(meta, dict):
             meta.pop("managedFields", None)  # the raw dict is ours: decoded for this event only
         try:
-            obj = self._parse(raw) if old is None or self._parse_change is None else self._parse_change(old, raw)
+            obj = self._parse(raw)
         except Exception as exc:
             if not quiet and key not in self._rejected:
                 self._rejected.add(key)
