@@ -35,8 +35,7 @@ __all__ = ["CollectorSchedule", "YOUNG_THRESHOLD"]
 
 log = logging.getLogger(__name__)
 
-YOUNG_THRESHOLD = 2_000  # net allocations between young collections (CPython's default: 700)
-_MIN_DEEP_AT = 1_000_000  # frozen objects before the first full collection of everything
+YOUNG_THRESHOLD = 10_000  # net allocations between young collections (CPython's default: 700)
 
 T = TypeVar("T")
 
