@@ -263,6 +263,8 @@ class SchedulerProcess:
                                      stderr=open(workdir / "scheduler.log", "w"))
         self.ps = psutil.Process(self.proc.pid)
         while sampled and not self.ps.children():  # the figures are the scheduler's, not py-spy's
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"py-spy exited with {self.proc.returncode} before starting kubesched run")
             time.sleep(0.01)
         if sampled:
             self.ps = self.ps.children()[0]
