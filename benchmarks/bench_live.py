@@ -39,7 +39,7 @@ Usage::
     python benchmarks/bench_live.py --mode sync --nodes 5000 --bound 150000
     python benchmarks/bench_live.py --profile-share          # adds the client/JSON CPU share
     python benchmarks/bench_live.py --plain-http             # as before TLS and real-shaped objects
-    BENCH_LIVE_PYSPY_OUT=F python benchmarks/bench_live.py   # also a py-spy sampling profile (folded stacks) in F
+    BENCH_LIVE_PYSPY_OUT=F python benchmarks/bench_live.py   # also a py-spy sampling profile (folded stacks) in F; needs `pip install py-spy`
 """
 
 from __future__ import annotations
