@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Callable, Iterable, Iterator, Mapping, Protocol, runtime_checkable
 
 from ..objects.pod import PodInfo
+from ..objects.podgroup import PodGroup, PodGroupCondition
 from .features import Features
 from .views import PodObserver, SnapshotView
 
@@ -22,6 +23,7 @@ __all__ = [
     "ObjectHandler",
     "ObjectStore",
     "PodEventHandler",
+    "PodGroupStatusWriter",
     "ResourceClaimWriter",
     "WaitingPod",
 ]
@@ -94,6 +96,21 @@ class ResourceClaimWriter(Protocol):
     def delete_resource_claim_in_background(self, claim: JSONObject) -> None:
         """``delete_resource_claim`` without waiting (Unreserve of a created extended-resource claim)."""
         ...
+
+
+@runtime_checkable
+class PodGroupStatusWriter(Protocol):
+    """The cluster client's side of workload-aware scheduling: the ``PodGroupScheduled``
+    condition written after a pod-group cycle (upstream's ``util.PatchPodGroupStatus``).
+
+    The scheduler decides the new condition list (``SetStatusCondition`` semantics, and never
+    a True condition regressed to False); the writer sends the difference from ``group``'s
+    stored status as a strategic-merge patch of ``pods/status``'s sibling, the PodGroup's
+    ``status`` subresource, in ``run``, and stores it at once in ``simulate``. Never raises:
+    a refused write is logged, as upstream's is.
+    """
+
+    def patch_pod_group_conditions(self, group: PodGroup, conditions: tuple[PodGroupCondition, ...]) -> None: ...
 
 
 class WaitingPod(Protocol):

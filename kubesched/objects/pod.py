@@ -101,6 +101,10 @@ class PodInfo:
     # ``spec.volumes[*].image.reference`` (image volumes), normalised: ImageLocality scores
     # them beside the containers' images, as upstream's sumImageScores does.
     volume_images: tuple[str, ...] = ()
+    # ``spec.schedulingGroup.podGroupName``: the PodGroup (same namespace) the pod belongs to
+    # (GenericWorkload); None for a pod scheduled alone. Bound members count towards a gang's
+    # ``minCount``, so bound pods keep it too.
+    pod_group_name: str | None = None
 
     @property
     def key(self) -> str:
@@ -203,6 +207,7 @@ def parse_pod(raw: Mapping[str, Any], keep_raw: bool = True) -> PodInfo:
         init_host_ports=parts.init_host_ports,
         node_affinity_set=parts.node_affinity_set,
         volume_images=_volume_images(spec.get("volumes")),
+        pod_group_name=_pod_group_name(spec.get("schedulingGroup")) if spec.get("schedulingGroup") else None,
     )
 
 
@@ -260,6 +265,17 @@ def _volume_images(raw: Any) -> tuple[str, ...]:
         if reference:
             out.append(normalized_image_name(str(reference)))
     return tuple(out)
+
+
+def _pod_group_name(raw: Any) -> str | None:
+    if not is_map(raw):
+        raise ObjectError("spec.schedulingGroup", "must be an object")
+    name = raw.get("podGroupName")
+    if name is None:
+        return None
+    if not isinstance(name, str) or not name:
+        raise ObjectError("spec.schedulingGroup.podGroupName", "must be a non-empty string")
+    return name
 
 
 def _start_time(value: Any) -> float | None:
