@@ -398,6 +398,35 @@ def test_time_spent_waiting_for_a_pooled_connection_is_not_the_requests_timeout(
     assert [answer["kind"] for answer in run(scenario())] == ["Status"] * 4  # type: ignore[index]
 
 
+def test_a_request_waiting_for_the_pool_goes_before_one_asked_for_later() -> None:
+    # Two connections, two tasks that ask again the moment an answer arrives (as binding tasks
+    # do), and a third request (an event) asked meanwhile: it gets the next free connection
+    # instead of waiting until the busy tasks stop.
+    async def slow(request: web.Request) -> web.Response:
+        await asyncio.sleep(0.02)
+        return web.json_response({})
+
+    async def scenario() -> int:
+        async with serve({("POST", "/bind"): slow, ("POST", "/event"): slow}) as served:
+            async with ApiClient(served.conn, max_connections=2) as client:
+                binds = 0
+
+                async def binder() -> None:
+                    nonlocal binds
+                    while binds < 200:
+                        await client.write("POST", "/bind")
+                        binds += 1
+
+                tasks = [asyncio.create_task(binder()) for _ in range(2)]
+                await asyncio.sleep(0.05)
+                await client.write("POST", "/event")
+                written_after = binds
+                await asyncio.gather(*tasks)
+                return written_after
+
+    assert run(scenario()) < 20  # two rounds of binds at most, not all 200
+
+
 def test_open_watches_do_not_take_the_requests_connections() -> None:
     # A pool of one connection for requests, and two watches streaming meanwhile.
     stop = asyncio.Event()

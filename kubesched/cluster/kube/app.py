@@ -33,7 +33,7 @@ from .connection import Connection
 from .driver import LiveOptions, LiveScheduler
 from .endpoints import Endpoints
 from .errors import ApiError
-from .events import EventBroadcaster, ObjectRef
+from .events import EVENT_WRITERS, EventBroadcaster, ObjectRef
 from .lease_events import LeaseEventRecorder
 from .leader import LeaderElector
 from .live_metrics import POD_BINDING, POD_STATUS_PATCH, EventWriterStats, LiveMetrics
@@ -123,10 +123,11 @@ async def run_scheduler(settings: RunSettings, *, stop: asyncio.Event | None = N
     live_metrics = LiveMetrics(metrics.registry, urlsplit(settings.connection.server).netloc)
     # Three clients, as kube-scheduler has: the scheduler's (informers, binds, status), the
     # events' and the Lease's, each with its own QPS budget so neither starves the others.
-    # The events' requests go over the scheduler's connections (client-go's clients share
-    # their transport); the Lease keeps its own, so a burst of binds never delays a renewal.
+    # The events' and the Lease's requests each have connections of their own (client-go's
+    # share one HTTP/2 connection, where no request waits for another's turn), so a backlog
+    # of binds delays neither an event nor a renewal.
     async with ApiClient(settings.connection) as api, \
-            ApiClient(settings.connection, share_with=api) as events_api, \
+            ApiClient(settings.connection, max_connections=EVENT_WRITERS) as events_api, \
             ApiClient(settings.connection) as lease_api:
         for client in (api, events_api, lease_api):
             client.observer = live_metrics.rest

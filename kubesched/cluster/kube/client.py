@@ -96,6 +96,8 @@ class ApiClient:
         self._owns_session = share_with is None
         self._session: aiohttp.ClientSession = (self._new_session(max_connections) if share_with is None
                                                 else share_with._session)
+        # The pool's turns, first come first served (see ``_exchange``); shared with the pool.
+        self._turns = asyncio.Semaphore(max(1, max_connections)) if share_with is None else share_with._turns
         self._watch_session: aiohttp.ClientSession | None = None  # made by the first watch
         server = URL(conn.server)
         self._server_url = server if server.path in ("", "/") and not server.query_string else None
@@ -236,7 +238,11 @@ class ApiClient:
             status = 0
             try:
                 try:
-                    async with self._session.request(
+                    # One turn of the pool per attempt, in the order asked. aiohttp's pool hands a
+                    # connection just released to whoever asks next, ahead of those already waiting:
+                    # a task that asks again at once (a binding task taking its next pod) would keep
+                    # every connection and starve the rest (the event writers, issue 26).
+                    async with self._turns, self._session.request(
                         method, url, data=data, headers=self._headers(content_type if data is not None else None),
                         timeout=client_timeout, server_hostname=self.conn.tls_server_name,
                     ) as resp:

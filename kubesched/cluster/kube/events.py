@@ -45,6 +45,7 @@ __all__ = [
     "ACTION_BINDING",
     "ACTION_PREEMPTING",
     "ACTION_SCHEDULING",
+    "EVENT_WRITERS",
     "EventBroadcaster",
     "EventRequester",
     "NOTE_LENGTH_LIMIT",
@@ -64,6 +65,8 @@ ACTION_PREEMPTING = "Preempting"
 NOTE_LENGTH_LIMIT = 1024
 _TRUNCATED = " ..."
 
+#: Writes under way at once (the events client's connections: one each).
+EVENT_WRITERS = 16
 #: Writes queued before ``room()`` holds the scheduling loop back (a few MiB of events;
 #: upstream's crowd of goroutines has no bound at all).
 HIGH_WATER = 10_000
@@ -209,7 +212,7 @@ class EventBroadcaster:
     def __init__(self, requester: EventRequester, *, reporting_controller: str = "default-scheduler",
                  reporting_instance: str | None = None, clock: Callable[[], float] = time.time,
                  high_water: int = HIGH_WATER, qps: float = 50.0, burst: int = 100,
-                 max_in_flight: int = 16, max_tries: int = MAX_TRIES_PER_EVENT, retry_sleep: float = RETRY_SLEEP,
+                 max_in_flight: int = EVENT_WRITERS, max_tries: int = MAX_TRIES_PER_EVENT, retry_sleep: float = RETRY_SLEEP,
                  rng: Callable[[], float] = random.random) -> None:
         self._requester = requester
         self.reporting_controller = reporting_controller
