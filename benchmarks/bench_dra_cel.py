@@ -37,8 +37,8 @@ except ImportError:
 
 from kubesched.objects.dra import DeviceClass, ResourceSlice, parse_device_class, parse_resource_claim, parse_resource_slice  # noqa: E402
 from kubesched.objects.node import parse_node  # noqa: E402
-from kubesched.plugins.dynamicresources.cel import CelCache  # noqa: E402
-from kubesched.plugins.dynamicresources.cel.frontend import analyze  # noqa: E402
+from kubesched.cel import CelCache  # noqa: E402
+from kubesched.cel.frontend import analyze  # noqa: E402
 from kubesched.plugins.dynamicresources.structured import AllocatedState, Allocator, Features, SliceIndex  # noqa: E402
 
 DRIVER = "gpu.example.com"

@@ -6,7 +6,7 @@ import threading
 from collections import OrderedDict
 from functools import lru_cache
 
-from ....framework.args import go_quote
+from ..framework.args import go_quote
 from .compile import CompilationResult, DeviceEnvironments, compile_selector
 from .limits import MAX_COST, MAX_EXPRESSION_LENGTH
 

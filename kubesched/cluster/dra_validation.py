@@ -22,7 +22,7 @@ from ..objects.dra import (
     parse_resource_slice,
 )
 from ..objects.errors import ObjectError
-from ..plugins.dynamicresources.cel import selector_problem
+from ..cel import selector_problem
 
 __all__ = ["DRA_KINDS", "validate_dra_object", "admin_access_problems"]
 

@@ -30,7 +30,7 @@ import re
 
 import orjson
 
-from kubesched.plugins.dynamicresources.cel import selector_problem
+from kubesched.cel import selector_problem
 from tests.apiserver import errors
 from tests.apiserver.resources import BY_PATH, Resource
 from tests.apiserver.storage import JSONDict, Store, meta

@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from tests.apiserver.server import APIServer
-from tests.dra.test_cel_cost import EXPENSIVE
+from tests.cel.test_cel_cost import EXPENSIVE
 
 V1 = "/apis/resource.k8s.io/v1"
 CLAIMS = f"{V1}/namespaces/default/resourceclaims"

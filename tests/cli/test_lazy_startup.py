@@ -78,7 +78,7 @@ def test_run_loads_dynamic_resources_machinery_only_when_it_needs_it(tmp_path: P
     assert "kubesched.plugins.dynamicresources.plugin" in modules
     assert heavy(modules, ("kubesched.objects.dra", "kubesched.plugins.dynamicresources.core",
                            "kubesched.plugins.dynamicresources.manager", "kubesched.plugins.dynamicresources.structured",
-                           "kubesched.plugins.dynamicresources.cel", "kubesched.plugins.noderesources.dra_totals")) == set()
+                           "kubesched.cel", "kubesched.plugins.noderesources.dra_totals")) == set()
 
 
 def test_a_subcommand_is_imported_when_it_runs(tmp_path: Path) -> None:

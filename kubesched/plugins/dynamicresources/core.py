@@ -32,7 +32,7 @@ from __future__ import annotations
 from ...framework import Handle
 from ...framework.features import Features
 from .binding import BindingMixin
-from .cel import CelCache
+from ...cel import CelCache
 from .filter_nodes import FilterNodesMixin
 from .hints import HintsMixin
 from .manager import DraManager

@@ -26,7 +26,7 @@ from ...framework.handle import JSONObject, ObjectHandler, ObjectStore
 from ...objects.dra import (AllocationResult, DeviceClass, ResourceClaim, ResourceClaimSpec, ResourceClaimStatus, ResourceSlice,
                            parse_device_class, parse_resource_claim, parse_resource_slice)
 from ...objects.errors import ObjectError
-from .cel import CelCache
+from ...cel import CelCache
 from .extended_index import extended_resource_index
 from .names import API_VERSION, DEVICE_CLASS, EXTENDED_RESOURCE_CLAIM_ANNOTATION, PLURALS, RESOURCE_CLAIM, RESOURCE_SLICE
 from .plugin import front_over

@@ -3,7 +3,7 @@
 What each extension point does is described in ``core.py``, the plugin's machinery (the DRA
 manager, the structured allocator, CEL: some fifty modules). The scheduler holds this class,
 which answers itself for a pod the plugin has nothing to do for, and loads the machinery by
-name on first need (``importlib``, as ``cel/engine.py`` loads the CEL engine):
+name on first need (``importlib``, as ``kubesched.cel.engine`` loads the CEL engine):
 
 * the first change in one of the DRA stores (a DeviceClass, ResourceClaim or ResourceSlice
   arriving): the DRA manager is made from what the stores hold then, and every later change
@@ -43,7 +43,7 @@ from .statuses import SKIP
 
 if TYPE_CHECKING:
     from ...objects.dra import ResourceClaim
-    from .cel import CelCache
+    from ...cel import CelCache
     from .core import DynamicResourcesCore
     from .manager import DraManager
     from .structured import Features as AllocatorFeatures

@@ -17,7 +17,7 @@ from ...framework.features import Features
 from ...objects.dra import ResourceClaim
 from ...objects.pod import PodInfo
 from .binding_conditions import BindingConditionError, claim_ready, claim_timed_out, timestamp_clock
-from .cel import CelCache
+from ...cel import CelCache
 from .claims import ClaimNotCreated, claim_names
 from .extended import backed_resources, is_extended_claim_of
 from .extended_claim import special_claim

@@ -37,7 +37,7 @@ from ...objects.dra import DeviceClass, ResourceSlice
 from ...objects.dra.device import Device
 from ...objects.node import Node
 from ...objects.resources import is_scalar_resource
-from ..dynamicresources.cel import CelCache, CelError
+from ...cel import CelCache, CelError
 from ..dynamicresources.manager import DraManager, registered_dra_manager
 from ..dynamicresources.plugin import allocator_features
 from ..dynamicresources.structured import AllocatedState, DeviceID, SliceIndex, node_matches

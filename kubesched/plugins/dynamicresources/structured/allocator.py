@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from kubesched.objects import Node
 from kubesched.objects.dra import DeviceClass, RequestSpec, ResourceClaim, ResourceSlice
 
-from ..cel import CelCache
+from kubesched.cel import CelCache
 from .pool_versions import Stamp
 from .pools import Pool, SliceIndex, request_signature, spec_signature
 from .results import AllocationResults, ClaimPicks

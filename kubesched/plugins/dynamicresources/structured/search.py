@@ -21,7 +21,7 @@ from kubesched.objects.dra import (
     ResourceSlice,
 )
 
-from ..cel import CelError, CompilationResult
+from kubesched.cel import CelError, CompilationResult
 from .capacity import MissingCapacity, as_consumed, consumed_capacity_from_request, request_fits_capacity
 from .constraints import Constraint, DistinctAttributeConstraint, MatchAttributeConstraint
 from .counters import CounterTracker

@@ -10,11 +10,11 @@ from kubesched.cluster.dra_validation import validate_dra_object
 from kubesched.objects.dra import Device, DeviceClass, parse_device_class, parse_resource_claim, parse_resource_slice
 from kubesched.objects.errors import ObjectError
 from kubesched.objects.node import parse_node
-from kubesched.plugins.dynamicresources.cel import COST_LIMIT_EXCEEDED, MAX_COST, CelCache, CelError, selector_problem
-from kubesched.plugins.dynamicresources.cel.celtypes import CelType
-from kubesched.plugins.dynamicresources.cel.checker import check
-from kubesched.plugins.dynamicresources.cel.cost import Estimate, estimate_cost
-from kubesched.plugins.dynamicresources.cel.syntax import parse
+from kubesched.cel import COST_LIMIT_EXCEEDED, MAX_COST, CelCache, CelError, selector_problem
+from kubesched.cel.celtypes import CelType
+from kubesched.cel.checker import check
+from kubesched.cel.cost import Estimate, estimate_cost
+from kubesched.cel.syntax import parse
 from kubesched.plugins.dynamicresources.structured import AllocatedState, AllocationError, Allocator, Features, SliceIndex
 
 from .cel_library_cost_cases import LIBRARY_COSTS

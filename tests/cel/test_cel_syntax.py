@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from kubesched.plugins.dynamicresources.cel import validate_selector
-from kubesched.plugins.dynamicresources.cel.checker import check
-from kubesched.plugins.dynamicresources.cel.engine import engine
-from kubesched.plugins.dynamicresources.cel.lowering import write
-from kubesched.plugins.dynamicresources.cel.syntax import ACCUMULATOR, Call, Comprehension, Literal, ParseError, Select, parse
+from kubesched.cel import validate_selector
+from kubesched.cel.checker import check
+from kubesched.cel.engine import engine
+from kubesched.cel.lowering import write
+from kubesched.cel.syntax import ACCUMULATOR, Call, Comprehension, Literal, ParseError, Select, parse
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from kubesched.objects.dra import Device, parse_resource_slice
-from kubesched.plugins.dynamicresources.cel import CelCache, CelError
+from kubesched.cel import CelCache, CelError
 
 DRIVER = "gpu.example.com"
 

@@ -9,7 +9,7 @@ import pytest
 
 from kubesched.objects.dra import Device, parse_resource_slice
 from kubesched.objects.errors import ObjectError
-from kubesched.plugins.dynamicresources.cel import CelCache, CelError, validate_selector
+from kubesched.cel import CelCache, CelError, validate_selector
 
 DRIVER = "gpu.example.com"
 

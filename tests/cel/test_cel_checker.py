@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kubesched.plugins.dynamicresources.cel import CelCache, validate_selector
+from kubesched.cel import CelCache, validate_selector
 
 
 @pytest.mark.parametrize(

@@ -10,8 +10,8 @@ import sys
 _PROBE = """
 import sys
 import kubesched.plugins.registry
-from kubesched.plugins.dynamicresources.cel import CelCache
-ANALYSIS = "kubesched.plugins.dynamicresources.cel.analysis"
+from kubesched.cel import CelCache
+ANALYSIS = "kubesched.cel.analysis"
 before = "cel" in sys.modules or ANALYSIS in sys.modules
 CelCache().get_or_compile('device.driver == "gpu.example.com"')
 print(before, "cel" in sys.modules and ANALYSIS in sys.modules)
