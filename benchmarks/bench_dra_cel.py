@@ -39,7 +39,7 @@ from kubesched.objects.dra import DeviceClass, ResourceSlice, parse_device_class
 from kubesched.objects.node import parse_node  # noqa: E402
 from kubesched.cel import CelCache  # noqa: E402
 from kubesched.cel.frontend import analyze  # noqa: E402
-from kubesched.plugins.dynamicresources.structured import AllocatedState, Allocator, Features, SliceIndex  # noqa: E402
+from kubesched.structured import AllocatedState, Allocator, Features, SliceIndex  # noqa: E402
 
 DRIVER = "gpu.example.com"
 CLASS_SELECTOR = f'device.driver == "{DRIVER}" && device.attributes["{DRIVER}"].type == "gpu"'

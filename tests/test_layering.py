@@ -17,19 +17,21 @@ ALLOWED: dict[str, set[str]] = {
     "framework": {"objects", "clock"},
     # Kubernetes' CEL (issue 28): framework only for apimachinery's field-error wording (``args.go_quote``).
     "cel": {"objects", "framework"},
-    "plugins": {"framework", "objects", "cel"},
+    # The structured device allocator (issue 28): upstream's dynamic-resource-allocation/structured.
+    "structured": {"objects", "cel"},
+    "plugins": {"framework", "objects", "cel", "structured"},
     "cache": {"framework", "objects"},
     "queue": {"framework", "objects", "clock"},
-    "scheduler": {"framework", "objects", "clock", "cel", "cache", "queue", "plugins"},
-    "cluster": {"framework", "objects", "clock", "cel", "cache", "queue", "plugins", "scheduler"},
-    "testing": {"framework", "objects", "clock", "cel", "cache", "queue", "plugins", "scheduler", "cluster"},
-    "cli": {"framework", "objects", "clock", "cel", "cache", "queue", "plugins", "scheduler", "cluster"},
+    "scheduler": {"framework", "objects", "clock", "cel", "structured", "cache", "queue", "plugins"},
+    "cluster": {"framework", "objects", "clock", "cel", "structured", "cache", "queue", "plugins", "scheduler"},
+    "testing": {"framework", "objects", "clock", "cel", "structured", "cache", "queue", "plugins", "scheduler", "cluster"},
+    "cli": {"framework", "objects", "clock", "cel", "structured", "cache", "queue", "plugins", "scheduler", "cluster"},
 }
 # Capacity planning and config comparison (issue 10) sit on the simulator; the commands use them.
-ALLOWED["planning"] = {"framework", "objects", "clock", "cel", "cache", "queue", "plugins", "scheduler", "cluster"}
+ALLOWED["planning"] = {"framework", "objects", "clock", "cel", "structured", "cache", "queue", "plugins", "scheduler", "cluster"}
 ALLOWED["cli"] = ALLOWED["cli"] | {"planning"}
 # Trace replay and the FGD paper's experiment (issue 10) sit on the simulator too; `kubesched replay` uses them.
-ALLOWED["replay"] = {"framework", "objects", "clock", "cel", "cache", "queue", "plugins", "scheduler", "cluster"}
+ALLOWED["replay"] = {"framework", "objects", "clock", "cel", "structured", "cache", "queue", "plugins", "scheduler", "cluster"}
 ALLOWED["cli"] = ALLOWED["cli"] | {"replay"}
 # Sweeps (issue 10) run replays and comparisons on Dask: above both, below the commands.
 ALLOWED["sweep"] = ALLOWED["replay"] | {"replay", "planning"}

@@ -15,7 +15,7 @@ from kubesched.cel.celtypes import CelType
 from kubesched.cel.checker import check
 from kubesched.cel.cost import Estimate, estimate_cost
 from kubesched.cel.syntax import parse
-from kubesched.plugins.dynamicresources.structured import AllocatedState, AllocationError, Allocator, Features, SliceIndex
+from kubesched.structured import AllocatedState, AllocationError, Allocator, Features, SliceIndex
 
 from .cel_library_cost_cases import LIBRARY_COSTS
 

@@ -77,7 +77,7 @@ def test_run_loads_dynamic_resources_machinery_only_when_it_needs_it(tmp_path: P
     modules = imported_modules(tmp_path, "run", "--help")
     assert "kubesched.plugins.dynamicresources.plugin" in modules
     assert heavy(modules, ("kubesched.objects.dra", "kubesched.plugins.dynamicresources.core",
-                           "kubesched.plugins.dynamicresources.manager", "kubesched.plugins.dynamicresources.structured",
+                           "kubesched.plugins.dynamicresources.manager", "kubesched.structured",
                            "kubesched.cel", "kubesched.plugins.noderesources.dra_totals")) == set()
 
 

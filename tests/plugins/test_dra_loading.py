@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CORE = "kubesched.plugins.dynamicresources.core"
 # The machinery's heaviest parts: the manager, the structured allocator and NodeResourcesFit's
 # DRA scoring (its CEL and the DRA records are also read by simulate's snapshot validation).
-MACHINERY = (CORE, "kubesched.plugins.dynamicresources.manager", "kubesched.plugins.dynamicresources.structured",
+MACHINERY = (CORE, "kubesched.plugins.dynamicresources.manager", "kubesched.structured",
              "kubesched.plugins.noderesources.dra_totals")
 
 # Schedules two pods without claims (SCENARIO "plain") or with a DeviceClass in the cluster

@@ -9,7 +9,7 @@ from kubesched.objects.dra import parse_device_class
 from kubesched.objects.pod import parse_pod
 from kubesched.plugins.dynamicresources.claims import deterministic_name, generate_name
 from kubesched.plugins.dynamicresources.extended import requests_and_mappings
-from kubesched.plugins.dynamicresources.structured import AllocationTimeout
+from kubesched.structured import AllocationTimeout
 
 from .dra_helpers import claim, gpu_class, gpu_slice, node, pod, request, simulate, stored_claim, template
 

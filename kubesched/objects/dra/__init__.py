@@ -2,7 +2,7 @@
 
 DeviceClass, ResourceClaim, ResourceClaimTemplate and ResourceSlice, with the API server's
 defaulting and the validation that makes it reject an object (``ObjectError`` naming the
-field). The allocator (``kubesched.plugins.dynamicresources.structured``) reads only these.
+field). The allocator (``kubesched.structured``) reads only these.
 """
 
 from .allocation import (

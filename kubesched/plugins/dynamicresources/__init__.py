@@ -6,7 +6,7 @@ need; one module per extension point: ``prefilter.py``, ``filtering.py``, ``filt
 records (``manager.py``), DRA-backed extended resources (``extended.py``,
 ``extended_claim.py``), the names of claims made for pods (``claims.py``) and simulate's
 resourceclaim controller (``controller.py``). The allocator is upstream's
-structured allocator (``structured/``) with its CEL environment (``kubesched.cel``).
+structured allocator (``kubesched.structured``) with its CEL environment (``kubesched.cel``).
 """
 
 from .args import DynamicResourcesArgs

@@ -41,7 +41,7 @@ from .post_filter import PostFilterMixin
 from .prefilter import PreFilterMixin
 from .reserve import ReserveMixin
 from .scoring import ScoreMixin
-from .structured import Features as AllocatorFeatures
+from ...structured import Features as AllocatorFeatures
 
 __all__ = ["DynamicResourcesCore", "allocator_features"]
 

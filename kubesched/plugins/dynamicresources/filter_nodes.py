@@ -29,8 +29,8 @@ from .filtering import FilterMixin
 from .names import NAME
 from .state import STATE, DraState, ExtendedGroup, ExtendedGroups, NodeAllocation
 from .statuses import CANNOT_ALLOCATE, NOT_AVAILABLE, timed_out, unresolvable
-from .structured import AllocationError, AllocationTimeout, Allocator, Features as AllocatorFeatures, NodeAllocationError, SliceIndex
-from .structured.results import AllocationResults
+from ...structured import AllocationError, AllocationTimeout, Allocator, Features as AllocatorFeatures, NodeAllocationError, SliceIndex
+from ...structured.results import AllocationResults
 from .verdicts import DOES_NOT_FIT, FITS, UNKNOWN, VerdictRows
 
 __all__ = ["FilterNodesMixin"]

@@ -24,8 +24,8 @@ from .manager import DraManager
 from .names import NAME
 from .state import STATE, DraState, NodeAllocation
 from .statuses import CANNOT_ALLOCATE, NOT_AVAILABLE, timed_out, unresolvable
-from .structured import AllocationError, AllocationTimeout, Allocator, NodeAllocationError
-from .structured.results import AllocationResults, ClaimPicks
+from ...structured import AllocationError, AllocationTimeout, Allocator, NodeAllocationError
+from ...structured.results import AllocationResults, ClaimPicks
 from .verdicts import FITS
 
 __all__ = ["FilterMixin"]

@@ -30,7 +30,7 @@ from ...cel import CelCache
 from .extended_index import extended_resource_index
 from .names import API_VERSION, DEVICE_CLASS, EXTENDED_RESOURCE_CLAIM_ANNOTATION, PLURALS, RESOURCE_CLAIM, RESOURCE_SLICE
 from .plugin import front_over
-from .structured import AllocatedState, Features as AllocatorFeatures, SliceIndex
+from ...structured import AllocatedState, Features as AllocatorFeatures, SliceIndex
 
 __all__ = ["DraManager", "registered_dra_manager"]
 

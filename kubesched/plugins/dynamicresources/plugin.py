@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from ...cel import CelCache
     from .core import DynamicResourcesCore
     from .manager import DraManager
-    from .structured import Features as AllocatorFeatures
+    from ...structured import Features as AllocatorFeatures
 
 __all__ = ["DynamicResources", "allocator_features", "front_over", "new"]
 

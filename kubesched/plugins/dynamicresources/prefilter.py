@@ -24,8 +24,8 @@ from .extended_claim import special_claim
 from .manager import DraManager
 from .state import NO_CLAIMS, STATE, DraState
 from .statuses import NOWHERE, SKIP, unresolvable
-from .structured import Allocator, Features as AllocatorFeatures
-from .structured.pools import spec_signature
+from ...structured import Allocator, Features as AllocatorFeatures
+from ...structured.pools import spec_signature
 
 __all__ = ["PreFilterMixin"]
 

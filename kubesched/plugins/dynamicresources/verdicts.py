@@ -24,7 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from .structured.results import ClaimPicks
+from ...structured.results import ClaimPicks
 
 __all__ = ["VerdictRows", "UNKNOWN", "FITS", "DOES_NOT_FIT"]
 

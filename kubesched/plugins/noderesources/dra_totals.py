@@ -40,7 +40,7 @@ from ...objects.resources import is_scalar_resource
 from ...cel import CelCache, CelError
 from ..dynamicresources.manager import DraManager, registered_dra_manager
 from ..dynamicresources.plugin import allocator_features
-from ..dynamicresources.structured import AllocatedState, DeviceID, SliceIndex, node_matches
+from ...structured import AllocatedState, DeviceID, SliceIndex, node_matches
 from .dra_scorer import DraScoring, dra_candidates, dra_scorer
 
 __all__ = ["DraScoreState", "DraScorer", "DraScoring", "DraTotals", "dra_candidates", "dra_manager_of", "dra_scorer"]

@@ -6,7 +6,7 @@ import pytest
 
 from kubesched.objects.dra import CapacityRequestPolicy, CapacityRequestPolicyRange, DeviceCapacity, Quantity
 from kubesched.objects.dra.quantity import parse_dra_quantity
-from kubesched.plugins.dynamicresources.structured.capacity import (
+from kubesched.structured.capacity import (
     MissingCapacity,
     calculate_consumed_capacity,
     consumed_capacity_from_request,

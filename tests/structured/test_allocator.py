@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from kubesched.plugins.dynamicresources.structured import (
+from kubesched.structured import (
     AllocatedState,
     AllocationError,
     AllocationTimeout,

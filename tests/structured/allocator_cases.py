@@ -8,7 +8,7 @@ from fractions import Fraction
 
 from kubesched.objects.dra import DeviceClass, ResourceClaim, ResourceSlice
 from kubesched.objects.node import Node
-from kubesched.plugins.dynamicresources.structured import AllocatedState, DeviceID, Features
+from kubesched.structured import AllocatedState, DeviceID, Features
 
 from .allocator_fixtures import (
     BOOL_ATTRIBUTE,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from kubesched.objects.dra import ResourceClaim
-from kubesched.plugins.dynamicresources.structured import (
+from kubesched.structured import (
     AllocatedState,
     Allocator,
     DeviceID,

@@ -4,7 +4,7 @@ order."""
 from __future__ import annotations
 
 from kubesched.objects.dra import ResourceSlice
-from kubesched.plugins.dynamicresources.structured import Features, SliceIndex
+from kubesched.structured import Features, SliceIndex
 
 from .allocator_fixtures import DRIVER_A, DRIVER_B, NODE_1, NODE_2, POOL_1, POOL_2, counter_slice, device, node, resource_slice
 

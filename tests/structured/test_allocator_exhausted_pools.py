@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from kubesched.objects.dra import AllocationResult, ResourceClaim, ResourceSlice
-from kubesched.plugins.dynamicresources.structured import types
-from kubesched.plugins.dynamicresources.structured import (
+from kubesched.structured import types
+from kubesched.structured import (
     AllocatedState,
     AllocationError,
     Allocator,
