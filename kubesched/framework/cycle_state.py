@@ -13,7 +13,7 @@ from typing import Generic, Protocol, TypeVar, cast, runtime_checkable
 
 from ..objects.pod import PodInfo
 
-__all__ = ["CycleState", "StateKey", "StateData", "PODS_TO_ACTIVATE"]
+__all__ = ["CycleState", "PodGroupCycleState", "StateKey", "StateData", "PODS_TO_ACTIVATE"]
 
 T = TypeVar("T")
 
@@ -52,20 +52,55 @@ class StateKey(Generic[T]):
         return f"StateKey({self.name!r})"
 
 
+@runtime_checkable
+class PodGroupCycleState(Protocol):
+    """What pod-group plugins share during one pod-group cycle (upstream's
+    ``PodGroupCycleState``): typed slots, as ``CycleState``'s, which implements it (the
+    scheduler gives a pod-group cycle a ``CycleState`` of its own)."""
+
+    @property
+    def record_plugin_metrics(self) -> bool: ...
+
+    def read(self, key: StateKey[T]) -> T:
+        """The value under ``key``; ``KeyError`` when no plugin wrote it this cycle."""
+        ...
+
+    def get(self, key: StateKey[T]) -> T | None: ...
+
+    def write(self, key: StateKey[T], value: T) -> None: ...
+
+    def delete(self, key: StateKey[T]) -> None: ...
+
+
 class CycleState:
     """A per-cycle key/value store; plugins read only the keys they wrote.
 
     ``skip_filter_plugins`` and ``skip_score_plugins`` record plugins whose PreFilter
     or PreScore returned Skip, so the framework does not call their Filter or Score.
+
+    ``pod_group_cycle_state`` is set while the pod is tried inside a pod-group cycle (upstream's
+    ``SetPodGroupSchedulingCycle``): the group's own state, shared by all its pods' cycles.
+    A plugin that must tell the two kinds of cycle apart (GangScheduling's Permit reads the
+    snapshot's pod-group state in a group cycle, the cache's otherwise) asks
+    ``is_pod_group_scheduling_cycle()``. The scheduler clears it before the binding cycle.
+    ``skip_all_post_filter_plugins`` makes the framework run no PostFilter for this pod
+    (workload-aware preemption's dry runs of a group cycle).
     """
 
-    __slots__ = ("_data", "skip_filter_plugins", "skip_score_plugins", "record_plugin_metrics")
+    __slots__ = ("_data", "skip_filter_plugins", "skip_score_plugins", "record_plugin_metrics",
+                 "pod_group_cycle_state", "skip_all_post_filter_plugins")
 
     def __init__(self) -> None:
         self._data: dict[str, object] = {}
         self.skip_filter_plugins: frozenset[str] = frozenset()
         self.skip_score_plugins: frozenset[str] = frozenset()
         self.record_plugin_metrics = False
+        self.pod_group_cycle_state: PodGroupCycleState | None = None
+        self.skip_all_post_filter_plugins = False
+
+    def is_pod_group_scheduling_cycle(self) -> bool:
+        """Whether this pod is being tried inside a pod-group cycle (upstream's ``IsPodGroupSchedulingCycle``)."""
+        return self.pod_group_cycle_state is not None
 
     def write(self, key: StateKey[T], value: T) -> None:
         self._data[key.name] = value
@@ -103,6 +138,8 @@ class CycleState:
         other._data = data
         other.skip_filter_plugins = self.skip_filter_plugins
         other.skip_score_plugins = self.skip_score_plugins
+        other.pod_group_cycle_state = self.pod_group_cycle_state  # shared, as upstream's Clone shares it
+        other.skip_all_post_filter_plugins = self.skip_all_post_filter_plugins
         return other
 
 

@@ -80,6 +80,7 @@ class EventResource(str, Enum):
     CSI_NODE = "storage.k8s.io/CSINode"
     CSI_DRIVER = "storage.k8s.io/CSIDriver"
     CSI_STORAGE_CAPACITY = "storage.k8s.io/CSIStorageCapacity"
+    POD_GROUP = "scheduling.k8s.io/PodGroup"  # hints get ``objects.podgroup.PodGroup`` records
     WILDCARD = "*"
 
 

@@ -13,6 +13,7 @@ from typing import Callable, Iterable, Iterator, Mapping, Protocol, runtime_chec
 from ..objects.pod import PodInfo
 from ..objects.podgroup import PodGroup, PodGroupCondition
 from .features import Features
+from .podgroups import PodGroupManager
 from .views import PodObserver, SnapshotView
 
 __all__ = [
@@ -235,6 +236,14 @@ class Handle(Protocol):
         it, and the live mode watches them. Changes raise the cluster event
         ``ClusterEvent(store.resource, ADD | UPDATE | DELETE)`` for queueing hints.
         """
+        ...
+
+    # -- pod groups (GenericWorkload) -------------------------------------------------
+    @property
+    def pod_group_manager(self) -> PodGroupManager:
+        """The PodGroups and their pods' state (upstream's ``PodGroupManager()`` and the
+        PodGroup informer's lister). Inside a pod-group cycle the state includes the pods
+        the cycle has assumed so far. With GenericWorkload off it knows no group."""
         ...
 
 

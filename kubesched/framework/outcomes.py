@@ -34,7 +34,11 @@ EXTENSION_POINTS = (
     "preBind",
     "bind",
     "postBind",
+    "placementGenerate",
+    "placementScore",
 )
+"""Every extension point a configuration names, in upstream's ``Plugins`` order: the pod's
+points, then the pod-group cycle's placement points (TopologyAwareWorkloadScheduling)."""
 
 # Which method makes a plugin usable at an extension point.
 POINT_METHODS: dict[str, tuple[str, ...]] = {
@@ -50,6 +54,8 @@ POINT_METHODS: dict[str, tuple[str, ...]] = {
     "preBind": ("pre_bind",),
     "bind": ("bind",),
     "postBind": ("post_bind",),
+    "placementGenerate": ("generate_placements",),
+    "placementScore": ("score_placement",),
 }
 
 

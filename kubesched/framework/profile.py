@@ -91,15 +91,29 @@ def build_framework(profile: Profile, registry: Registry, handle: Handle, path: 
         problems.append(
             (f"{path}.plugins.bind", f'at least one bind plugin is needed for profile with scheduler name "{profile.scheduler_name}"')
         )
-    weights: dict[str, int] = {}
-    for ref in list(profile.plugins["score"].enabled) + list(multi):
-        found = instances.get(ref.name)
-        if found is None or not implements(found, "score") or ref.name in weights:
-            continue
-        weights[ref.name] = ref.weight or 1
+    if len(points["placementGenerate"]) > 1:
+        problems.append(
+            (f"{path}.plugins.placementGenerate",
+             f'at most one placement generate plugin is allowed for profile with scheduler name "{profile.scheduler_name}"')
+        )
+    weights = _weights(profile, "score", instances)
+    placement_weights = _weights(profile, "placementScore", instances)
     if problems:
         raise ConfigError(problems)
-    return Framework(profile.scheduler_name, points, weights, profile.percentage_of_nodes_to_score, instances)
+    return Framework(profile.scheduler_name, points, weights, profile.percentage_of_nodes_to_score, instances,
+                     placement_weights)
+
+
+def _weights(profile: Profile, point: str, instances: dict[str, Plugin]) -> dict[str, int]:
+    """``getValidScoreWeights``: the weight of every plugin of ``point`` (Score or PlacementScore),
+    the point's own entry first, then multiPoint's; an unset weight is 1."""
+    weights: dict[str, int] = {}
+    for ref in list(profile.plugins[point].enabled) + list(profile.plugins["multiPoint"].enabled):
+        found = instances.get(ref.name)
+        if found is None or not implements(found, point) or ref.name in weights:
+            continue
+        weights[ref.name] = ref.weight or 1
+    return weights
 
 
 def build_profiles(config: SchedulerConfig, registry: Registry, handles: HandleFactory) -> dict[str, Framework]:

@@ -6,7 +6,8 @@ plugin, Score's normalisation and weighting. Filters and scores run over the nod
 table in one go for batch plugins and node by node for per-node ones.
 
 Each point's runs live by job: Filter in ``runtime_filter.py``, PreScore and Score in
-``runtime_score.py``, Reserve through PostBind in ``runtime_binding.py``; ``Framework``
+``runtime_score.py``, Reserve through PostBind in ``runtime_binding.py``, a pod-group
+cycle's PlacementGenerate and PlacementScore in ``runtime_placement.py``; ``Framework``
 inherits them and keeps the plugin lists, introspection, PreEnqueue, PreFilter and
 PostFilter here.
 """
@@ -47,6 +48,7 @@ from .measured import (
 from .outcomes import EXTENSION_POINTS, POINT_METHODS, FilterOutcome, FrameworkError, ScoreOutcome, go_list
 from .runtime_binding import BindingRuns
 from .runtime_filter import FilterRuns
+from .runtime_placement import PlacementRuns
 from .runtime_score import ScoreRuns
 from .runtime_sign import SignRuns
 from .status import SKIP, Code, Status
@@ -72,8 +74,9 @@ def _skip_set(skipped: list[str]) -> frozenset[str]:
 __all__ = ["Framework", "FilterOutcome", "ScoreOutcome", "FrameworkError", "go_list", "EXTENSION_POINTS", "POINT_METHODS"]
 
 
-class Framework(FilterRuns, ScoreRuns, BindingRuns, SignRuns):
-    """One profile's plugins, in order, with their score weights."""
+class Framework(FilterRuns, ScoreRuns, BindingRuns, SignRuns, PlacementRuns):
+    """One profile's plugins, in order, with their score weights (``weights`` for Score,
+    ``placement_weights`` for PlacementScore)."""
 
     def __init__(
         self,
@@ -82,6 +85,7 @@ class Framework(FilterRuns, ScoreRuns, BindingRuns, SignRuns):
         weights: dict[str, int],
         percentage_of_nodes_to_score: int | None = None,
         instances: dict[str, Plugin] | None = None,
+        placement_weights: dict[str, int] | None = None,
     ) -> None:
         self.profile_name = profile_name
         self.points: dict[str, list[Plugin]] = {p: list(points.get(p, [])) for p in EXTENSION_POINTS}
@@ -112,6 +116,7 @@ class Framework(FilterRuns, ScoreRuns, BindingRuns, SignRuns):
         self._bind = cast(list[BindPlugin], pts["bind"])
         self._post_bind = cast(list[PostBindPlugin], pts["postBind"])
         self._init_signing(pts)
+        self._init_placements(pts["placementGenerate"], pts["placementScore"], placement_weights or {})
 
     @property
     def observe_point(self) -> PointObserver | None:
@@ -183,6 +188,8 @@ class Framework(FilterRuns, ScoreRuns, BindingRuns, SignRuns):
                 entry: dict[str, object] = {"name": p.name}
                 if point == "score":
                     entry["weight"] = self.weights.get(p.name, 1)
+                elif point == "placementScore":
+                    entry["weight"] = self.placement_weights.get(p.name, 1)
                 entries.append(entry)
             if entries:
                 out[point] = entries
@@ -269,6 +276,8 @@ class Framework(FilterRuns, ScoreRuns, BindingRuns, SignRuns):
     def run_post_filter(
         self, state: CycleState, pod: PodInfo, filtered: NodeToStatusReader
     ) -> tuple[PostFilterResult | None, Status]:
+        if state.skip_all_post_filter_plugins:  # a pod-group cycle's dry run (workload-aware preemption)
+            return None, Status(Code.UNSCHEDULABLE, "All PostFilter plugins are skipped")
         reasons: list[str] = []
         for plugin in self._post_filter:
             result, status = plugin.post_filter(state, pod, filtered)

@@ -14,6 +14,7 @@ from ..cache.object_store import ObjectStore, ObjectStores
 from ..clock import Clock
 from ..framework.features import DEFAULT_FEATURES, Features
 from ..framework.handle import ClusterClient, EventRecorder, PodEventHandler, WaitingPod
+from ..framework.podgroups import NO_POD_GROUPS, PodGroupManager
 from ..framework.views import PodObserver, SnapshotView
 from ..framework.waiting_pods import WaitingPods
 from ..objects.pod import PodInfo
@@ -35,6 +36,7 @@ class HandleHub:
         self.pod_handlers: list[PodEventHandler] = []
         self.activate: Callable[[Iterable[PodInfo]], None] | None = None
         self.features: Features = DEFAULT_FEATURES  # the scheduler sets its registry's gates
+        self.pod_group_manager: PodGroupManager = NO_POD_GROUPS  # the cache's, with GenericWorkload on
 
     def handle(self, profile_name: str) -> "SchedulerHandle":
         return SchedulerHandle(self, profile_name)
@@ -105,3 +107,8 @@ class SchedulerHandle:
 
     def object_store(self, api_version: str, kind: str, plural: str) -> ObjectStore:
         return self._hub.object_stores.get_or_create(api_version, kind, plural)
+
+    # -- pod groups -------------------------------------------------------------------
+    @property
+    def pod_group_manager(self) -> PodGroupManager:
+        return self._hub.pod_group_manager
