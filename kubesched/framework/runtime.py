@@ -279,6 +279,9 @@ class Framework(FilterRuns, ScoreRuns, BindingRuns, SignRuns, PlacementRuns):
         if state.skip_all_post_filter_plugins:  # a pod-group cycle's dry run (workload-aware preemption)
             return None, Status(Code.UNSCHEDULABLE, "All PostFilter plugins are skipped")
         reasons: list[str] = []
+        # A rejecting plugin's result still counts (the last one given): preemption that found
+        # no candidate answers "" to clear the pod's nomination, which must not be lost.
+        kept: PostFilterResult | None = None
         for plugin in self._post_filter:
             result, status = plugin.post_filter(state, pod, filtered)
             if status is None or status.is_success():
@@ -287,5 +290,7 @@ class Framework(FilterRuns, ScoreRuns, BindingRuns, SignRuns, PlacementRuns):
                 return result, status.with_plugin(plugin.name)
             if status.code != Code.UNSCHEDULABLE:
                 return None, Status.as_error(RuntimeError(status.message), plugin.name)
+            if result is not None:
+                kept = result
             reasons.extend(status.reasons)
-        return None, Status(Code.UNSCHEDULABLE, *reasons)
+        return kept, Status(Code.UNSCHEDULABLE, *reasons)

@@ -5,11 +5,19 @@ pods of our profiles to the queue, and each change becomes the cluster event tha
 waiting pods (with the action an update amounts to: allocatable, labels, taints, a pod
 scaled down). Its own module because feeding the core is one job and the scheduling and
 binding cycles another; ``Scheduler`` inherits it.
+
+Some changes that are not to bound pods or nodes still free room, and upstream turns
+them into an ``AssignedPodDelete`` so that the pods waiting for room retry: a pending
+pod's nomination moved or cleared, or a nominated pending pod deleted (pods of equal or
+lower priority counted it as placed there), and an assumed pod deleted (it is forgotten
+at once unless it waits at Permit, whose rejection frees it).
 """
 
 from __future__ import annotations
 
 from ..cache.cache import Cache
+from typing import Callable
+
 from ..framework.events import (
     ASSIGNED_POD_ADD,
     ASSIGNED_POD_DELETE,
@@ -21,13 +29,23 @@ from ..framework.events import (
 from ..framework.runtime import Framework
 from ..objects.node import Node
 from ..objects.pod import PodInfo
+from ..framework.waiting_pods import WaitingPods
 from ..queue.nominator import Nominator
+from ..queue.pod_changes import pod_scheduling_properties_change
 from ..queue.scheduling_queue import SchedulingQueue
 from .handle import HandleHub
 
 __all__ = ["EventHandlers"]
 
 _NO_ACTION = ActionType(0)  # made once: calling an enum costs a microsecond
+NODE_DELETE = ClusterEvent(EventResource.NODE, ActionType.DELETE, "NodeDelete")
+# The message a waiting pod deleted from the cluster is rejected with (upstream's RejectWaitingPod).
+_REMOVED = "removed"
+
+
+def _priority_at_most(priority: int) -> Callable[[PodInfo], bool]:
+    """Only pods of equal or lower priority counted a nominated pod as placed (getLEPriorityPreCheck)."""
+    return lambda pod: pod.priority <= priority
 
 
 class EventHandlers:
@@ -39,6 +57,7 @@ class EventHandlers:
     hub: HandleHub
     nominator: Nominator
     pods: dict[str, PodInfo]
+    waiting_pods: WaitingPods
 
     def responsible_for(self, pod: PodInfo) -> bool:
         return pod.scheduler_name in self.profiles
@@ -54,6 +73,7 @@ class EventHandlers:
             self.queue.move_all_to_active_or_backoff(ClusterEvent(EventResource.NODE, action), old, new)
 
     def on_node_delete(self, node: Node) -> None:
+        self.queue.move_all_to_active_or_backoff(NODE_DELETE, node, None)  # PodTopologySpread's domains may shrink
         self.cache.remove_node(node.name)
 
     def on_namespace(self, name: str, labels: dict[str, str] | None) -> None:
@@ -85,18 +105,26 @@ class EventHandlers:
             if old is None or not old.node_name:  # the informer's view of our binding, or a pod bound elsewhere
                 self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_ADD, None, new)
                 return
-            action = ActionType.UPDATE_POD_LABEL if old.labels != new.labels else _NO_ACTION
-            if _requests_shrank(old, new):
-                action |= ActionType.UPDATE_POD_SCALE_DOWN
-            if action:
-                self.queue.move_all_to_active_or_backoff(ClusterEvent(EventResource.ASSIGNED_POD, action), old, new)
+            for event in pod_scheduling_properties_change(old, new, EventResource.ASSIGNED_POD):
+                self.queue.move_all_to_active_or_backoff(event, old, new)
         elif self.responsible_for(new):
+            if self.cache.is_assumed(new):
+                # Being bound: not the queue's (upstream's updatePodInSchedulingQueue); a
+                # deletion that starts now frees its room.
+                if new.uid in self.pods:
+                    self.pods[new.uid] = new
+                if new.terminating and (old is None or not old.terminating):
+                    self._assumed_pod_deleted(new)
+                return
             if new.terminating:
                 self.on_pod_delete(new)
                 return
             self.pods[new.uid] = new
             self.nominator.update(old, new)
             self.queue.update(old, new)
+            if old is not None and old.nominated_node_name and old.nominated_node_name != new.nominated_node_name:
+                # It no longer holds room on its old node for pods of equal or lower priority.
+                self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, old, None, _priority_at_most(old.priority))
 
     def on_pod_delete(self, pod: PodInfo) -> None:
         for handler in self.hub.pod_handlers:
@@ -104,10 +132,27 @@ class EventHandlers:
         if pod.node_name:
             self.cache.remove_pod(pod)
             self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None)
+            return
+        known = self.pods.pop(pod.uid, None)  # None: not ours, or deleted already (deletionTimestamp first)
+        self.nominator.delete(pod)
+        self.queue.delete(pod)
+        if self.cache.is_assumed(pod):
+            self._assumed_pod_deleted(pod)
+        elif known is not None and pod.nominated_node_name:
+            self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None, _priority_at_most(pod.priority))
+
+    def _assumed_pod_deleted(self, pod: PodInfo) -> None:
+        """upstream's ``handleAssumedPodDeletion``: a pod waiting at Permit is rejected (its
+        binding cycle forgets it); one further on is forgotten now, its binding left to fail."""
+        assumed = self.cache.get_pod(pod.uid)
+        if assumed is None:
+            return
+        waiting = self.waiting_pods.get(pod.uid)
+        if waiting is not None:
+            waiting.reject("", _REMOVED)
         else:
-            self.pods.pop(pod.uid, None)
-            self.nominator.delete(pod)
-            self.queue.delete(pod)
+            self.cache.forget_pod(assumed)
+        self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, assumed, None)
 
 
 def _node_update_action(old: Node | None, new: Node) -> ActionType:
@@ -126,7 +171,3 @@ def _node_update_action(old: Node | None, new: Node) -> ActionType:
         action |= ActionType.UPDATE_NODE_ANNOTATION
     return action
 
-
-def _requests_shrank(old: PodInfo, new: PodInfo) -> bool:
-    a, b = old.requests.requests, new.requests.requests
-    return b.milli_cpu < a.milli_cpu or b.memory < a.memory or b.ephemeral_storage < a.ephemeral_storage

@@ -67,10 +67,12 @@ class FailureHandling:
         elif decisions.isEnabledFor(logging.INFO):
             decisions.info("Unable to schedule pod; no fit; waiting", extra={"pod": pod.key, "err": message})
         if nominated is not None and pod.uid in self.pods:
-            # upstream's AddNominatedPod: the nomination holds at once; the pod carries it
-            # as the status patch will make the informer report it.
-            self.pods[pod.uid] = self.pods[pod.uid].copy_with(nominated_node_name=nominated)
-            self.nominator.add(self.pods[pod.uid], nominated)
+            # upstream's AddNominatedPod: the nomination holds (or, "", is dropped) at once; the
+            # pod carries it as the status patch will make the informer report it.
+            current = self.pods[pod.uid]
+            if current.nominated_node_name != nominated:
+                current = self.pods[pod.uid] = current.copy_with(nominated_node_name=nominated)
+            self.nominator.add(current, nominated)
         if pod.uid in self.pods:  # still pending and ours: back to the queue, as the informer last saw it
             queued.pod = self.pods[pod.uid]
             self.queue.add_unschedulable_if_not_present(queued, Code.ERROR if reason == "SchedulerError" else status.code)
