@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass, fields
-from typing import Iterable
+from typing import Iterable, Sequence
+
+import numpy as np
 
 from ..framework.views import PodObserver
 from ..objects.node import Node
@@ -21,8 +23,9 @@ from ..objects.compact import PodCompactor
 from ..objects.nodeinfo import NodeInfo
 from ..objects.pod import PodInfo
 from .node_table import NodeTable
+from .pod_groups import PodGroupStates
 
-__all__ = ["Cache", "CacheError", "PodObserver", "Snapshot"]
+__all__ = ["Cache", "CacheError", "PlacementNodes", "PodObserver", "Snapshot"]
 
 # Every PodInfo field but the raw document: what pod observers may read.
 _OBSERVED = operator.attrgetter(*(f.name for f in fields(PodInfo) if f.name != "raw"))
@@ -41,17 +44,69 @@ class _PodState:
     deadline: float | None = None
 
 
+@dataclass(slots=True, frozen=True)
+class PlacementNodes:
+    """The nodes a pod-group cycle may use while it tries one placement: their rows in the
+    placement's order (the node walk's order) and as a mask over the table's rows."""
+
+    name: str
+    order: np.ndarray
+    mask: np.ndarray
+
+
 class Snapshot:
     """What one scheduling cycle reads: the node infos, the node table and namespaces.
 
     Cycles run one at a time and the cache only changes between them, so the
     snapshot is a view on the cache rather than a copy.
+
+    A pod-group cycle may restrict the scheduler's node walk to one placement's nodes
+    (``assume_placement``, upstream's ``AssumePlacement``); plugins still see every node.
     """
 
-    __slots__ = ("_cache", "__weakref__")
+    __slots__ = ("_cache", "placement", "__weakref__")
 
     def __init__(self, cache: "Cache") -> None:
         self._cache = cache
+        self.placement: PlacementNodes | None = None
+
+    # -- placements (pod-group cycles) ----------------------------------------------
+    def assume_placement(self, name: str, rows: Sequence[int] | np.ndarray) -> None:
+        """Restrict the node walk to ``rows`` (table rows, in the walk's order) until
+        ``forget_placement``. A placement of every node is no restriction, as upstream's.
+        Raises ``CacheError`` for a row that holds no node."""
+        table = self._cache.table
+        order = np.asarray(rows, dtype=np.int64)
+        if len(order) == table.num_nodes:
+            self.placement = None
+            return
+        size = table.size
+        if len(order) and (int(order.min()) < 0 or int(order.max()) >= size or not table.alive[order].all()):
+            self.placement = None
+            raise CacheError(f"placement {name!r} names a node that is not in the snapshot")
+        mask = np.zeros(size, dtype=bool)
+        mask[order] = True
+        self.placement = PlacementNodes(name, order, mask)
+
+    def forget_placement(self) -> None:
+        self.placement = None
+
+    @property
+    def order_in_placement(self) -> np.ndarray:
+        """Rows the node walk visits, in order: the placement's, else every node's (``table.order``)."""
+        placement = self.placement
+        return self._cache.table.order if placement is None else placement.order
+
+    @property
+    def num_nodes_in_placement(self) -> int:
+        """upstream's ``NumNodesInPlacement``: the placement's size, else every node."""
+        placement = self.placement
+        return self._cache.table.num_nodes if placement is None else len(placement.order)
+
+    def in_placement(self, row: int) -> bool:
+        """Whether the node at ``row`` may be used (always, outside a placement)."""
+        placement = self.placement
+        return placement is None or bool(placement.mask[row])
 
     @property
     def table(self) -> NodeTable:
@@ -106,6 +161,10 @@ class Cache:
         self.assumed_pod_ttl = assumed_pod_ttl  # 0: assumed pods never expire (upstream's default)
         self._snapshot = Snapshot(self)
         self._compactor = PodCompactor(keep_raw=keep_raw_objects)  # bound pods share their common parts
+        # Pod groups' members (GenericWorkload): the scheduler turns this on with the gate;
+        # off, pods naming a group are plain pods to the cache, as upstream's.
+        self.pod_groups = PodGroupStates()
+        self.generic_workload = False
 
     # -- observers ----------------------------------------------------------
     def add_observer(self, observer: PodObserver) -> None:
@@ -206,6 +265,8 @@ class Cache:
             raise CacheError(f"pod {pod.key} is in the cache, so can't be assumed")
         self._pods[pod.uid] = _PodState(pod, node_name, assumed=True)
         self._attach(pod, node_name)
+        if pod.pod_group_name is not None and self.generic_workload:
+            self.pod_groups.assume_member(pod)
 
     def finish_binding(self, pod: PodInfo, now: float) -> None:
         state = self._pods.get(pod.uid)
@@ -223,6 +284,8 @@ class Cache:
             raise CacheError(f"pod {pod.key} wasn't assumed so cannot be forgotten")
         self._detach(state.pod, state.node_name)
         del self._pods[pod.uid]
+        if state.pod.pod_group_name is not None and self.generic_workload:
+            self.pod_groups.forget_member(state.pod)
 
     def is_assumed(self, pod: PodInfo) -> bool:
         state = self._pods.get(pod.uid)
@@ -239,6 +302,8 @@ class Cache:
                 compact = self._compactor.compact(pod)
                 info.replace_pod(pod, compact)
                 state.pod, state.assumed, state.binding_finished, state.deadline = compact, False, False, None
+                if pod.pod_group_name is not None and self.generic_workload:
+                    self._rejoin_group(pod, compact)
                 return
         pod = self._compactor.compact(pod)
         if state is not None:
@@ -249,11 +314,23 @@ class Cache:
                 else:
                     self._swap(state.pod, pod, state.node_name)
                 self._pods[pod.uid] = _PodState(pod, pod.node_name)
+                if self.generic_workload and (pod.pod_group_name is not None or state.pod.pod_group_name is not None):
+                    self._rejoin_group(state.pod, pod)
                 return
             self.update_pod(pod)
             return
         self._pods[pod.uid] = _PodState(pod, pod.node_name)
         self._attach(pod, pod.node_name)
+        if pod.pod_group_name is not None and self.generic_workload:
+            self.pod_groups.add_member(pod)
+
+    def _rejoin_group(self, old: PodInfo, new: PodInfo) -> None:
+        """A group member's cache entry replaced (its binding confirmed, a bound pod
+        updated): upstream removes the old pod from its group and adds the new one."""
+        if old.pod_group_name is not None:
+            self.pod_groups.remove_member(old)
+        if new.pod_group_name is not None:
+            self.pod_groups.add_member(new)
 
     def _swap(self, old: PodInfo, new: PodInfo, node_name: str) -> None:
         info = self.nodes.get(node_name)
@@ -286,12 +363,30 @@ class Cache:
         pod = self._compactor.compact(pod)
         self._detach(state.pod, state.node_name)
         self._attach(pod, pod.node_name)
+        if self.generic_workload and (pod.pod_group_name is not None or state.pod.pod_group_name is not None):
+            self._rejoin_group(state.pod, pod)
         state.pod, state.node_name = pod, pod.node_name
 
     def remove_pod(self, pod: PodInfo) -> None:
         state = self._pods.pop(pod.uid, None)
         if state is not None:
             self._detach(state.pod, state.node_name)
+            if state.pod.pod_group_name is not None and self.generic_workload:
+                self.pod_groups.remove_member(state.pod)
+
+    # -- pending pod-group members (upstream's {Add,Update,Remove}PodGroupMember) -----
+    def add_pod_group_member(self, pod: PodInfo) -> None:
+        """A pending pod of a group: it counts towards its group's members from now on."""
+        if pod.pod_group_name is not None and self.generic_workload:
+            self.pod_groups.add_member(pod)
+
+    def update_pod_group_member(self, old: PodInfo, new: PodInfo) -> None:
+        if new.pod_group_name is not None and self.generic_workload:
+            self.pod_groups.update_member(old, new)
+
+    def remove_pod_group_member(self, pod: PodInfo) -> None:
+        if pod.pod_group_name is not None and self.generic_workload:
+            self.pod_groups.remove_member(pod)
 
     def get_pod(self, uid: str) -> PodInfo | None:
         state = self._pods.get(uid)

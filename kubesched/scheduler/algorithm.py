@@ -120,7 +120,7 @@ class Algorithm:
     def schedule_pod(self, fwk: Framework, state: CycleState, pod: PodInfo, snapshot: Snapshot,
                      cycle: int = 0) -> ScheduleResult:
         """One cycle's algorithm; ``cycle`` is the queue's scheduling cycle (batching reads it)."""
-        num_nodes = snapshot.num_nodes
+        num_nodes = snapshot.num_nodes_in_placement  # every node, outside a pod-group cycle's placement
         walk = self.last_walk = Walk(start=self.next_start_node_index % max(num_nodes, 1))
         if num_nodes == 0:
             raise NoNodesAvailableError()
@@ -185,7 +185,7 @@ class Algorithm:
         self, fwk: Framework, state: CycleState, pod: PodInfo, snapshot: Snapshot
     ) -> tuple[np.ndarray, Diagnosis]:
         """PreFilter, then the walk (no batching: a cycle of its own)."""
-        walk = self.last_walk = Walk(start=self.next_start_node_index % max(snapshot.num_nodes, 1))
+        walk = self.last_walk = Walk(start=self.next_start_node_index % max(snapshot.num_nodes_in_placement, 1))
         return self._find_nodes_that_fit(fwk, state, pod, snapshot, walk, None, None, 0)
 
     def _find_nodes_that_fit(
@@ -205,11 +205,13 @@ class Algorithm:
         if batch is not None and signature is not None and batch.may_hint():
             walk.hint_node = batch.node_hint(signature, cycle, lambda name: self._rejects(fwk, state, pod, snapshot, name))
         nominated = pod.nominated_node_name
+        placement = snapshot.placement  # a pod-group cycle's placement: the walk keeps to its nodes
         if nominated or walk.hint_node:
             # upstream's evaluateNominatedNode: the nominated node (else the hint) first; if
-            # it passes every filter (nominated pods included) there is no walk at all.
+            # it passes every filter (nominated pods included) there is no walk at all. One
+            # outside the current placement is passed over.
             node = snapshot.get(nominated or walk.hint_node)
-            if node is not None:
+            if node is not None and (placement is None or placement.mask[node.row]):
                 if nominated:
                     walk.nominated_node = nominated
                 if self._passes(fwk, state, pod, snapshot, node.row):
@@ -217,11 +219,13 @@ class Algorithm:
                     if not nominated:
                         walk.hint = HINT_USED
                     return diagnosis.evaluated, diagnosis
-        order = table.order
+        order = table.order if placement is None else placement.order
         allowed = None
         if pre_result.node_names is not None:
             allowed = np.zeros(table.size, dtype=bool)
             allowed[table.rows_of(pre_result.node_names)] = True
+            if placement is not None:
+                allowed &= placement.mask
             order = order[allowed[order]]
             diagnosis.candidates = order
             diagnosis.absent_status = Status(
@@ -244,8 +248,13 @@ class Algorithm:
         elif n <= FEW_NODES:  # a batch filter's fixed cost outweighs a few per-node calls
             feasible, processed = self._walk_few(fwk, state, pod, snapshot, diagnosis, order, start, to_find)
         else:
-            # Every live row is a candidate unless PreFilter narrowed the set.
-            candidates = allowed if allowed is not None else table.alive[: table.size].copy()
+            # Every live row (of the placement) is a candidate unless PreFilter narrowed the set.
+            if allowed is not None:
+                candidates = allowed
+            elif placement is None:
+                candidates = table.alive[: table.size].copy()
+            else:
+                candidates = placement.mask.copy()
             if fwk.has_node_filters(state):
                 # Per-node plugins cost a Python call per node: ask them only about the
                 # windows the search visits, after the batch filters ran over all rows.
@@ -266,7 +275,7 @@ class Algorithm:
                     processed = to_find
                     chosen = None
                 else:
-                    identity = allowed is None and table.order_is_identity  # row == position
+                    identity = allowed is None and placement is None and table.order_is_identity  # row == position
                     if passing > to_find:
                         chosen, processed = first_passing(passed, order, identity, start, to_find)
                     else:
@@ -278,7 +287,7 @@ class Algorithm:
             feasible = order[chosen] if chosen is not None else diagnosis.evaluated
             if fwk.plugin_evaluations is not None:  # the live mode's metrics
                 fwk.count_filter_evaluations(state, outcome, visited_rows(order, start, processed))
-        self._advance(walk, processed, snapshot.num_nodes)
+        self._advance(walk, processed, snapshot.num_nodes_in_placement)
         return feasible, diagnosis
 
     def _walk_few(self, fwk: Framework, state: CycleState, pod: PodInfo, snapshot: Snapshot, diagnosis: Diagnosis,
@@ -317,7 +326,8 @@ class Algorithm:
         return outcome.status_of(row)
 
     def _advance(self, walk: Walk, processed: int, num_nodes: int) -> None:
-        """upstream advances the index modulo all nodes, even when PreFilter narrowed the walk."""
+        """upstream advances the index modulo all nodes (of the placement, in a pod-group
+        cycle), even when PreFilter narrowed the walk."""
         walk.advanced = processed
         self.next_start_node_index = (self.next_start_node_index + processed) % num_nodes
 
