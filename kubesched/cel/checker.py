@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from . import celtypes as t
+import kubesched.cel.celtypes as t  # the module itself: the package's face imports this one
 from .celtypes import CelType
 from .declarations import DEVICE, DEVICE_FIELDS, FUNCTIONS, Overload
 from .engine import engine

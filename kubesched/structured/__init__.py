@@ -2,7 +2,8 @@
 the variant v1.36 selects for its default features, plus the per-node pool index it runs on."""
 
 from .allocator import Allocator
-from .pools import Pool, SliceIndex, gather_pools, node_matches
+from .pool_records import Pool
+from .pools import SliceIndex, gather_pools, node_matches
 from .types import (
     ALLOCATION_RESULTS_MAX_SIZE,
     AllocatedState,

@@ -18,7 +18,8 @@ from kubesched.objects.dra import DeviceClass, RequestSpec, ResourceClaim, Resou
 
 from kubesched.cel import CelCache
 from .pool_versions import Stamp
-from .pools import Pool, SliceIndex, request_signature, spec_signature
+from .pool_records import Pool
+from .pools import SliceIndex, request_signature, spec_signature
 from .results import AllocationResults, ClaimPicks
 from .counters import CounterSets
 from .search import Attempt

@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from kubesched.objects.dra import Device, ResourceSlice
 
-from .pools import Pool
+from .pool_records import Pool
 from .types import DeviceID
 
 __all__ = ["CounterSets", "CounterTracker"]

@@ -4,19 +4,15 @@ kept, and docs/dra-allocator.md)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from .attempt_records import RequestData, SearchState
 from .capacity import MissingCapacity, request_fits_capacity
-from .pools import Pool
+from .pool_records import Pool
 from .types import AllocationError
-
-if TYPE_CHECKING:
-    from .search import Attempt, _RequestData
 
 __all__ = ["pool_exhausted"]
 
 
-def pool_exhausted(attempt: Attempt, key: tuple[int, int, int], data: _RequestData, pool: Pool, pool_index: int) -> bool | None:
+def pool_exhausted(attempt: SearchState, key: tuple[int, int, int], data: RequestData, pool: Pool, pool_index: int) -> bool | None:
     """Whether the search cannot take any device of the pool for this (non-admin, ExactCount)
     request, whatever else the allocation holds, so that it may skip the pool. Judged without
     the allocation's own choices: each device must fail a check that only ever gets stricter
@@ -45,7 +41,7 @@ def pool_exhausted(attempt: Attempt, key: tuple[int, int, int], data: _RequestDa
             if device_id in allocated:
                 continue
             try:
-                if not attempt._is_selectable(key, data, slice_, device):
+                if not attempt.is_selectable(key, data, slice_, device):
                     continue
             except AllocationError:
                 return None

@@ -19,7 +19,7 @@ import numpy.typing as npt
 from .types import AllocatedState
 
 if TYPE_CHECKING:
-    from .pools import NodePools
+    from .pool_records import NodePools
 
 __all__ = ["PoolStamps", "PoolVerdicts", "Positions", "Stamp", "Versions", "positions_from"]
 

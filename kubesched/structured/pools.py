@@ -15,59 +15,22 @@ import json
 import threading
 from fractions import Fraction
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 
 from kubesched.objects import Node
 from kubesched.objects.dra import CounterSet, DraNodeSelector, RequestSpec, ResourceClaim, ResourceSlice
 
 from .picks import ClaimPicks
+from .pool_records import NodePools, Pool
 from .pool_versions import PoolStamps, PoolVerdicts
 from .types import DeviceID, Features
 
-__all__ = ["NodePools", "Pool", "SliceIndex", "node_matches", "gather_pools", "request_signature", "spec_signature"]
+__all__ = ["SliceIndex", "node_matches", "gather_pools", "request_signature", "spec_signature"]
 
 _MEMO_LIMIT = 1 << 18
 
 # (the node's pools when computed, the newest of their versions in the allocated state, the
 # outcome: per-claim picks or None)
 MemoEntry = tuple[list["Pool"], int, "list[ClaimPicks] | None"]
-
-
-@dataclass(slots=True, eq=False)
-class Pool:
-    driver: str
-    pool: str
-    is_incomplete: bool = False
-    is_invalid: bool = False
-    invalid_reason: str = ""
-    slices_targeting_node: tuple[ResourceSlice, ...] = ()
-    slices_not_targeting_node: tuple[ResourceSlice, ...] = ()
-    counter_sets: Mapping[str, CounterSet] = field(default_factory=dict)
-    key: tuple[str, str] = ("", "")  # (driver, pool), as AllocatedState versions it
-
-    def __post_init__(self) -> None:
-        self.key = (self.driver, self.pool)
-
-    @property
-    def pool_id(self) -> str:
-        return f"{self.driver}/{self.pool}"
-
-
-@dataclass(slots=True, frozen=True, eq=False)
-class NodePools:
-    """The pools one node sees, with what the allocator keys its memo and verdicts by."""
-
-    pools: list[Pool]
-    # The pools' identity (plus the node's name and labels when a pool selects devices per
-    # node), interned: nodes that see the same pools share it.
-    key: int
-    # Each pool's (driver, pool), as ``AllocatedState`` versions it.
-    pool_keys: tuple[tuple[str, str], ...]
-    # Position of each (driver, pool) in ``pools``.
-    positions: dict[tuple[str, str], int]
-    # Per pool: no pool of another driver in the whole index has its name (upstream keys the
-    # counters left in a pool by pool name only; see ``exhausted.pool_exhausted``).
-    name_unique: tuple[bool, ...]
 
 
 def node_matches(node: Node, node_name: str | None, all_nodes: bool, selector: DraNodeSelector | None) -> bool:

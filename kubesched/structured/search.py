@@ -7,7 +7,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from kubesched.objects import Node
 from kubesched.objects.dra import (
@@ -22,13 +21,16 @@ from kubesched.objects.dra import (
 )
 
 from kubesched.cel import CelError, CompilationResult
+
+from .attempt_records import AllocatorState, Candidate, RequestData
 from .capacity import MissingCapacity, as_consumed, consumed_capacity_from_request, request_fits_capacity
 from .constraints import Constraint, DistinctAttributeConstraint, MatchAttributeConstraint
 from .counters import CounterTracker
 from .exhausted import pool_exhausted
 from .picks import ClaimPicks, PickedDevice
-from .pool_versions import PoolVerdicts, Positions, Versions, positions_from
-from .pools import NodePools, Pool, node_matches
+from .pool_versions import Positions, Versions, positions_from
+from .pool_records import NodePools, Pool
+from .pools import node_matches
 from .types import (
     ALLOCATION_RESULTS_MAX_SIZE,
     AllocationError,
@@ -39,43 +41,11 @@ from .types import (
     add_capacity,
 )
 
-if TYPE_CHECKING:
-    from .allocator import Allocator
-
 __all__ = ["Attempt"]
 
 
 class _MaxSizeExceeded(Exception):
     """``errAllocationResultMaxSizeExceeded``: this branch would put more than 32 devices in a claim."""
-
-
-@dataclass(slots=True, eq=False)
-class _RequestData:
-    request: RequestSpec
-    parent_name: str | None
-    device_class: DeviceClass | None
-    num_devices: int = 0
-    selected_sub_request_index: int = 0
-    all_devices: list["_Candidate"] | None = None
-    # The class's and the request's selectors, compiled (looked up in the CEL cache once).
-    class_selectors: tuple[CompilationResult, ...] = ()
-    request_selectors: tuple[CompilationResult, ...] = ()
-    # Which of the node's pools are exhausted for this request (None: not judged, e.g. admin
-    # access, which may take devices in use).
-    verdicts: PoolVerdicts | None = None
-    # The pools not known to be exhausted when this allocation first looked (``verdicts``).
-    visit: Positions | None = None
-
-    def request_name(self) -> str:
-        return f"{self.parent_name}/{self.request.name}" if self.parent_name is not None else self.request.name
-
-
-@dataclass(slots=True, eq=False)
-class _Candidate:
-    id: DeviceID
-    device: Device
-    slice: ResourceSlice
-    pool: Pool
 
 
 @dataclass(slots=True, eq=False)
@@ -97,7 +67,7 @@ class _DeviceResult:
 class Attempt:
     """One ``Allocate`` call (upstream's ``allocator`` struct)."""
 
-    def __init__(self, parent: Allocator, node: Node, claims: Sequence[ResourceClaim], deadline: float | None = None) -> None:
+    def __init__(self, parent: AllocatorState, node: Node, claims: Sequence[ResourceClaim], deadline: float | None = None) -> None:
         self.a = parent
         self.deadline = deadline
         self.features = parent.features
@@ -110,7 +80,7 @@ class Attempt:
         self.device_matches_request: dict[tuple[int, int, int, int], bool] = {}
         self.constraints: list[list[Constraint]] = [[] for _ in claims]
         self.counters = CounterTracker(parent.available_counters, parent.is_allocated, parent.index.counters_left, parent.pool_version, parent.index.device_ids)
-        self.request_data: dict[tuple[int, int, int], _RequestData] = {}
+        self.request_data: dict[tuple[int, int, int], RequestData] = {}
         self.allocating_devices: dict[DeviceID, set[int]] = {}
         self.allocating_capacity: dict[DeviceID, ConsumedCapacity] = {}
         self.results: list[list[_DeviceResult]] = [[] for _ in claims]
@@ -161,7 +131,7 @@ class Attempt:
             return None
         return [self._picks(i) for i in range(len(self.claims))]
 
-    def _validate_request(self, request: RequestSpec, parent: str | None, key: tuple[int, int, int]) -> _RequestData:
+    def _validate_request(self, request: RequestSpec, parent: str | None, key: tuple[int, int, int]) -> RequestData:
         claim = self.claims[key[0]]
         if not self.features.admin_access and request.admin_access is not None:
             raise AllocationError(f"claim {claim.key}, request {request.name}: admin access is requested, but the feature is disabled")
@@ -172,7 +142,7 @@ class Attempt:
                 f'deviceclass.resource.k8s.io "{request.device_class_name}" not found'
             )
         cache = self.a.cel_cache
-        data = _RequestData(
+        data = RequestData(
             request,
             parent,
             device_class,
@@ -194,12 +164,12 @@ class Attempt:
                 raise AllocationError(f"claim {claim.key}, request {request.name}: asks for all devices, but resource pool {pool.pool_id} is currently invalid")
             for slice_ in pool.slices_targeting_node:
                 for device in slice_.devices:
-                    if not self._is_selectable(key, data, slice_, device):
+                    if not self.is_selectable(key, data, slice_, device):
                         continue
                     device_id = DeviceID(slice_.driver, slice_.pool.name, device.name)
                     if self.features.consumable_capacity and not self._fits_capacity(request, device_id, device):
                         continue
-                    data.all_devices.append(_Candidate(device_id, device, slice_, pool))
+                    data.all_devices.append(Candidate(device_id, device, slice_, pool))
         data.num_devices = len(data.all_devices)
         return data
 
@@ -304,11 +274,11 @@ class Attempt:
                             continue
                     elif self._device_in_use(device_id):
                         continue
-                    if not self._is_selectable(key, data, slice_, device):
+                    if not self.is_selectable(key, data, slice_, device):
                         continue
                     if self.features.consumable_capacity and not self._fits_capacity(request, device_id, device):
                         continue
-                    allocated, undo = self._allocate_device(key, data, _Candidate(device_id, device, slice_, pool), False)
+                    allocated, undo = self._allocate_device(key, data, Candidate(device_id, device, slice_, pool), False)
                     if not allocated:
                         continue
                     try:
@@ -336,7 +306,7 @@ class Attempt:
         except MissingCapacity:
             return False
 
-    def _is_selectable(self, key: tuple[int, int, int], data: _RequestData, slice_: ResourceSlice, device: Device) -> bool:
+    def is_selectable(self, key: tuple[int, int, int], data: RequestData, slice_: ResourceSlice, device: Device) -> bool:
         if not self.features.device_binding_and_status and device.binding_conditions:
             return False
         cache_key = (id(device), *key)  # devices stay alive in the slice index while this runs
@@ -368,7 +338,7 @@ class Attempt:
     def _owner(self, claim_index: int, device_class: DeviceClass | None) -> str:
         return f"class {device_class.name}" if device_class is not None else f"claim {self.claims[claim_index].key}"
 
-    def _allocate_device(self, key: tuple[int, int, int], data: _RequestData, candidate: _Candidate, must: bool) -> tuple[bool, Callable[[], None]]:
+    def _allocate_device(self, key: tuple[int, int, int], data: RequestData, candidate: Candidate, must: bool) -> tuple[bool, Callable[[], None]]:
         """``allocateDevice``: False when the device cannot be added (upstream leaves some state
         behind in a few of those cases, and so does this, so that later choices match)."""
         claim_index = key[0]
