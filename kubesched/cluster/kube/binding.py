@@ -35,10 +35,9 @@ _DEFAULT_BINDER = "DefaultBinder"
 
 def _api_message(err: Exception) -> str:
     """What client-go's error says: a refusal is the Status's message alone
-    (``Operation cannot be fulfilled on pods/binding ...``), not our code and reason."""
-    if isinstance(err, ApiError) and err.status:
-        return err.message
-    return str(err)
+    (``Operation cannot be fulfilled on pods/binding ...``), not our code and reason; no answer
+    is Go's ``url.Error`` (``Post "https://...": EOF``, see ``transport_errors``)."""
+    return err.message if isinstance(err, ApiError) else str(err)
 
 
 class BindingPool:

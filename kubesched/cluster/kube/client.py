@@ -37,6 +37,7 @@ from yarl import URL
 from .connection import Connection
 from .errors import ApiError, api_error_from_response, transport_error
 from .ratelimit import TokenBucket
+from .transport_errors import describe
 from .watch import LineSplitter, WatchEvent, decode_event
 
 __all__ = ["ApiClient", "MAX_CONNECTIONS", "MAX_RETRIES", "RequestObserver"]
@@ -97,7 +98,8 @@ class ApiClient:
         self._session: aiohttp.ClientSession = (self._new_session(max_connections) if share_with is None
                                                 else share_with._session)
         # The pool's turns, first come first served (see ``_exchange``); shared with the pool.
-        self._turns = asyncio.Semaphore(max(1, max_connections)) if share_with is None else share_with._turns
+        self._turns: asyncio.Semaphore = (asyncio.Semaphore(max(1, max_connections)) if share_with is None
+                                          else share_with._turns)
         self._watch_session: aiohttp.ClientSession | None = None  # made by the first watch
         server = URL(conn.server)
         self._server_url = server if server.path in ("", "/") and not server.query_string else None
@@ -236,6 +238,7 @@ class ApiClient:
                 observer.rate_limited(method, 0.0)
             started = time.perf_counter() if observer is not None else 0.0
             status = 0
+            answered = False  # the answer's headers arrived (a failure is then the body's)
             try:
                 try:
                     # One turn of the pool per attempt, in the order asked. aiohttp's pool hands a
@@ -246,16 +249,13 @@ class ApiClient:
                         method, url, data=data, headers=self._headers(content_type if data is not None else None),
                         timeout=client_timeout, server_hostname=self.conn.tls_server_name,
                     ) as resp:
+                        answered = True
                         payload = await resp.read()
                         status = resp.status
                         retry_after = None if status < 300 else _retry_after(resp.headers.get("Retry-After"))
-                except aiohttp.ClientConnectorError as exc:
-                    raise transport_error(exc, refused=_is_refused(exc)) from None
-                except asyncio.TimeoutError as exc:
-                    raise transport_error(exc, timeout=True) from None
-                except aiohttp.ClientError as exc:
-                    error = transport_error(exc)
-                    if method == "GET" and _is_reset(exc):
+                except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+                    error = transport_error(*describe(exc, method, url, reading_body=answered))
+                    if method == "GET" and isinstance(exc, aiohttp.ClientError) and _is_reset(exc):
                         raise _Retry(1.0, error) from None
                     raise error from None
                 if status >= 300 or status < 200:
@@ -313,28 +313,22 @@ class ApiClient:
                 tail = splitter.tail()
                 if tail is not None:
                     yield decode_event(tail)
-            except asyncio.TimeoutError as exc:
-                raise transport_error(exc, timeout=True) from None
-            except aiohttp.ClientError as exc:
-                raise transport_error(exc) from None
+            except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+                raise transport_error(*describe(exc, "GET", resp.url, reading_body=True)) from None
 
     async def _open_watch(self, path: str, query: Mapping[str, str],
                           client_timeout: aiohttp.ClientTimeout) -> aiohttp.ClientResponse:
         if self._watch_session is None:
             self._watch_session = self._new_session(0)  # no limit: one connection per watch
+        url = self._url(path, query)
         try:
-            resp = await self._watch_session.get(
-                self._url(path, query), headers=self._headers(None), timeout=client_timeout,
-                server_hostname=self.conn.tls_server_name,
-            )
-        except aiohttp.ClientConnectorError as exc:
-            raise transport_error(exc, refused=_is_refused(exc)) from None
-        except asyncio.TimeoutError as exc:
-            raise transport_error(exc, timeout=True) from None
-        except aiohttp.ClientError as exc:
-            if _is_reset(exc):
-                raise _Retry(1.0, transport_error(exc)) from None
-            raise transport_error(exc) from None
+            resp = await self._watch_session.get(url, headers=self._headers(None), timeout=client_timeout,
+                                                 server_hostname=self.conn.tls_server_name)
+        except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+            error = transport_error(*describe(exc, "GET", url))
+            if isinstance(exc, aiohttp.ClientError) and _is_reset(exc):
+                raise _Retry(1.0, error) from None
+            raise error from None
         if resp.status == 200:
             return resp
         async with resp:
@@ -358,11 +352,6 @@ def _retry_after(header: str | None) -> float | None:
         return float(int(header.strip()))
     except ValueError:
         return None
-
-
-def _is_refused(exc: aiohttp.ClientConnectorError) -> bool:
-    """No connection could be made (the server is down or restarting), as opposed to a TLS failure."""
-    return not isinstance(exc, aiohttp.ClientSSLError)
 
 
 def _is_reset(exc: aiohttp.ClientError) -> bool:

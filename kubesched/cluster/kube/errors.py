@@ -13,7 +13,8 @@ from collections.abc import Mapping
 
 import orjson
 
-__all__ = ["ApiError", "api_error_from_response", "api_error_from_status", "transport_error"]
+__all__ = ["ApiError", "REASON_CONNECTION_REFUSED", "REASON_TIMEOUT", "REASON_TRANSPORT", "api_error_from_response",
+           "api_error_from_status", "transport_error"]
 
 # Reasons used for failures that did not come from the server (status 0).
 REASON_CONNECTION_REFUSED = "ConnectionRefused"
@@ -52,7 +53,8 @@ class ApiError(Exception):
         retry_after: float | None = None,
         details: Mapping[str, object] | None = None,
     ) -> None:
-        super().__init__(f"{status} {reason}: {message}" if status else f"{reason}: {message}")
+        # A transport failure's message is already the whole story, worded as client-go's.
+        super().__init__(f"{status} {reason}: {message}" if status else message)
         self.status = status
         self.reason = reason
         self.message = message
@@ -136,6 +138,7 @@ def api_error_from_response(http_status: int, body: bytes, retry_after: float | 
     return ApiError(http_status, reason, message, retry_after=retry_after)
 
 
-def transport_error(exc: BaseException, *, refused: bool = False, timeout: bool = False) -> ApiError:
-    reason = REASON_CONNECTION_REFUSED if refused else REASON_TIMEOUT if timeout else REASON_TRANSPORT
-    return ApiError(0, reason, f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
+def transport_error(reason: str, message: str) -> ApiError:
+    """No answer: ``reason`` one of the ``REASON_*`` above, ``message`` client-go's text of the
+    failure (``transport_errors.describe``), which is also the error's text."""
+    return ApiError(0, reason, message)
