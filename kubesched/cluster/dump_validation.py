@@ -6,7 +6,8 @@ would otherwise be scheduled as if they meant something. The rules are upstream'
 (``pkg/apis/core/validation``): node capacity and allocatable values must be
 non-negative (integers for ``pods`` and extended resources), container requests and
 limits and pod overhead must name a standard or fully qualified resource and be
-non-negative. Only the checks the scheduler's reading depends on are made here.
+non-negative; a pod's ``spec.schedulingGroup`` must name its PodGroup (a DNS subdomain).
+Only the checks the scheduler's reading depends on are made here.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from functools import lru_cache
 
 import orjson
 
+from ..objects.podgroup_validation import scheduling_group_problems
 from ..objects.quantity import QuantityError, parse_quantity
 
 __all__ = ["API_VERSIONS", "check_api_version", "object_problems"]
@@ -31,6 +33,13 @@ API_VERSIONS: dict[str, tuple[str, ...]] = {
     "ReplicaSet": ("apps/v1",), "StatefulSet": ("apps/v1",), "Deployment": ("apps/v1",),
     "StorageClass": ("storage.k8s.io/v1",), "CSINode": ("storage.k8s.io/v1",), "CSIDriver": ("storage.k8s.io/v1",),
     "CSIStorageCapacity": ("storage.k8s.io/v1",),
+}
+# Kinds whose name other API groups use too (scheduler-plugins' PodGroup, Kueue's Workload):
+# only the versions of their own group are judged; v1.36 serves scheduling.k8s.io/v1alpha2
+# (its v1alpha1 Workload, of 1.35, is no longer served).
+GROUP_API_VERSIONS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "PodGroup": ("scheduling.k8s.io", ("scheduling.k8s.io/v1alpha2",)),
+    "Workload": ("scheduling.k8s.io", ("scheduling.k8s.io/v1alpha2",)),
 }
 
 _STANDARD = frozenset({
@@ -55,6 +64,10 @@ _VALID_LIMIT = 1 << 14
 def check_api_version(kind: str, api_version: object) -> Problem | None:
     """An unknown apiVersion for a kind the snapshot reads; an absent one is taken as served."""
     served = API_VERSIONS.get(kind)
+    if (grouped := GROUP_API_VERSIONS.get(kind)) is not None:
+        group, served = grouped
+        if not isinstance(api_version, str) or api_version.partition("/")[0] != group:
+            return None
     if served is None or api_version is None or api_version in served:
         return None
     return "apiVersion", f"unknown apiVersion {api_version!r} for {kind}; the API server serves {', '.join(served)}"
@@ -156,6 +169,8 @@ def _pod_problems(obj: Mapping[str, object], out: list[Problem]) -> None:
                 _VALID_RESOURCES.add(key)
     if "overhead" in spec:
         _resource_list(spec["overhead"], "spec.overhead", False, True, out)
+    if spec.get("schedulingGroup") is not None:
+        out.extend(scheduling_group_problems(spec))
 
 
 def _node_problems(obj: Mapping[str, object], out: list[Problem]) -> None:

@@ -4,7 +4,10 @@
 same configuration: nodes, namespaces, the pods not in a terminal phase, and every kind
 the profiles' plugins read (found as the live mode finds them, by building the
 scheduler and asking its object stores), plus PriorityClasses (pods written before
-admission name one) and PodDisruptionBudgets (a drain's check reads them). Each kind is
+admission name one), PodDisruptionBudgets (a drain's check reads them), and the
+workload-aware scheduling API's PodGroups and Workloads (``scheduling.k8s.io/v1alpha2``, an
+alpha API most clusters do not serve: its 404 is no failure, and a note only when
+GenericWorkload is on). Each kind is
 one paginated LIST (``Reflector.list_once``: ``limit``/``continue``, a consistent
 read), only ``get``/``list``: ``deploy/snapshot-reader`` is the ClusterRole it needs.
 
@@ -33,7 +36,8 @@ from .kube.errors import ApiError
 from .kube.informer import POD_FIELD_SELECTOR, Resource
 from .kube.reflector import Reflector
 from .simulated import SimulatedCluster
-from .snapshot import ClusterSnapshot, LoadProblem, ObjectEdits, SnapshotBuilder, SnapshotError, gc_paused
+from .snapshot import (WORKLOAD_API_VERSION, ClusterSnapshot, LoadProblem, ObjectEdits, SnapshotBuilder, SnapshotError,
+                       gc_paused)
 from .list_writer import ListWriter
 
 __all__ = ["ListedKind", "ListWriter", "LiveSnapshot", "listed_kinds", "take_snapshot", "PAGE_SIZE"]
@@ -49,6 +53,9 @@ class ListedKind:
     plural: str
     field_selector: str = ""
     optional: bool = False  # a kind the server may not serve (a 404 is a note, not a failure)
+    # An optional kind nothing reads under the gates given (kept for a saved snapshot): its
+    # 404 is not even a note, and a 403 (a role without it) only a note.
+    quiet: bool = False
 
     @property
     def path(self) -> str:
@@ -77,6 +84,10 @@ def listed_kinds(config: SchedulerConfig, registry: Registry) -> list[ListedKind
             kinds.append(ListedKind(store.api_version, store.kind, store.plural, optional="/" in store.api_version))
     if (PDB_API_VERSION, PDB_KIND) not in seen:
         kinds.append(ListedKind(PDB_API_VERSION, PDB_KIND, PDB_PLURAL, optional=True))
+    quiet = not registry.features.enabled("GenericWorkload")
+    for kind, plural in (("PodGroup", "podgroups"), ("Workload", "workloads")):
+        if (WORKLOAD_API_VERSION, kind) not in seen:
+            kinds.append(ListedKind(WORKLOAD_API_VERSION, kind, plural, optional=True, quiet=quiet))
     kinds.append(ListedKind("v1", "Pod", "pods", field_selector=POD_FIELD_SELECTOR))
     return kinds
 
@@ -132,7 +143,11 @@ async def _list_all(conn: Connection, kinds: list[ListedKind], source: str, buil
                 await reflector.list_once()
             except ApiError as err:
                 if err.status == 404 and listed.optional:
-                    result.notes.append(f"{listed.plural} ({listed.api_version}): not served by this API server")
+                    if not listed.quiet:
+                        result.notes.append(f"{listed.plural} ({listed.api_version}): not served by this API server")
+                    continue
+                if err.status == 403 and listed.quiet:  # a reader's role of before these kinds
+                    result.notes.append(f"{listed.plural} ({listed.api_version}): not listed: {err}")
                     continue
                 raise SnapshotError([LoadProblem(source, "", "", f"listing {listed.plural}: {err}")]) from None
             result.counts[listed.plural] = feed.count

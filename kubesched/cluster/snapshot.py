@@ -17,6 +17,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from ..objects.errors import ObjectError
 from ..objects.node import Node, parse_node
 from ..objects.pod import PodInfo, parse_pod
+from ..objects.podgroup import PodGroup, Workload, parse_pod_group, parse_workload
+from ..objects.podgroup_validation import pod_group_problems, workload_problems
 from ..objects.storage import validate_storage_object
 from .dump_reader import STDIN, STDIN_NAME, DumpObject, ReadProblem, read_dump
 from .dump_reader import describe as _describe
@@ -35,6 +37,13 @@ IGNORED_KINDS = ("Deployment", "DaemonSet", "Job", "CronJob", "ConfigMap", "Even
 TERMINAL_PHASES = ("Succeeded", "Failed")
 # The kind whose presence among the plugins' kinds says DynamicResources is modelled.
 RESOURCE_CLAIM_KIND = "ResourceClaim"
+# Workload-aware scheduling's kinds (GenericWorkload). Other groups use the same kind names
+# (scheduler-plugins' PodGroup, which Coscheduling reads; Kueue's Workload): only this
+# apiVersion is read into ``pod_groups``/``scheduling_workloads``, the others are left to the
+# plugins that ask for them, or ignored. An object without apiVersion is this API's unless
+# a plugin reads its kind.
+WORKLOAD_API_VERSION = "scheduling.k8s.io/v1alpha2"
+WORKLOAD_KINDS = ("PodGroup", "Workload")
 
 
 @dataclass(slots=True)
@@ -73,6 +82,10 @@ class ClusterSnapshot:
     warnings: list[LoadProblem] = field(default_factory=list)  # loaded, but worth a look (a node with no resources)
     # Pending pods that need a feature kubesched does not model, by feature: not queued.
     unmodelled: dict[str, list[str]] = field(default_factory=dict)
+    # scheduling.k8s.io/v1alpha2 PodGroups and Workloads (workload-aware scheduling), in
+    # snapshot order, as the API server would store them (``disruptionMode`` defaulted).
+    pod_groups: list[PodGroup] = field(default_factory=list)
+    scheduling_workloads: list[Workload] = field(default_factory=list)
 
 class ObjectEdits(Protocol):
     """Edits made to a snapshot's objects as they are read (``cluster.what_if``): each object
@@ -226,9 +239,10 @@ class SnapshotBuilder:
         if type(name) is not str:
             return False
         kind = str(obj.get("kind"))
-        by_namespace = self._seen.get(kind)
+        seen_as = kind if kind not in WORKLOAD_KINDS else f"{kind} {obj.get('apiVersion')}"  # same kind, other groups
+        by_namespace = self._seen.get(seen_as)
         if by_namespace is None:
-            by_namespace = self._seen[kind] = {}
+            by_namespace = self._seen[seen_as] = {}
         namespace = meta.get("namespace") or ""
         by_name = by_namespace.get(namespace)
         if by_name is None:
@@ -291,9 +305,28 @@ class SnapshotBuilder:
         except ObjectError as err:
             self.problems.append(LoadProblem(file, _describe(obj), err.field, err.message))
 
+    def _workload_api(self, kind: str, obj: Mapping[str, Any]) -> bool:
+        """Whether ``obj`` is workload-aware scheduling's PodGroup or Workload (not another group's)."""
+        if kind not in WORKLOAD_KINDS:
+            return False
+        api_version = obj.get("apiVersion")
+        return api_version == WORKLOAD_API_VERSION or (api_version is None and kind not in self._plugin_kinds)
+
+    def _workload_object(self, file: str, kind: str, obj: Mapping[str, Any]) -> None:
+        """Every problem the API server would refuse the object for, or the parsed record."""
+        problems = pod_group_problems(obj) if kind == "PodGroup" else workload_problems(obj)
+        if problems:
+            self.problems.extend(LoadProblem(file, _describe(obj), path, message) for path, message in problems)
+        elif kind == "PodGroup":
+            self.snap.pod_groups.append(parse_pod_group(obj, keep_raw=True))
+        else:
+            self.snap.scheduling_workloads.append(parse_workload(obj, keep_raw=True))
+
     def _other(self, file: str, kind: str, obj: Mapping[str, Any]) -> None:
         snap = self.snap
-        if kind == "PriorityClass":
+        if self._workload_api(kind, obj):
+            self._workload_object(file, kind, obj)
+        elif kind == "PriorityClass":
             value = obj.get("value")
             if not isinstance(value, int) or isinstance(value, bool):
                 raise ObjectError("value", "must be an integer")
