@@ -21,7 +21,7 @@ import click
 
 from ..cluster.snapshot import STDIN, ClusterSnapshot, SnapshotError, load_snapshot
 from ..cluster.list_writer import write_edited
-from ..cluster.what_if import WhatIf, WhatIfEdits, WhatIfError, WhatIfRecord, check_budgets, parse_removal
+from ..cluster.what_if import DrainFlags, WhatIf, WhatIfEdits, WhatIfError, WhatIfRecord, check_budgets, parse_removal
 from ..framework.config import SchedulerConfig
 from ..framework.registry import Registry
 from .common import check_writable, fail
@@ -43,13 +43,16 @@ class SourceOptions:
     drain_selector: str | None = None
     add: tuple[str, ...] = ()
     remove: tuple[str, ...] = ()
+    drain_flags: DrainFlags = DrainFlags()
 
     @classmethod
     def pop(cls, kwargs: dict[str, Any]) -> "SourceOptions":
         """The options ``source_options`` (or ``cluster_options``) added, taken out of a command's
         keyword arguments."""
         return cls(kwargs.pop("kubeconfig"), kwargs.pop("context"), kwargs.pop("save_file"), kwargs.pop("drain", ()),
-                   kwargs.pop("drain_selector", None), kwargs.pop("add_files", ()), kwargs.pop("remove", ()))
+                   kwargs.pop("drain_selector", None), kwargs.pop("add_files", ()), kwargs.pop("remove", ()),
+                   DrainFlags(kwargs.pop("force", False), kwargs.pop("ignore_daemonsets", False),
+                              kwargs.pop("delete_emptydir_data", False)))
 
 
 @dataclass(slots=True)
@@ -89,6 +92,12 @@ def _options() -> list[Callable[[F], F]]:
                      help="What if NODE were drained: cordoned, its pods (not DaemonSet or mirror pods) pending again; "
                           "repeatable."),
         click.option("--drain-selector", metavar="SELECTOR", help="Drain every node whose labels match (kubectl -l)."),
+        click.option("--force", is_flag=True, help="As kubectl drain --force: delete the drained nodes' pods that "
+                     "declare no controller (nothing recreates them) instead of refusing."),
+        click.option("--ignore-daemonsets", is_flag=True, help="As kubectl drain --ignore-daemonsets: leave DaemonSet "
+                     "pods in place without refusing (they stay either way)."),
+        click.option("--delete-emptydir-data", is_flag=True, help="As kubectl drain --delete-emptydir-data: evict "
+                     "pods with emptyDir volumes (their data is lost) instead of refusing."),
         click.option("--add", "add_files", multiple=True, metavar="FILE",
                      help="Add the objects of FILE (nodes, workloads) to the snapshot; repeatable."),
         click.option("--remove", multiple=True, metavar="KIND/NAME",
@@ -112,7 +121,7 @@ def check_source(snapshot: str | None, options: SourceOptions) -> None:
 
 
 def _what_if(options: SourceOptions) -> WhatIf:
-    what_if = WhatIf(drain=list(options.drain), add=list(options.add))
+    what_if = WhatIf(drain=list(options.drain), add=list(options.add), flags=options.drain_flags)
     try:
         what_if.remove = [parse_removal(text) for text in options.remove]
     except WhatIfError as err:

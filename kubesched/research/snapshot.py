@@ -16,7 +16,7 @@ from typing import Any
 
 from ..cluster.dump_reader import DumpObject, ReadProblem, read_dump
 from ..cluster.snapshot import LoadProblem, SnapshotError
-from ..cluster.what_if import WhatIf, WhatIfEdits, WhatIfError, WhatIfRecord
+from ..cluster.what_if import DrainFlags, WhatIf, WhatIfEdits, WhatIfError, WhatIfRecord
 
 __all__ = ["Snapshot", "SnapshotError", "WhatIfError", "WhatIfRecord"]
 
@@ -116,12 +116,15 @@ class Snapshot:
         self.sources = [src for _, src in keep]
         return removed
 
-    def drain(self, *nodes: str) -> WhatIfRecord:
-        """Drain ``nodes`` as ``kubesched simulate --drain`` does (``kubectl drain``'s rules):
-        each is cordoned and its pods come back as pending pods, except DaemonSet and mirror
-        pods, which stay. The record lists the evicted pods; an unknown node raises
-        ``WhatIfError``."""
-        edits = WhatIfEdits(WhatIf(drain=list(nodes)))
+    def drain(self, *nodes: str, force: bool = False, ignore_daemonsets: bool = False,
+              delete_emptydir_data: bool = False) -> WhatIfRecord:
+        """Drain ``nodes`` as ``kubesched simulate --drain`` does (``kubectl drain``'s rules and
+        flags): each is cordoned and its pods come back as pending pods, except those kubectl
+        drain keeps (DaemonSet and mirror pods; pods without a controller or with an emptyDir
+        unless ``force`` / ``delete_emptydir_data``, which the record lists as refused) and
+        those it deletes for good (finished pods, and under ``force`` pods without a
+        controller). The record lists the evicted pods; an unknown node raises ``WhatIfError``."""
+        edits = WhatIfEdits(WhatIf(drain=list(nodes), flags=DrainFlags(force, ignore_daemonsets, delete_emptydir_data)))
         objects: list[dict[str, Any]] = []
         sources: list[str] = []
         for document, (source, obj) in enumerate(zip(self.sources, self.objects), start=1):

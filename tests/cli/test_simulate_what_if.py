@@ -44,13 +44,15 @@ def pdb(name: str, app: str, **spec: object) -> dict:
 
 @pytest.fixture()
 def cluster(tmp_path: Path) -> Path:
-    """n1 runs three web replicas (a budget keeps two), a DaemonSet pod, a mirror pod and a
-    bare pod too big for the other nodes; n2 and n3 have room for the replicas only."""
+    """n1 runs three web replicas (a budget keeps two), a DaemonSet pod, a mirror pod, a
+    batch pod too big for the other nodes and a bare pod (no controller); n2 and n3 have
+    room for the replicas only."""
     return write_list(tmp_path / "s.yaml", [
         node("n1", cpu="4", labels={"pool": "old"}), node("n2", cpu="2"), node("n3", cpu="1", labels={"pool": "old"}),
         *[pod(f"web-{i}", cpu="500m", node_name="n1", owner="web", labels={"app": "web"}) for i in range(3)],
         daemonset_pod("agent-n1", "n1"), mirror_pod("etcd-n1", "n1"),
-        pod("bare", cpu="1500m", node_name="n1"),
+        pod("big", cpu="1500m", node_name="n1", owner="batch"),
+        pod("bare", cpu="100m", node_name="n1"),
         pdb("web", "web", minAvailable=2),
     ])
 
@@ -61,9 +63,9 @@ def test_a_drained_node_is_cordoned_and_gets_no_pod(cluster: Path):
     assert placed and "n1" not in placed.values()
 
 
-def test_a_drain_evicts_all_but_daemonset_and_mirror_pods(cluster: Path):
+def test_a_drain_evicts_the_pods_kubectl_drain_deletes_and_their_controllers_recreate(cluster: Path):
     doc = what_if(str(cluster), "--drain", "n1")["whatIf"]
-    assert sorted(e["pod"] for e in doc["evicted"]) == ["default/bare", "default/web-0", "default/web-1", "default/web-2"]
+    assert sorted(e["pod"] for e in doc["evicted"]) == ["default/big", "default/web-0", "default/web-1", "default/web-2"]
     assert doc["leftInPlace"] == {"DaemonSet pods": 1, "mirror pods": 1}
 
 
@@ -71,14 +73,88 @@ def test_a_drain_says_which_pods_fit_elsewhere_and_which_not_and_why(cluster: Pa
     doc = what_if(str(cluster), "--drain", "n1")["whatIf"]
     assert sorted(p["pod"] for p in doc["placedElsewhere"]) == ["default/web-0", "default/web-1", "default/web-2"]
     [stuck] = doc["notPlaced"]
-    assert stuck["pod"] == "default/bare"
+    assert stuck["pod"] == "default/big"
     assert "node(s) were unschedulable" in stuck["message"] and "Insufficient cpu" in stuck["message"]
 
 
-def test_a_pod_without_a_controller_is_flagged_as_kubectl_drain_would_refuse_it(cluster: Path):
-    doc = what_if(str(cluster), "--drain", "n1")["whatIf"]
-    assert doc["flagged"] == [{"pod": "default/bare", "flags": [
-        "no controller: kubectl drain refuses it without --force, and nothing recreates it"]}]
+def test_a_pod_without_a_controller_blocks_the_drain_as_kubectl_drain_says_and_stays(cluster: Path):
+    out = what_if(str(cluster), "--drain", "n1", "--ignore-daemonsets")
+    doc = out["whatIf"]
+    assert doc["refused"] == [{"message": "cannot delete Pods that declare no controller (use --force to override)",
+                               "pods": ["default/bare"]}]
+    assert "default/bare" not in {p["pod"] for p in doc["placedElsewhere"] + doc["notPlaced"]}
+    assert out["pods"]["pending"] == 4  # the evicted ones: the bare pod stays bound where it is
+
+
+def test_with_force_a_pod_without_a_controller_is_deleted_not_placed(cluster: Path):
+    doc = what_if(str(cluster), "--drain", "n1", "--force", "--ignore-daemonsets")["whatIf"]
+    assert doc["refused"] == []
+    assert doc["deleted"] == [{"why": "pods that declare no controller (--force): nothing recreates them",
+                               "pods": ["default/bare"]}]
+    assert {"message": "deleting Pods that declare no controller", "pods": ["default/bare"]} in doc["warnings"]
+    assert "default/bare" not in {p["pod"] for p in doc["placedElsewhere"] + doc["notPlaced"]}
+
+
+def test_daemonset_pods_stay_and_kubectl_drain_refuses_them_without_ignore_daemonsets(cluster: Path):
+    without = what_if(str(cluster), "--drain", "n1")["whatIf"]
+    assert {"message": "cannot delete DaemonSet-managed Pods (use --ignore-daemonsets to ignore)",
+            "pods": ["default/agent-n1"]} in without["refused"]
+    ignoring = what_if(str(cluster), "--drain", "n1", "--ignore-daemonsets")["whatIf"]
+    assert {"message": "ignoring DaemonSet-managed Pods", "pods": ["default/agent-n1"]} in ignoring["warnings"]
+    assert all("DaemonSet" not in r["message"] for r in ignoring["refused"])
+    assert without["leftInPlace"] == ignoring["leftInPlace"] == {"DaemonSet pods": 1, "mirror pods": 1}
+
+
+def test_a_pod_with_an_empty_dir_blocks_unless_delete_emptydir_data(tmp_path: Path):
+    scratch = pod("cache-0", node_name="n1", owner="cache", volumes=[{"name": "tmp", "emptyDir": {"medium": "Memory"}}])
+    snap = write_list(tmp_path / "s.yaml", [node("n1"), node("n2"), scratch])
+    refused = what_if(str(snap), "--drain", "n1")["whatIf"]
+    assert refused["refused"] == [{"message": "cannot delete Pods with local storage (use --delete-emptydir-data to "
+                                              "override)", "pods": ["default/cache-0"]}]
+    assert refused["evicted"] == []
+    deleting = what_if(str(snap), "--drain", "n1", "--delete-emptydir-data")["whatIf"]
+    assert deleting["placedElsewhere"] == [{"pod": "default/cache-0", "node": "n2"}]
+    assert deleting["flagged"] == [{"pod": "default/cache-0", "flags": ["deleting Pods with local storage"]}]
+
+
+def test_finished_pods_on_a_drained_node_are_deleted(tmp_path: Path):
+    snap = write_list(tmp_path / "s.yaml", [node("n1"), node("n2"), pod("done", node_name="n1", owner="job",
+                                                                         phase="Succeeded")])
+    doc = what_if(str(snap), "--drain", "n1")["whatIf"]
+    assert doc["deleted"] == [{"why": "finished pods (Succeeded or Failed): nothing restarts them", "pods": ["default/done"]}]
+    assert doc["evicted"] == [] and doc["refused"] == []
+
+
+def test_a_pod_that_tolerates_the_cordon_is_never_placed_on_the_drained_node(tmp_path: Path):
+    """A catch-all toleration tolerates the cordon: the pod would otherwise go back to the
+    roomy drained node (LeastAllocated prefers it)."""
+    catch_all = [{"operator": "Exists"}]
+    snap = write_list(tmp_path / "s.yaml", [
+        node("n1", cpu="16"), node("n2", cpu="2"),
+        pod("agent", node_name="n1", owner="agent", tolerations=catch_all),
+        pod("huge", cpu="8", node_name="n1", owner="huge", tolerations=catch_all),
+        pod("late", tolerations=catch_all)])
+    placements = tmp_path / "placements.txt"
+    doc = what_if(str(snap), "--drain", "n1", "--output", str(placements))["whatIf"]
+    assert doc["placedElsewhere"] == [{"pod": "default/agent", "node": "n2"}]
+    [stuck] = doc["notPlaced"]
+    assert stuck["pod"] == "default/huge" and "didn't match Pod's node affinity/selector" in stuck["message"]
+    assert sorted(doc["keptOff"]) == ["default/agent", "default/huge", "default/late"]
+    assert "default/late -> n2\n" in placements.read_text()
+
+
+def test_a_pod_pinned_by_its_controllers_template_to_the_drained_node_cannot_move(tmp_path: Path):
+    pinned_rs = other("ReplicaSet", "agent", api_version="apps/v1",
+                      spec={"selector": {"matchLabels": {"app": "agent"}},
+                            "template": {"metadata": {"labels": {"app": "agent"}},
+                                         "spec": {"nodeName": "n1", "containers": [{"name": "a", "image": "a"}]}}})
+    snap = write_list(tmp_path / "s.yaml", [node("n1"), node("n2"), pinned_rs,
+                                            pod("agent-x", node_name="n1", owner="agent", labels={"app": "agent"})])
+    doc = what_if(str(snap), "--drain", "n1")["whatIf"]
+    assert doc["placedElsewhere"] == []
+    assert doc["notPlaced"][0]["pod"] == "default/agent-x"
+    assert doc["unmovable"] == [{"pod": "default/agent-x", "why": "its controller's pod template sets spec.nodeName: n1: "
+                                                                  "recreated there, bypassing the scheduler"}]
 
 
 def test_a_drain_evicting_more_pods_than_a_budget_allows_violates_it(cluster: Path):

@@ -71,12 +71,27 @@ def test_cordoning_a_node_keeps_new_pods_off_it(snapshot: Snapshot) -> None:
 def test_draining_a_node_makes_its_pods_pending_again(snapshot: Snapshot) -> None:
     edited = snapshot.copy()
     node = edited.nodes[0]["metadata"]["name"]
+    for obj in edited.objects:  # the demo's pods declare no controller: give the ones on that node one
+        if obj.get("kind") == "Pod" and obj.get("spec", {}).get("nodeName") == node:
+            obj["metadata"]["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "controller": True,
+                                                   "name": obj["metadata"]["name"], "uid": "u"}]
     record = edited.drain(node)
     assert record.drained_nodes == [node] and record.evicted
     pods = simulate(edited, tie_break="name").pods.to_pandas().set_index("pod")
     assert {e.pod for e in record.evicted} <= set(pods.index)
-    workloads = [e.pod for e in record.evicted if e.pod.startswith("shop/")]  # not the agents that tolerate anything
-    assert workloads and node not in {pods.loc[pod, "node"] for pod in workloads}  # cordoned
+    placed = {pods.loc[e.pod, "node"] for e in record.evicted if pods.loc[e.pod, "status"] == "scheduled"}
+    assert placed and node not in placed  # cordoned, and the agents that tolerate anything kept off by node affinity
+
+
+def test_draining_a_node_refuses_pods_without_a_controller_unless_forced(snapshot: Snapshot) -> None:
+    node = snapshot.nodes[0]["metadata"]["name"]
+    refused = snapshot.copy().drain(node)
+    assert not refused.evicted
+    assert list(refused.refused) == ["Pods that declare no controller (use --force to override)"]
+    forced = snapshot.copy().drain(node, force=True)
+    assert not forced.evicted and not forced.refused
+    assert sorted(sum(forced.deleted.values(), [])) == sorted(sum(refused.refused.values(), []) + sum(
+        refused.deleted.values(), []))
 
 
 def test_adding_and_removing_objects(snapshot: Snapshot) -> None:

@@ -60,6 +60,10 @@
     if (W.drainedNodes.length) {
       const left = Object.entries(W.leftInPlace).map(([k, v]) => `${v} ${k}`).join(", ");
       h += `<p>${W.drainedNodes.length} node(s) drained, ${W.evicted.length} pod(s) evicted` + (left ? ` (left in place: ${esc(left)})` : "") + "</p>";
+      if (W.refused.length) h += "<p class=\"warn\">kubectl drain would refuse this drain (these pods stay; the rest is simulated past them):</p><ul class=\"plain\">" +
+        W.refused.map((r) => `<li>${esc(r.message)}: ${esc(r.pods.join(", "))}</li>`).join("") + "</ul>";
+      W.deleted.forEach((d) => { h += `<p>${d.pods.length} deleted, not placed: ${esc(d.why)}: ${esc(d.pods.join(", "))}</p>`; });
+      if (W.keptOff.length) h += `<p>${W.keptOff.length} pod(s) tolerate the cordon: kept off the drained nodes by node affinity: ${esc(W.keptOff.join(", "))}</p>`;
       h += `<p>${W.placedElsewhere.length} fit elsewhere, <b>${W.notPlaced.length} fit nowhere</b>.</p>`;
       if (W.placedElsewhere.length) h += `<details><summary>where the ${W.placedElsewhere.length} went</summary><div class="scroll"><table><thead><tr><th>pod</th><th>node</th></tr></thead><tbody>` +
         W.placedElsewhere.map((p) => `<tr><td>${esc(p.pod)}</td><td>${esc(p.node)}</td></tr>`).join("") + "</tbody></table></div></details>";
