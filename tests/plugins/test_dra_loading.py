@@ -13,7 +13,7 @@ from pathlib import Path
 
 from kubesched.objects.pod import parse_pod
 from kubesched.plugins.dynamicresources import DynamicResources
-from kubesched.plugins.dynamicresources.manager import registered_dra_manager
+from kubesched.plugins.dynamicresources.shared_manager import registered_dra_manager
 
 from .dra_helpers import claim, gpu_class, gpu_slice, node, pod, simulate
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kubesched.plugins.dynamicresources.manager import registered_dra_manager
+from kubesched.plugins.dynamicresources.shared_manager import registered_dra_manager
 
 from .dra_helpers import DRIVER, claim, gpu_class, gpu_slice, node, request, simulate
 

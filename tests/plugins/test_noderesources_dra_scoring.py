@@ -20,7 +20,7 @@ from kubesched.framework.features import Features
 from kubesched.plugins.dynamicresources.names import PLURALS
 from kubesched.plugins import dynamicresources
 from kubesched.plugins.noderesources import balanced_allocation, fit
-from kubesched.plugins.noderesources.dra_totals import DraScorer, DraTotals, dra_manager_of
+from kubesched.plugins.noderesources.dra_totals import DraTotals, ManagerDraScorer, dra_manager_of
 from kubesched.plugins.noderesources.resource_allocation import allocatable_and_requested
 
 from ..helpers import Cluster, container, make_pod, node, pod, scores
@@ -68,7 +68,7 @@ def add(cluster: Cluster, *objects: dict[str, Any]) -> None:
 
 def totals(cluster: Cluster, resource: str, node_name: str = NODE) -> tuple[int, int]:
     """``calculateResourceAllocatableRequest`` for one extended resource on one node."""
-    scorer = DraScorer(cluster.handle, (resource,))
+    scorer = ManagerDraScorer(cluster.handle, (resource,))
     dra = scorer.gather(CycleState(), (resource,), [1])
     table = cluster.snapshot.table
     rows = np.asarray([table.name_rows()[node_name]], dtype=np.int64)

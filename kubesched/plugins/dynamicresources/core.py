@@ -31,8 +31,9 @@ from __future__ import annotations
 
 from ...framework import Handle
 from ...framework.features import Features
-from .binding import BindingMixin
 from ...cel import CelCache
+from ...structured import Features as AllocatorFeatures
+from .binding import BindingMixin
 from .filter_nodes import FilterNodesMixin
 from .hints import HintsMixin
 from .manager import DraManager
@@ -41,7 +42,6 @@ from .post_filter import PostFilterMixin
 from .prefilter import PreFilterMixin
 from .reserve import ReserveMixin
 from .scoring import ScoreMixin
-from ...structured import Features as AllocatorFeatures
 
 __all__ = ["DynamicResourcesCore", "allocator_features"]
 

@@ -24,13 +24,13 @@ from ...framework.views import IntArray
 from ...objects.dra import DeviceClass
 from ...objects.nodeinfo import NodeInfo
 from ...objects.pod import PodInfo
+from ...structured import AllocationError, AllocationTimeout, Allocator, Features as AllocatorFeatures, NodeAllocationError, SliceIndex
+from ...structured.results import AllocationResults
 from .extended import ExtendedRequest, is_dra_extended_resource
 from .filtering import FilterMixin
 from .names import NAME
 from .state import STATE, DraState, ExtendedGroup, ExtendedGroups, NodeAllocation
 from .statuses import CANNOT_ALLOCATE, NOT_AVAILABLE, timed_out, unresolvable
-from ...structured import AllocationError, AllocationTimeout, Allocator, Features as AllocatorFeatures, NodeAllocationError, SliceIndex
-from ...structured.results import AllocationResults
 from .verdicts import DOES_NOT_FIT, FITS, UNKNOWN, VerdictRows
 
 __all__ = ["FilterNodesMixin"]

@@ -18,14 +18,14 @@ from ...objects.dra import DeviceClass, ResourceClaim
 from ...objects.node import Node
 from ...objects.nodeinfo import NodeInfo
 from ...objects.pod import PodInfo
+from ...structured import AllocationError, AllocationTimeout, Allocator, NodeAllocationError
+from ...structured.results import AllocationResults, ClaimPicks
 from .extended import ExtendedRequest, NodeCannotFit, RequestMapping, node_requests
 from .extended_claim import node_extended_claim
 from .manager import DraManager
 from .names import NAME
 from .state import STATE, DraState, NodeAllocation
 from .statuses import CANNOT_ALLOCATE, NOT_AVAILABLE, timed_out, unresolvable
-from ...structured import AllocationError, AllocationTimeout, Allocator, NodeAllocationError
-from ...structured.results import AllocationResults, ClaimPicks
 from .verdicts import FITS
 
 __all__ = ["FilterMixin"]

@@ -27,12 +27,11 @@ from ...objects.dra import (AllocationResult, DeviceClass, ResourceClaim, Resour
                            parse_device_class, parse_resource_claim, parse_resource_slice)
 from ...objects.errors import ObjectError
 from ...cel import CelCache
+from ...structured import AllocatedState, Features as AllocatorFeatures, SliceIndex
 from .extended_index import extended_resource_index
 from .names import API_VERSION, DEVICE_CLASS, EXTENDED_RESOURCE_CLAIM_ANNOTATION, PLURALS, RESOURCE_CLAIM, RESOURCE_SLICE
-from .plugin import front_over
-from ...structured import AllocatedState, Features as AllocatorFeatures, SliceIndex
 
-__all__ = ["DraManager", "registered_dra_manager"]
+__all__ = ["DraManager", "manager_over"]
 
 
 def _key(obj: JSONObject) -> str:
@@ -360,11 +359,7 @@ class DraManager:
 _MANAGERS: "weakref.WeakKeyDictionary[ObjectStore, DraManager]" = weakref.WeakKeyDictionary()
 
 
-def registered_dra_manager(handle: Handle) -> DraManager | None:
-    """The DRA manager DynamicResources made over this handle's ResourceClaim store (upstream's
-    ``SharedDRAManager``, which other plugins read: NodeResourcesFit's DRA-backed extended
-    resource scoring), made now if the plugin had not needed it yet; else one made by
-    another plugin (``DraManager`` registers itself); None when nobody made one."""
-    store = handle.object_store(API_VERSION, RESOURCE_CLAIM, PLURALS[RESOURCE_CLAIM])
-    front = front_over(store)
-    return front.manager if front is not None else _MANAGERS.get(store)
+def manager_over(claim_store: ObjectStore) -> DraManager | None:
+    """The DRA manager made last over this ResourceClaim store (each registers itself), if any
+    (``shared_manager.registered_dra_manager``)."""
+    return _MANAGERS.get(claim_store)

@@ -44,9 +44,9 @@ from .statuses import SKIP
 if TYPE_CHECKING:
     from ...objects.dra import ResourceClaim
     from ...cel import CelCache
+    from ...structured import Features as AllocatorFeatures
     from .core import DynamicResourcesCore
     from .manager import DraManager
-    from ...structured import Features as AllocatorFeatures
 
 __all__ = ["DynamicResources", "allocator_features", "front_over", "new"]
 

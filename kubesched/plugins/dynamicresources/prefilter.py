@@ -16,16 +16,16 @@ from ...framework import Code, CycleState, Handle, PreFilterResult, SnapshotView
 from ...framework.features import Features
 from ...objects.dra import ResourceClaim
 from ...objects.pod import PodInfo
-from .binding_conditions import BindingConditionError, claim_ready, claim_timed_out, timestamp_clock
 from ...cel import CelCache
+from ...structured import Allocator, Features as AllocatorFeatures
+from ...structured.pools import spec_signature
+from .binding_conditions import BindingConditionError, claim_ready, claim_timed_out, timestamp_clock
 from .claims import ClaimNotCreated, claim_names
 from .extended import backed_resources, is_extended_claim_of
 from .extended_claim import special_claim
 from .manager import DraManager
 from .state import NO_CLAIMS, STATE, DraState
 from .statuses import NOWHERE, SKIP, unresolvable
-from ...structured import Allocator, Features as AllocatorFeatures
-from ...structured.pools import spec_signature
 
 __all__ = ["PreFilterMixin"]
 

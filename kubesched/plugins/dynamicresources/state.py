@@ -22,9 +22,9 @@ if TYPE_CHECKING:  # annotations only: the records load with the plugin, the all
 
     from ...objects.dra import AllocationResult, ResourceClaim
     from ...objects.selectors import NodeSelector
-    from .extended import ExtendedRequest, RequestMapping
     from ...structured import Allocator
     from ...structured.results import AllocationResults
+    from .extended import ExtendedRequest, RequestMapping
     from .verdicts import VerdictRows
 
 __all__ = ["NodeAllocation", "DraState", "ExtendedGroup", "ExtendedGroups", "NO_CLAIMS", "STATE"]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -31,7 +30,7 @@ from ...framework.args import Problems, decode_args, duplicate, invalid
 from ...framework.signing import RESOURCES_SIGNER, SCORING_DEFAULTS, SignFragment, resources_signer
 from ...objects.pod import PodInfo
 from ..dynamicresources.extended_index import ExtendedResourceIndex
-from .dra_scorer import DraScoring, dra_scorer
+from .dra_scorer import DraScorer, DraScoring, dra_scorer
 from .fit import dra_backed, extended_index_of
 from .resource_allocation import (
     DEFAULT_RESOURCES,
@@ -41,9 +40,6 @@ from .resource_allocation import (
     pod_request_vector,
     resource_columns,
 )
-
-if TYPE_CHECKING:  # loaded by dra_scorer only for a profile scoring a resource a DeviceClass could back
-    from .dra_totals import DraScorer
 
 NAME = "NodeResourcesBalancedAllocation"
 _FloatArray = npt.NDArray[np.float64]

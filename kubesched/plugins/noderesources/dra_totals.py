@@ -38,12 +38,13 @@ from ...objects.dra.device import Device
 from ...objects.node import Node
 from ...objects.resources import is_scalar_resource
 from ...cel import CelCache, CelError
-from ..dynamicresources.manager import DraManager, registered_dra_manager
+from ..dynamicresources.manager import DraManager
+from ..dynamicresources.shared_manager import registered_dra_manager
 from ..dynamicresources.plugin import allocator_features
 from ...structured import AllocatedState, DeviceID, SliceIndex, node_matches
-from .dra_scorer import DraScoring, dra_candidates, dra_scorer
+from .dra_scorer import DraScoreState, DraScoring
 
-__all__ = ["DraScoreState", "DraScorer", "DraScoring", "DraTotals", "dra_candidates", "dra_manager_of", "dra_scorer"]
+__all__ = ["DraTotals", "ManagerDraScorer", "dra_manager_of"]
 
 _log = logging.getLogger(__name__)
 _CACHE_LIMIT = 100_000
@@ -59,15 +60,6 @@ def dra_manager_of(handle: Handle) -> DraManager:
         cel_cache = CelCache(consumable_capacity=features.enable_dra_consumable_capacity)
         found = DraManager(handle, allocator_features(features), cel_cache)
     return found
-
-
-@dataclass(slots=True, frozen=True)
-class DraScoreState:
-    """upstream's ``draPreScoreState``: the devices in use and the slices, listed at PreScore."""
-
-    manager: DraManager
-    allocated: AllocatedState
-    slices: SliceIndex
 
 
 @dataclass(slots=True)
@@ -345,8 +337,9 @@ def _totals_of(manager: DraManager) -> DraTotals:
     return found
 
 
-class DraScorer:
-    """A scoring plugin's way to DRA: the handle's manager (found on first use) and its totals cache."""
+class ManagerDraScorer:
+    """A scoring plugin's way to DRA (``dra_scorer.DraScorer``): the handle's manager (found on
+    first use) and its totals cache."""
 
     def __init__(self, handle: Handle, candidates: tuple[str, ...]) -> None:
         self._handle = handle

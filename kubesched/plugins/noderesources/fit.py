@@ -11,7 +11,7 @@ scoring strategies in ``fit_scoring.py``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from ...framework import (
     MAX_NODE_SCORE,
@@ -53,13 +53,10 @@ from .fit_args import (
     parse_args,
 )
 from ..dynamicresources.extended_index import ExtendedResourceIndex, extended_resource_index, is_dra_extended_resource
-from .dra_scorer import DraScoring, dra_scorer
+from .dra_scorer import DraScorer, DraScoring, dra_scorer
 from .fit_filter import checked_scalars, fit_key, fit_keys, fit_status, fit_verdicts
 from .fit_scoring import score_row, scores
 from .resource_allocation import DEFAULT_RESOURCES, pod_request_vector, resource_columns
-
-if TYPE_CHECKING:  # loaded by dra_scorer only for a profile scoring a resource a DeviceClass could back
-    from .dra_totals import DraScorer
 
 __all__ = [
     "NAME",
