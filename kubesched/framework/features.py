@@ -9,7 +9,12 @@ profile (DynamicResources and NodeDeclaredFeatures join it only when their gates
 ``GATES`` lists the gates kubesched accepts: every gate upstream's ``Features`` reads,
 plus the gates the conformance scenarios record (v1.36.2's ``featureGates``). A gate not
 listed is rejected as kube-scheduler rejects an unknown one; a gate locked to its default
-(GA with ``LockToDefault``) cannot be set to the other value.
+(GA with ``LockToDefault``) cannot be set to the other value; a gate enabled while one it
+depends on is disabled (``GATE_DEPENDENCIES``, v1.36.2's ``pkg/features`` declarations:
+GangScheduling needs GenericWorkload, WorkloadAwarePreemption needs GangScheduling, ...) is
+refused as component-base's ``featureGate.Set`` refuses it, whether it was enabled by the
+flag or by default (so ``NodeDeclaredFeatures=false`` alone is refused: two beta gates on
+by default depend on it).
 """
 
 from __future__ import annotations
@@ -17,7 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Mapping
 
-__all__ = ["Features", "FeatureGateError", "GateSpec", "GATES", "MODELLED_GATES", "parse_feature_gates", "DEFAULT_FEATURES"]
+__all__ = ["Features", "FeatureGateError", "GateSpec", "GATES", "GATE_DEPENDENCIES", "MODELLED_GATES",
+           "dependency_problems", "parse_feature_gates", "DEFAULT_FEATURES"]
 
 
 @dataclass(slots=True, frozen=True)
@@ -29,7 +35,10 @@ class GateSpec:
     locked: bool = False
 
 
-# v1.36.2's pkg/features (the last versioned spec at or before 1.36).
+# v1.36.2's pkg/features (the last versioned spec at or before 1.36). The gates that depend
+# on these or that these depend on are here too (recorded only), so that every dependency
+# refusal upstream makes can be answered as upstream allows: NodeDeclaredFeatures=false needs
+# the four beta gates that depend on it turned off as well.
 GATES: Mapping[str, GateSpec] = {
     "ContainerRestartRules": GateSpec(True, "Beta"),
     "DRAAdminAccess": GateSpec(True, "GA", locked=True),
@@ -43,32 +52,69 @@ GATES: Mapping[str, GateSpec] = {
     "DRAPartitionableDevices": GateSpec(True, "Beta"),
     "DRAPrioritizedList": GateSpec(True, "GA"),
     "DRAResourceClaimDeviceStatus": GateSpec(True, "Beta"),
+    "DRAResourceClaimGranularStatusAuthorization": GateSpec(True, "Beta"),
     "DRASchedulerFilterTimeout": GateSpec(True, "Beta"),
     "DRAWorkloadResourceClaims": GateSpec(False, "Alpha"),
     "DynamicResourceAllocation": GateSpec(True, "GA", locked=True),
+    "ExtendWebSocketsToKubelet": GateSpec(True, "Beta"),
     "GangScheduling": GateSpec(False, "Alpha"),
     "GenericWorkload": GateSpec(False, "Alpha"),
     "InPlacePodLevelResourcesVerticalScaling": GateSpec(True, "Beta"),
     "InPlacePodVerticalScaling": GateSpec(True, "GA", locked=True),
+    "InPlacePodVerticalScalingInitContainers": GateSpec(True, "Beta"),
     "MatchLabelKeysInPodAffinity": GateSpec(True, "GA", locked=True),
     "MatchLabelKeysInPodTopologySpread": GateSpec(True, "Beta"),
     "MatchLabelKeysInPodTopologySpreadSelectorMerge": GateSpec(True, "Beta"),
     "NodeDeclaredFeatures": GateSpec(True, "Beta"),
     "NodeInclusionPolicyInPodTopologySpread": GateSpec(True, "GA", locked=True),
+    "NominatedNodeNameForExpectation": GateSpec(True, "Beta"),
     "OpportunisticBatching": GateSpec(True, "Beta"),
+    "PodLevelResourceManagers": GateSpec(False, "Alpha"),
     "PodLevelResources": GateSpec(True, "Beta"),
     "RestartAllContainersOnContainerExits": GateSpec(True, "Beta"),
     "SchedulerAsyncAPICalls": GateSpec(False, "Beta"),
     "SchedulerAsyncPreemption": GateSpec(True, "Beta"),
+    "SchedulerPopFromBackoffQ": GateSpec(True, "Beta"),
     "SchedulerQueueingHints": GateSpec(True, "GA", locked=True),
     "SidecarContainers": GateSpec(True, "GA", locked=True),
     "StorageCapacityScoring": GateSpec(False, "Alpha"),
     "TaintTolerationComparisonOperators": GateSpec(False, "Alpha"),
     "TopologyAwareWorkloadScheduling": GateSpec(False, "Alpha"),
     "UserNamespacesHostNetworkSupport": GateSpec(False, "Alpha"),
+    "UserNamespacesSupport": GateSpec(True, "GA", locked=True),
     "VolumeAttributesClass": GateSpec(True, "GA", locked=True),
     "VolumeLimitScaling": GateSpec(False, "Alpha"),
     "WorkloadAwarePreemption": GateSpec(False, "Alpha"),
+    "WorkloadWithJob": GateSpec(False, "Alpha"),
+}
+
+# v1.36.2's defaultKubernetesFeatureGateDependencies for the gates above: a gate may be
+# enabled only when every gate it names is (each list sorted, as AddDependencies sorts it).
+GATE_DEPENDENCIES: Mapping[str, tuple[str, ...]] = {
+    "DRAAdminAccess": ("DynamicResourceAllocation",),
+    "DRAConsumableCapacity": ("DynamicResourceAllocation",),
+    "DRADeviceBindingConditions": ("DRAResourceClaimDeviceStatus", "DynamicResourceAllocation"),
+    "DRADeviceTaintRules": ("DRADeviceTaints",),
+    "DRADeviceTaints": ("DynamicResourceAllocation",),
+    "DRAExtendedResource": ("DynamicResourceAllocation",),
+    "DRAListTypeAttributes": ("DynamicResourceAllocation",),
+    "DRANodeAllocatableResources": ("DynamicResourceAllocation",),
+    "DRAPartitionableDevices": ("DynamicResourceAllocation",),
+    "DRAPrioritizedList": ("DynamicResourceAllocation",),
+    "DRAResourceClaimGranularStatusAuthorization": ("DRAResourceClaimDeviceStatus", "DynamicResourceAllocation"),
+    "DRASchedulerFilterTimeout": ("DynamicResourceAllocation",),
+    "DRAWorkloadResourceClaims": ("DynamicResourceAllocation", "GenericWorkload"),
+    "ExtendWebSocketsToKubelet": ("NodeDeclaredFeatures",),
+    "GangScheduling": ("GenericWorkload",),
+    "InPlacePodLevelResourcesVerticalScaling": ("InPlacePodVerticalScaling", "NodeDeclaredFeatures", "PodLevelResources"),
+    "InPlacePodVerticalScalingInitContainers": ("InPlacePodVerticalScaling", "NodeDeclaredFeatures"),
+    "MatchLabelKeysInPodTopologySpreadSelectorMerge": ("MatchLabelKeysInPodTopologySpread",),
+    "PodLevelResourceManagers": ("PodLevelResources",),
+    "RestartAllContainersOnContainerExits": ("ContainerRestartRules", "NodeDeclaredFeatures"),
+    "TopologyAwareWorkloadScheduling": ("GenericWorkload",),
+    "UserNamespacesHostNetworkSupport": ("NodeDeclaredFeatures", "UserNamespacesSupport"),
+    "WorkloadAwarePreemption": ("GangScheduling",),
+    "WorkloadWithJob": ("GenericWorkload",),
 }
 
 # Gates whose other value changes what kubesched decides (docs/dra.md lists them); the
@@ -195,26 +241,54 @@ def _parse_bool(text: str) -> bool | None:
     return None
 
 
-def parse_feature_gates(values: list[str] | tuple[str, ...]) -> dict[str, bool]:
-    """``--feature-gates`` values (each ``A=true,B=false``; repeatable) as a map, checked as
-    component-base's ``featureGate.Set`` checks them: ``AllAlpha``/``AllBeta`` switch every
-    unlocked gate of that stage first, then the named gates in order."""
+def _enabled(gate: str, values: Mapping[str, bool]) -> bool:
+    spec = GATES[gate]
+    return values.get(gate, spec.default)
+
+
+def dependency_problems(values: Mapping[str, bool]) -> list[str]:
+    """component-base's dependency check over the effective gates (``values`` over v1.36's
+    defaults): one message per enabled gate with a disabled dependency, by gate name (upstream
+    walks a map, so its order varies from run to run)."""
+    out: list[str] = []
+    for gate in sorted(GATE_DEPENDENCIES):
+        if not _enabled(gate, values):
+            continue
+        disabled = [dep for dep in GATE_DEPENDENCIES[gate] if not _enabled(dep, values)]
+        if disabled:
+            out.append(f"{gate} is enabled, but depends on features that are disabled: [{' '.join(disabled)}]")
+    return out
+
+
+def _aggregate(messages: list[str]) -> str:
+    """``utilerrors.NewAggregate(...).Error()``: one message alone, several in brackets."""
+    unique = list(dict.fromkeys(messages))
+    return unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"
+
+
+def _pairs(value: str) -> list[tuple[str, bool]]:
+    """One ``--feature-gates`` value's ``key=bool`` items, in order."""
     pairs: list[tuple[str, bool]] = []
-    for value in values:
-        for item in value.split(","):
-            item = item.strip()
-            if not item:
-                continue
-            key, sep, raw = item.partition("=")
-            key = key.strip()
-            if not sep:
-                raise FeatureGateError(f'invalid argument "{value}" for "--feature-gates" flag: missing bool value for {key}')
-            parsed = _parse_bool(raw.strip())
-            if parsed is None:
-                raise FeatureGateError(f'invalid argument "{value}" for "--feature-gates" flag: '
-                                       f'invalid value of {key}={raw.strip()}, err: strconv.ParseBool: '
-                                       f'parsing "{raw.strip()}": invalid syntax')
-            pairs.append((key, parsed))
+    for item in value.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        key, sep, raw = item.partition("=")
+        key = key.strip()
+        if not sep:
+            raise FeatureGateError(f'invalid argument "{value}" for "--feature-gates" flag: missing bool value for {key}')
+        parsed = _parse_bool(raw.strip())
+        if parsed is None:
+            raise FeatureGateError(f'invalid argument "{value}" for "--feature-gates" flag: '
+                                   f'invalid value of {key}={raw.strip()}, err: strconv.ParseBool: '
+                                   f'parsing "{raw.strip()}": invalid syntax')
+        pairs.append((key, parsed))
+    return pairs
+
+
+def _resolve(pairs: list[tuple[str, bool]], value: str) -> dict[str, bool]:
+    """The gates ``pairs`` set: ``AllAlpha``/``AllBeta`` switch every unlocked gate of that
+    stage first, then the named gates in order; unknown and locked gates refused."""
     out: dict[str, bool] = {}
     for stage in ("Alpha", "Beta"):
         for key, enabled in pairs:
@@ -227,11 +301,27 @@ def parse_feature_gates(values: list[str] | tuple[str, ...]) -> dict[str, bool]:
             continue
         found = GATES.get(key)
         if found is None:
-            raise FeatureGateError(f'invalid argument "{",".join(values)}" for "--feature-gates" flag: '
+            raise FeatureGateError(f'invalid argument "{value}" for "--feature-gates" flag: '
                                    f"unrecognized feature gate: {key}")
         if found.locked and enabled != found.default:
-            raise FeatureGateError(f'invalid argument "{",".join(values)}" for "--feature-gates" flag: '
+            raise FeatureGateError(f'invalid argument "{value}" for "--feature-gates" flag: '
                                    f"cannot set feature gate {key} to {str(enabled).lower()}, "
                                    f"feature is locked to {str(found.default).lower()}")
         out[key] = enabled
+    return out
+
+
+def parse_feature_gates(values: list[str] | tuple[str, ...]) -> dict[str, bool]:
+    """``--feature-gates`` values (each ``A=true,B=false``; repeatable) as a map, checked as
+    component-base's ``featureGate.Set`` checks them: each occurrence of the flag is one
+    ``Set``, applied over the ones before it and refused (quoting it) when the gates so far
+    name an unknown gate, change a locked one, or enable a gate whose dependency is off."""
+    pairs: list[tuple[str, bool]] = []
+    out: dict[str, bool] = {}
+    for value in values:
+        pairs.extend(_pairs(value))
+        out = _resolve(pairs, value)
+        problems = dependency_problems(out)
+        if problems:
+            raise FeatureGateError(f'invalid argument "{value}" for "--feature-gates" flag: {_aggregate(problems)}')
     return out

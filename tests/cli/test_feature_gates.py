@@ -25,7 +25,9 @@ def test_an_unknown_gate_is_one_line_and_exit_2(command):
 
 def test_a_gate_turned_off_changes_the_default_profile():
     on = invoke("config", "show", "--extension-points")
-    off = invoke("config", "show", "--extension-points", "--feature-gates", "NodeDeclaredFeatures=false")
+    off = invoke("config", "show", "--extension-points", "--feature-gates",
+                 "NodeDeclaredFeatures=false,ExtendWebSocketsToKubelet=false,InPlacePodLevelResourcesVerticalScaling=false,"
+                 "InPlacePodVerticalScalingInitContainers=false,RestartAllContainersOnContainerExits=false")
     assert "NodeDeclaredFeatures" in on.stdout
     assert "NodeDeclaredFeatures" not in off.stdout
 
@@ -46,3 +48,12 @@ def test_simulate_without_dra_extended_resources_checks_them_as_device_plugin_re
     assert "1 scheduled" in invoke("simulate", str(path), "-q").stdout
     off = invoke("simulate", str(path), "-q", "--feature-gates", "DRAExtendedResource=false")
     assert "0 scheduled" in off.stdout
+
+
+@pytest.mark.parametrize("command", [["config", "show"], ["simulate", "-"], ["run"]])
+def test_a_gate_without_its_dependency_is_one_line_and_exit_2(command):
+    result = invoke(*command, "--feature-gates", "GangScheduling=true")
+    assert result.exit_code == 2
+    assert result.stderr.strip() == ('error: invalid argument "GangScheduling=true" for "--feature-gates" flag: '
+                                     "GangScheduling is enabled, but depends on features that are disabled: "
+                                     "[GenericWorkload]")
