@@ -48,6 +48,7 @@ class PodMoves:
     _lock: threading.RLock
     _cond: threading.Condition
     _seq: Iterator[int]
+    _activations: Iterator[int]
     scheduling_cycle: int
     _move_request_cycle: int
     on_incoming: IncomingObserver | None
@@ -82,6 +83,9 @@ class PodMoves:
             return UNSCHEDULABLE
         self._unschedulable.pop(info.uid, None)
         self._backoff.remove(info.uid)
+        if info.initial_attempt_timestamp is None:  # upstream stamps a pod as it first enters activeQ
+            info.initial_attempt_timestamp = self.clock.now()
+            info.initial_attempt_order = next(self._activations)
         self._active.push(info)
         if self.on_incoming is not None:
             self.on_incoming(ACTIVE_Q, event)

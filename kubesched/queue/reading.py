@@ -47,6 +47,12 @@ class QueueReading(PodMoves):
                 "gated": gated,
             }
 
+    def is_gated(self, uid: str) -> bool:
+        """Whether the pod waits for a PreEnqueue plugin (a scheduling gate, a gang short of members)."""
+        with self._lock:
+            info = self._unschedulable.get(uid)
+            return info is not None and info.gated
+
     def gated_count(self) -> int:
         """Pods held back by a PreEnqueue plugin (``pending_pods{queue="gated"}``)."""
         with self._lock:

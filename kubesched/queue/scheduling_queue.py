@@ -41,9 +41,10 @@ from ..objects.pod import PodInfo
 from .cluster_events import ClusterEventMoves
 from .flushes import PeriodicFlushes
 from .heaps import BackoffQueue, PodHeap
-from .hints import HintObserver, HintRegistration, Hints
+from .hints import AFTER_BACKOFF, HintObserver, HintRegistration, Hints
 from .in_flight import InFlight
 from .labels import ACTIVE_Q, POP_FROM_BACKOFF_Q, SCHEDULE_ATTEMPT_FAILURE, UNSCHEDULED_POD_ADD
+from .labels import FORCE_ACTIVATE as FORCE_ACTIVATE_LABEL
 from .moves import ACTIVE, BACKOFF, UNSCHEDULABLE, IncomingObserver
 from .ordering import sort_key
 from .reading import QueueReading
@@ -79,6 +80,7 @@ class SchedulingQueue(ClusterEventMoves, PeriodicFlushes, QueueReading):
         self._unschedulable = UnschedulablePods(self._hints.profiles())
         self._in_flight = InFlight()  # popped, not done; the events they have seen since
         self._seq = itertools.count()
+        self._activations = itertools.count(1)  # the order pods first enter activeQ
         self._lock = threading.RLock()
         self._cond = threading.Condition(self._lock)
         self._closed = False
@@ -88,6 +90,7 @@ class SchedulingQueue(ClusterEventMoves, PeriodicFlushes, QueueReading):
         self._last_unschedulable_flush = clock.now()
         self._start = float(math.floor(clock.now()))  # flush ticks fall on whole seconds, as the windows do
         self.on_incoming: IncomingObserver | None = None
+        self.popped_from_backoff = 0  # pods Pop took from backoffQ, activeQ being empty (SchedulerPopFromBackoffQ)
         """Called as each pod enters a sub-queue (the incoming-pods metric); None costs nothing."""
 
     def observe_hints(self, observer: HintObserver | None) -> None:
@@ -110,7 +113,10 @@ class SchedulingQueue(ClusterEventMoves, PeriodicFlushes, QueueReading):
                 return ""
             error = failure_code == Code.ERROR or not (info.unschedulable_plugins or info.pending_plugins)
             record_failure(info, self.clock.now(), error, self.config)
-            strategy = self._hints.replay(info, self._in_flight.seen_by(info.uid))
+            if self.config.pod_groups and info.pod.pod_group_name is not None:
+                strategy = AFTER_BACKOFF  # a pod group's member: after backoff, whatever happened meanwhile
+            else:
+                strategy = self._hints.replay(info, self._in_flight.seen_by(info.uid))
             where = self._requeue(info, strategy, SCHEDULE_ATTEMPT_FAILURE)
             self._done_locked(uid)
             self._cond.notify()
@@ -130,10 +136,33 @@ class SchedulingQueue(ClusterEventMoves, PeriodicFlushes, QueueReading):
         info = self._active.pop()
         if info is None and self._backoff_poppable():
             info = self._backoff.pop_unschedulable()
-            if info is not None and self.on_incoming is not None:
-                self.on_incoming(ACTIVE_Q, POP_FROM_BACKOFF_Q)
+            if info is not None:
+                self.popped_from_backoff += 1
+                if self.on_incoming is not None:
+                    self.on_incoming(ACTIVE_Q, POP_FROM_BACKOFF_Q)
         if info is None:
             return None
+        return self._take(info)
+
+    def pop_specific_pod(self, pod: PodInfo) -> QueuedPodInfo | None:
+        """Take this pod out of the queue as if popped (upstream's ``PopSpecificPod``: a pod
+        group's cycle takes every unscheduled member): from the unschedulable pods or
+        backoffQ it is activated first (a still-gated pod stays); None when it is not
+        waiting in the queue (in flight, gated, or unknown)."""
+        with self._lock:
+            uid = pod.uid
+            waiting = self._unschedulable.pop(uid, None)
+            if waiting is not None:
+                self._move_to_active(waiting, FORCE_ACTIVATE_LABEL)
+            elif (waiting := self._backoff.remove(uid)) is not None:
+                self._move_to_active(waiting, FORCE_ACTIVATE_LABEL, from_backoff=True)
+            info = self._active.remove(uid)
+            if info is None:
+                return None
+            return self._take(info)
+
+    def _take(self, info: QueuedPodInfo) -> QueuedPodInfo:
+        """A pod leaves the queue for a scheduling attempt: counted, in flight."""
         info.attempts += 1
         if info.initial_attempt_timestamp is None:
             info.initial_attempt_timestamp = self.clock.now()

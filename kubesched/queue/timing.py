@@ -35,6 +35,9 @@ class QueueConfig:
     pod_max_backoff: float = 10.0
     pod_max_in_unschedulable: float = 300.0
     pop_from_backoff_q: bool = True
+    # GenericWorkload: a pod of a pod group that failed retries after its backoff whatever
+    # rejected it (upstream has no event-driven requeueing for groups yet).
+    pod_groups: bool = False
 
 
 def _backoff_duration(info: QueuedPodInfo, config: QueueConfig) -> float:
