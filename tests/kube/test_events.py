@@ -312,6 +312,49 @@ def test_past_the_high_water_mark_the_scheduling_loop_waits_for_room() -> None:
     run(scenario)
 
 
+def test_on_shutdown_queued_events_are_written_within_the_grace_period() -> None:
+    async def scenario() -> None:
+        api = FakeEventsApi()
+        api.gate = asyncio.Event()
+        broadcaster = EventBroadcaster(api, max_in_flight=2)
+        task = await running(broadcaster)
+        for i in range(6):
+            failed(broadcaster, ObjectRef("Pod", "default", f"pod-{i}"))
+        asyncio.get_running_loop().call_later(0.05, api.gate.set)  # the server answers a little later
+        assert await broadcaster.shutdown(grace=5.0)
+        await stop(task)
+        assert (broadcaster.stats.written, broadcaster.dropped, broadcaster.stats.lost_at_exit) == (6, 0, 0)
+
+    run(scenario)
+
+
+def test_what_the_grace_period_leaves_unwritten_is_counted_as_dropped() -> None:
+    async def scenario() -> None:
+        api = FakeEventsApi()
+        api.gate = asyncio.Event()  # never set: no write is ever answered
+        broadcaster = EventBroadcaster(api, max_in_flight=2)
+        task = await running(broadcaster)
+        for i in range(6):
+            failed(broadcaster, ObjectRef("Pod", "default", f"pod-{i}"))
+        assert not await broadcaster.shutdown(grace=0.05)
+        await stop(task)
+        # four queued and two cut off in flight
+        assert (broadcaster.stats.written, broadcaster.dropped, broadcaster.stats.lost_at_exit) == (0, 6, 6)
+        assert broadcaster.backlog == 0 and broadcaster.has_room()
+
+    run(scenario)
+
+
+def test_an_event_recorded_after_the_writer_stopped_is_counted_as_dropped() -> None:
+    async def scenario() -> None:
+        broadcaster = EventBroadcaster(FakeEventsApi())
+        await stop(await running(broadcaster))
+        failed(broadcaster)
+        assert (broadcaster.dropped, broadcaster.stats.lost_at_exit, broadcaster.backlog) == (1, 1, 0)
+
+    run(scenario)
+
+
 def test_a_rejected_event_counts_as_dropped() -> None:
     async def scenario() -> None:
         api = FakeEventsApi()

@@ -10,6 +10,8 @@ from tests.live.harness import Figures, Kubesched, invariants, write_kubeconfig
 
 # Every live test's end-of-test figures, summed up after the run (the issue asks for them).
 _FIGURES: list[tuple[Figures, int]] = []
+# Events each scheduler a test started had not written when it stopped (issue 26).
+_LOST_AT_EXIT: list[int] = []
 
 
 @pytest.fixture
@@ -36,6 +38,8 @@ def started() -> Iterator[list[Kubesched]]:
     for sched in running:
         if sched.running:
             sched.stop()
+        if sched.events_lost_at_exit is not None:
+            _LOST_AT_EXIT.append(sched.events_lost_at_exit)
 
 
 def assert_invariants(server: APIServer, sched: Kubesched | None, expect_condition: bool = True) -> None:
@@ -60,4 +64,5 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     events_dropped = sum(f.events_dropped for f, _ in _FIGURES)
     terminalreporter.write_line(
         f"live invariants: {len(_FIGURES)} checks, {pods} pods, {faults} injected faults served; "
-        f"lost {lost}, double-bound {double}, overcommitted nodes {over}, events dropped {events_dropped}")
+        f"lost {lost}, double-bound {double}, overcommitted nodes {over}, events dropped {events_dropped}, "
+        f"events lost at exit {sum(_LOST_AT_EXIT)} (of {len(_LOST_AT_EXIT)} schedulers stopped)")

@@ -85,6 +85,7 @@ class Kubesched:
         self.options = options or LiveOptions(binding_workers=4)
         self.live: LiveScheduler | None = None
         self.exit_code: int | None = None
+        self.events_lost_at_exit: int | None = None  # known once stopped
         self.error: BaseException | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
@@ -140,6 +141,9 @@ class Kubesched:
         self._thread.join(timeout)
         if self._thread.is_alive():
             raise AssertionError(f"kubesched did not stop; tasks left: {self._tasks_left()}")
+        room = self.live.event_room if self.live is not None else None
+        if isinstance(room, EventBroadcaster):
+            self.events_lost_at_exit = room.stats.lost_at_exit
         return self.exit_code
 
     def _tasks_left(self) -> list[str]:

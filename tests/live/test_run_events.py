@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from kubesched.cluster.kube.driver import LiveOptions
+from kubesched.cluster.kube.events import BroadcasterStats, EventBroadcaster
 from tests.apiserver import APIServer
 from tests.live.conftest import assert_invariants
 from tests.live.harness import Kubesched, events, node, pod, wait_until
@@ -47,3 +48,38 @@ def test_events_are_written_while_a_backlog_of_binds_is_still_in_flight(server: 
     assert written >= bound // 4, (written, bound)
     wait_until(lambda: _scheduled_events(server) == 400, 30, "every Scheduled event")
     assert_invariants(server, sched)
+
+
+def _broadcaster_stats(sched: Kubesched) -> BroadcasterStats:
+    assert sched.live is not None and isinstance(sched.live.event_room, EventBroadcaster)
+    return sched.live.event_room.stats
+
+
+def test_on_stop_the_queued_events_are_written_before_exit(server: APIServer, kubeconfig: Path) -> None:
+    # Each event takes 0.3 s: once the 150 pods are bound most of their events are still queued.
+    server.faults.add(method="POST", path=EVENTS, status=None, times=None, delay=0.3)
+    _cluster(server, 150)
+    sched = Kubesched(server, kubeconfig, options=LiveOptions(binding_workers=4, events_grace=10.0)).start()
+    wait_until(lambda: _bound(server) == 150, 30, "every pod bound")
+    assert _scheduled_events(server) < 100, "the events were written before the stop: the test proves nothing"
+    assert sched.stop() == 0
+    stats = _broadcaster_stats(sched)
+    assert (_scheduled_events(server), stats.dropped, stats.lost_at_exit) == (150, 0, 0)
+
+
+def test_events_left_after_the_grace_period_are_counted_as_dropped_and_logged(
+        server: APIServer, kubeconfig: Path, caplog: pytest.LogCaptureFixture) -> None:
+    server.faults.add(method="POST", path=EVENTS, status=None, times=None, delay=0.3)
+    _cluster(server, 150)
+    sched = Kubesched(server, kubeconfig, options=LiveOptions(binding_workers=4, events_grace=0.5)).start()
+    wait_until(lambda: _bound(server) == 150, 30, "every pod bound")
+    with caplog.at_level(logging.INFO, logger="kubesched.cluster.kube.events"):
+        assert sched.stop() == 0
+    stats = _broadcaster_stats(sched)
+    written = _scheduled_events(server)
+    assert stats.lost_at_exit > 0 and stats.dropped == stats.lost_at_exit
+    # A write cut off at exit may still have reached the server: it counts as lost all the same.
+    assert 150 <= written + stats.lost_at_exit <= 150 + 16
+    (line,) = [r.getMessage() for r in caplog.records if r.getMessage().startswith("event writer stopped")]
+    assert line == (f"event writer stopped: {stats.written} events written, {stats.dropped} dropped "
+                    f"({stats.lost_at_exit} not written at exit)")

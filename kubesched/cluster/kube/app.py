@@ -164,7 +164,8 @@ async def run_scheduler(settings: RunSettings, *, stop: asyncio.Event | None = N
             raise StartupError(f"cannot serve health and metrics on {settings.bind_address}:{settings.port}: "
                                f"{err.strerror or err}") from None
         log.info("serving health and metrics", extra={"address": f"{settings.bind_address}:{endpoints.port}"})
-        tasks = [asyncio.create_task(broadcaster.run(), name="events")]
+        events_task = asyncio.create_task(broadcaster.run(), name="events")
+        tasks: list[asyncio.Task[None]] = []
         stop = stop if stop is not None else asyncio.Event()
         # delayCacheUntilActive: a standby replica fills its caches only once it leads.
         delay_caches = elector is not None and config.delay_cache_until_active
@@ -216,7 +217,10 @@ async def run_scheduler(settings: RunSettings, *, stop: asyncio.Event | None = N
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-            await live.close()
+            await live.close()  # bindings under way finish, and record their events
+            await broadcaster.shutdown(settings.options.events_grace)
+            events_task.cancel()
+            await asyncio.gather(events_task, return_exceptions=True)  # counts and logs what is left
             if lease_events is not None:
                 await lease_events.drain()  # "stopped leading", written before the clients close
             await endpoints.stop()

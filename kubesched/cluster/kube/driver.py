@@ -56,6 +56,9 @@ _CLEAN_ASSUMED_PERIOD = 1.0
 @dataclass(slots=True)
 class LiveOptions:
     binding_workers: int = 32
+    # On stop, how long queued events are written before what is left is dropped (counted
+    # and logged); with the bindings' 5 s, well inside a pod's default 30 s grace period.
+    events_grace: float = 10.0
     page_size: int = 500
     watch_list: bool = True
     on_attempt: Callable[[Attempt], None] | None = None

@@ -23,8 +23,14 @@ grow without bound. ``run`` drains the queue and writes to the API server:
   status) is retried up to 12 times, 10 s apart (+25 % jitter); a rejection by the
   server is given up with a log line, as upstream's sink does. (429s and 5xx with
   Retry-After were already retried by the API client, as client-go's REST client does.)
-  Those are the only events lost, counted in ``stats.dropped``
-  (``kubesched_events_dropped_total``).
+  Those, and what is still queued when the writer stops, are the only events lost, all
+  counted in ``stats.dropped`` (``kubesched_events_dropped_total``).
+
+Writes start as soon as an event is recorded (the events client has connections of its
+own, so binds never hold them up): a process killed outright loses only what the last
+moments recorded. On a graceful stop ``shutdown`` writes what is queued for a bounded
+grace period, as client-go's broadcaster flushes on ``Shutdown``; what is left then is
+counted as dropped and logged in one line.
 """
 
 from __future__ import annotations
@@ -197,8 +203,9 @@ class BroadcasterStats:
     recorded: int = 0
     aggregated: int = 0  # folded into a running series without a request
     written: int = 0  # successful creates and patches
-    dropped: int = 0  # writes given up: rejected by the server, or out of retries
-    waits: int = 0  # times the scheduling loop waited for room (back-pressure)
+    dropped: int = 0  # writes given up: rejected by the server, out of retries, or left at exit
+    waits: int = 0  # times a producer waited for room (back-pressure)
+    lost_at_exit: int = 0  # of ``dropped``: writes queued or under way when the writer stopped
 
     @property
     def abandoned(self) -> int:
@@ -233,6 +240,7 @@ class EventBroadcaster:
         self._retry_sleep = retry_sleep
         self._rng = rng
         self._cache: dict[_Key, _Event] = {}
+        self._stopped = False  # the writers are gone: what is recorded now is lost
         self.stats = BroadcasterStats()
 
     def _instance_for(self, controller: str) -> str:
@@ -258,6 +266,11 @@ class EventBroadcaster:
         self.stats.recorded += 1
         to_write = self._aggregate(_Event(key, name, regarding.namespace or "default", now, truncate_note(note)))
         if to_write is None:
+            return
+        if self._stopped:
+            self.stats.dropped += 1
+            self.stats.lost_at_exit += 1
+            log.warning("event recorded after the event writer stopped, not written", extra={"event": name})
             return
         queue = self._queue
         queue.append(to_write)
@@ -300,6 +313,40 @@ class EventBroadcaster:
             for task in [*heartbeats, *writers]:
                 task.cancel()
             await asyncio.gather(*heartbeats, *writers, return_exceptions=True)
+            self._stopped = True
+            self._count_left()
+
+    def _count_left(self) -> None:
+        """The writers are gone: what was queued, and writes cut off (their answer never
+        read), is lost; counted as dropped and said in one line."""
+        left = len(self._queue) + self._writing
+        self._queue.clear()
+        self._writing = 0
+        self._room.set()  # nobody waits for room that will never come
+        stats = self.stats
+        stats.dropped += left
+        stats.lost_at_exit += left
+        if left:
+            log.error("event writer stopped: %d events written, %d dropped (%d not written at exit)",
+                      stats.written, stats.dropped, left)
+        else:
+            log.info("event writer stopped: %d events written, %d dropped", stats.written, stats.dropped)
+
+    async def shutdown(self, grace: float) -> bool:
+        """Write what is queued, for at most ``grace`` seconds (as the writer stops, the caller
+        then cancels ``run``); whether everything was written in time. Events recorded
+        meanwhile are written too. Retries of transport failures are not waited for past the
+        grace period: those writes count as dropped."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + max(0.0, grace)
+        queued = len(self._queue) + self._writing
+        if queued:
+            log.info("writing the %d queued events before exit (at most %.0fs)", queued, grace)
+        while self._queue or self._writing:
+            if loop.time() >= deadline:
+                return False
+            await asyncio.sleep(0.01)
+        return True
 
     async def _writer(self) -> None:
         queue, room = self._queue, self._room
@@ -313,13 +360,12 @@ class EventBroadcaster:
             event = queue.popleft()
             if not room.is_set() and len(queue) < self._high_water:
                 room.set()
-            self._writing += 1
+            self._writing += 1  # a write cut off at exit stays counted: it is lost (``_count_left``)
             try:
                 await self._write(event)
             except Exception:  # noqa: BLE001 - a writer must survive any failure
                 log.exception("writing event %s/%s failed", event.namespace, event.name)
-            finally:
-                self._writing -= 1
+            self._writing -= 1
 
     async def drain(self) -> None:
         """Wait until the queue is empty and no write is in flight (tests, shutdown)."""
