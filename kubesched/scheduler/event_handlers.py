@@ -32,8 +32,9 @@ from ..objects.pod import PodInfo
 from ..framework.waiting_pods import WaitingPods
 from ..queue.nominator import Nominator
 from ..queue.pod_changes import pod_scheduling_properties_change
-from ..queue.scheduling_queue import SchedulingQueue
+from ..queue.scheduling_queue import ACTIVE, SchedulingQueue
 from .handle import HandleHub
+from .podgroup_events import UNSCHEDULED_POD_ADD
 
 __all__ = ["EventHandlers"]
 
@@ -58,6 +59,7 @@ class EventHandlers:
     nominator: Nominator
     pods: dict[str, PodInfo]
     waiting_pods: WaitingPods
+    gang_scheduling: bool
 
     def responsible_for(self, pod: PodInfo) -> bool:
         return pod.scheduler_name in self.profiles
@@ -91,7 +93,13 @@ class EventHandlers:
             self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_ADD, None, pod)
         elif self.responsible_for(pod) and not pod.terminating:
             self.pods[pod.uid] = pod
-            self.queue.add(pod)
+            self.cache.add_pod_group_member(pod)  # a pod group's member counts from now on (GenericWorkload)
+            if self.queue.add(pod) == ACTIVE and pod.nominated_node_name:
+                # Nominated before we saw it (another replica, a restart): it holds its room, as
+                # upstream's Add does for a pod that is not gated.
+                self.nominator.add(pod)
+            if self.gang_scheduling:  # it may complete a gang whose members wait at the gate
+                self.queue.move_all_to_active_or_backoff(UNSCHEDULED_POD_ADD, None, pod)
 
     def on_pod_update(self, old: PodInfo | None, new: PodInfo) -> None:
         for handler in self.hub.pod_handlers:
@@ -100,6 +108,7 @@ class EventHandlers:
             was_pending = self.pods.pop(new.uid, None)
             if was_pending is not None:
                 self.queue.delete(was_pending)
+                self.cache.remove_pod_group_member(was_pending)  # joins again as the cache's bound pod
             self.nominator.delete(new)
             self.cache.update_pod(new)  # the cache keeps its own compact copy, without the raw document
             if old is None or not old.node_name:  # the informer's view of our binding, or a pod bound elsewhere
@@ -108,6 +117,9 @@ class EventHandlers:
             for event in pod_scheduling_properties_change(old, new, EventResource.ASSIGNED_POD):
                 self.queue.move_all_to_active_or_backoff(event, old, new)
         elif self.responsible_for(new):
+            previous = old if old is not None else self.pods.get(new.uid)
+            if previous is not None:
+                self.cache.update_pod_group_member(previous, new)
             if self.cache.is_assumed(new):
                 # Being bound: not the queue's (upstream's updatePodInSchedulingQueue); a
                 # deletion that starts now frees its room.
@@ -134,6 +146,7 @@ class EventHandlers:
             self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None)
             return
         known = self.pods.pop(pod.uid, None)  # None: not ours, or deleted already (deletionTimestamp first)
+        self.cache.remove_pod_group_member(pod)
         self.nominator.delete(pod)
         self.queue.delete(pod)
         if self.cache.is_assumed(pod):

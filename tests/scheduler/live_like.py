@@ -21,7 +21,7 @@ from kubesched.objects.node import Node, parse_node
 from kubesched.objects.pod import PodInfo, parse_pod
 from kubesched.plugins.registry import in_tree_registry
 from kubesched.scheduler.factory import new_scheduler
-from kubesched.scheduler.scheduler import Scheduler
+from kubesched.scheduler.scheduler import BindingRunner, Scheduler
 
 __all__ = ["LiveLikeApi", "LiveLike"]
 
@@ -48,17 +48,21 @@ class LiveLikeApi:
         if pod is not None:
             self.watch.append((f"DELETED {pod.key}", lambda s: s.on_pod_delete(pod)))
 
-    def _modify(self, uid: str, what: str, **changes: Any) -> None:
+    def modify(self, uid: str, what: str, **changes: Any) -> None:
+        """Change fields of a stored pod (``PodInfo.copy_with``)."""
         old = self.pods.get(uid)
-        if old is None:
-            return
-        new = old.copy_with(**changes)
-        self.pods[uid] = new
+        if old is not None:
+            self.replace(old.copy_with(**changes), what)
+
+    def replace(self, new: PodInfo, what: str = "updated") -> None:
+        """Store a new version of a pod (same uid), reported as MODIFIED."""
+        old = self.pods[new.uid]
+        self.pods[new.uid] = new
         self.watch.append((f"MODIFIED {old.key} {what}", lambda s: s.on_pod_update(old, new)))
 
     # -- the scheduler's calls (ClusterClient, VictimEvictor) ---------------------------
     def bind(self, pod: PodInfo, node_name: str) -> None:
-        self._modify(pod.uid, f"bound to {node_name}", node_name=node_name, nominated_node_name="")
+        self.modify(pod.uid, f"bound to {node_name}", node_name=node_name, nominated_node_name="")
 
     def record_event(self, pod: PodInfo, event_type: str, reason: str, message: str) -> None:
         self.events.append((pod.key, reason, message))
@@ -66,12 +70,12 @@ class LiveLikeApi:
     def update_pod_condition(self, pod: PodInfo, reason: str, message: str, nominated_node_name: str | None) -> None:
         stored = self.pods.get(pod.uid)
         if stored is not None and nominated_node_name is not None and nominated_node_name != stored.nominated_node_name:
-            self._modify(pod.uid, f"nominated {nominated_node_name!r}", nominated_node_name=nominated_node_name)
+            self.modify(pod.uid, f"nominated {nominated_node_name!r}", nominated_node_name=nominated_node_name)
 
     def preempt_pod(self, victim: PodInfo, preemptor: PodInfo, node_name: str,
                     done: Callable[[bool], None] | None = None) -> None:
         if self.terminate_victims_gracefully:
-            self._modify(victim.uid, "terminating", terminating=True)
+            self.modify(victim.uid, "terminating", terminating=True)
         else:
             self.delete(victim.uid)
         if done is not None:
@@ -80,18 +84,20 @@ class LiveLikeApi:
     def clear_nominated_node_name(self, pod: PodInfo) -> None:
         stored = self.pods.get(pod.uid)
         if stored is not None and stored.nominated_node_name:
-            self._modify(pod.uid, "nomination cleared", nominated_node_name="")
+            self.modify(pod.uid, "nomination cleared", nominated_node_name="")
 
 
 class LiveLike:
     """A scheduler with the default configuration on a virtual clock, fed by ``api``'s watch."""
 
-    def __init__(self, nodes: list[dict[str, Any]], config: dict[str, Any] | None = None) -> None:
+    def __init__(self, nodes: list[dict[str, Any]], config: dict[str, Any] | None = None,
+                 run_binding: BindingRunner | None = None) -> None:
         self.clock = VirtualClock(1000.0)
         self.api = LiveLikeApi()
         raw = {"apiVersion": API_VERSION, "kind": KIND, **(config or {})}
         registry = in_tree_registry()
-        self.scheduler = new_scheduler(parse_config(raw, registry), self.api, self.clock, registry)
+        self.scheduler = new_scheduler(parse_config(raw, registry), self.api, self.clock, registry,
+                                       run_binding=run_binding)
         self.nodes: dict[str, Node] = {}
         for n in nodes:
             node = parse_node(n)
@@ -146,6 +152,9 @@ class LiveLike:
             self.clock.advance_to(max(wakeup, self.clock.now() + 0.001))
 
     # -- reading ---------------------------------------------------------------------
+    def remove_node(self, name: str) -> None:
+        self.scheduler.on_node_delete(self.nodes.pop(name))
+
     def node_of(self, uid: str) -> str:
         return self.api.pods[uid].node_name
 
