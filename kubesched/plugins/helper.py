@@ -11,7 +11,7 @@ from ..framework.scoring import default_normalize_score, zero_scores
 from ..framework.views import IntArray
 from ..objects.pod import PodInfo
 
-__all__ = ["claim_hint", "default_normalize_score", "go_div", "zero_scores"]
+__all__ = ["claim_hint", "default_normalize_score", "go_div", "matching_scheduling_group", "zero_scores"]
 
 
 def go_div(numerator: IntArray, denominator: IntArray | int) -> IntArray:
@@ -34,3 +34,10 @@ def claim_hint(pod: PodInfo, claim: object | None, ephemeral: bool = True) -> Qu
     if any(v.claim == name and (ephemeral or not v.ephemeral) for v in pod.volumes):
         return QueueingHint.QUEUE
     return QueueingHint.SKIP
+
+
+def matching_scheduling_group(a: PodInfo, b: PodInfo) -> bool:
+    """Whether two pods belong to the same pod group (upstream's ``MatchingSchedulingGroup``):
+    both name one, the same, in the same namespace."""
+    return (a.namespace == b.namespace and a.pod_group_name is not None and b.pod_group_name is not None
+            and a.pod_group_name == b.pod_group_name)

@@ -15,7 +15,7 @@ from . import (
     schedulinggates,
     tainttoleration,
 )
-from .noderesources import balanced_allocation, fit
+from .noderesources import balanced_allocation, fit, fit_placement
 from . import nodevolumelimits, volumebinding, volumerestrictions, volumezone
 from . import podtopologyspread
 from .podtopologyspread.workloads import WORKLOAD_RESOURCES
@@ -23,18 +23,15 @@ from . import interpodaffinity
 from . import defaultpreemption
 from . import nodedeclaredfeatures
 from . import dynamicresources
+from . import gangscheduling, podgrouppodscount, topologyaware
 from ..framework.preemption import PDB_API_VERSION, PDB_KIND
 
 __all__ = ["in_tree_registry", "default_plugins", "UPSTREAM_ONLY", "DEFAULT_PLUGINS"]
 
 # Upstream in-tree plugins kubesched does not implement (yet). A config may disable
 # them; enabling one is an error, since its decisions could not be upstream's.
-UPSTREAM_ONLY = frozenset(
-    {
-        "GangScheduling",
-        "TopologyAwareWorkloadScheduling",
-    }
-)
+# (v1.36's GangScheduling, TopologyPlacementGenerator and PodGroupPodsCount are implemented.)
+UPSTREAM_ONLY: frozenset[str] = frozenset()
 
 
 # Upstream's default profile before its feature gates are applied (``getDefaultPlugins``):
@@ -63,14 +60,21 @@ _BASE_PLUGINS: tuple[DefaultPlugin, ...] = (
 
 def default_plugins(features: Features = DEFAULT_FEATURES) -> tuple[DefaultPlugin, ...]:
     """The default profile for these gates (upstream's ``applyFeatureGates``): NodeDeclaredFeatures
-    last; DynamicResources (weight 2) just before DefaultPreemption, so that its PostFilter
-    deallocates an idle claim before any pod is evicted."""
+    appended; DynamicResources (weight 2) just before DefaultPreemption, so that its PostFilter
+    deallocates an idle claim before any pod is evicted; then GangScheduling (GangScheduling
+    gate), then TopologyPlacementGenerator and PodGroupPodsCount (weight 1) with
+    TopologyAwareWorkloadScheduling, appended in that order."""
     plugins = list(_BASE_PLUGINS)
     if features.enable_node_declared_features:
         plugins.append(DefaultPlugin(nodedeclaredfeatures.NAME))
     if features.enable_dynamic_resource_allocation:
         at = next(i for i, p in enumerate(plugins) if p.name == "DefaultPreemption")
         plugins.insert(at, DefaultPlugin(dynamicresources.NAME, 2))
+    if features.enable_gang_scheduling:
+        plugins.append(DefaultPlugin(gangscheduling.NAME))
+    if features.enable_topology_aware_workload_scheduling:
+        plugins.append(DefaultPlugin(topologyaware.NAME))
+        plugins.append(DefaultPlugin(podgrouppodscount.NAME, 1))
     return tuple(plugins)
 
 
@@ -90,7 +94,7 @@ def in_tree_registry(features: Features = DEFAULT_FEATURES) -> Registry:
     registry.register(PluginSpec(tainttoleration.NAME, tainttoleration.new))
     registry.register(PluginSpec(nodeaffinity.NAME, nodeaffinity.new, args_type=nodeaffinity.NodeAffinityArgs))
     registry.register(PluginSpec(nodeports.NAME, nodeports.new))
-    registry.register(PluginSpec(fit.NAME, fit.new, args_type=fit.FitArgs))
+    registry.register(PluginSpec(fit.NAME, fit_placement.new, args_type=fit.FitArgs))
     registry.register(PluginSpec(balanced_allocation.NAME, balanced_allocation.new, args_type=balanced_allocation.BalancedAllocationArgs))
     registry.register(PluginSpec(podtopologyspread.NAME, podtopologyspread.new, args_type=podtopologyspread.PodTopologySpreadArgs,
                                  object_kinds=tuple((v, k) for v, k, _ in WORKLOAD_RESOURCES)))
@@ -107,4 +111,7 @@ def in_tree_registry(features: Features = DEFAULT_FEATURES) -> Registry:
     registry.register(PluginSpec(nodedeclaredfeatures.NAME, nodedeclaredfeatures.new))
     registry.register(PluginSpec(dynamicresources.NAME, dynamicresources.new, args_type=dynamicresources.DynamicResourcesArgs,
                                  object_kinds=dynamicresources.OBJECT_KINDS))
+    registry.register(PluginSpec(gangscheduling.NAME, gangscheduling.new))
+    registry.register(PluginSpec(topologyaware.NAME, topologyaware.new))
+    registry.register(PluginSpec(podgrouppodscount.NAME, podgrouppodscount.new))
     return registry

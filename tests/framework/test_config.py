@@ -110,7 +110,6 @@ def test_several_profiles_are_selected_by_scheduler_name():
             "profiles[0].plugins.multiPoint.enabled[1]",
             id="unknown plugin in multiPoint, at its own index",
         ),
-        pytest.param(config({"plugins": {"filter": {"enabled": [{"name": "GangScheduling"}]}}}), "profiles[0].plugins.filter.enabled[0]", id="an upstream plugin kubesched lacks"),
         pytest.param(
             config({"pluginConfig": [{"name": "NodeAffinity"}, {"name": "NodeAffinity"}]}),
             "profiles[0].pluginConfig[1]",
@@ -130,6 +129,16 @@ def test_several_profiles_are_selected_by_scheduler_name():
 )
 def test_invalid_configurations_name_the_field(doc, field):
     assert field in fields(doc)
+
+
+def test_an_upstream_plugin_kubesched_lacks_may_be_disabled_but_not_enabled():
+    lacking = frozenset({"UpstreamOnly"})
+    enabled = config({"plugins": {"filter": {"enabled": [{"name": "UpstreamOnly"}]}}})
+    with pytest.raises(ConfigError) as err:
+        parse_config(enabled, in_tree_registry(), lacking)
+    assert err.value.problems == [("profiles[0].plugins.filter.enabled[0]",
+                                   "plugin UpstreamOnly is an upstream plugin kubesched does not implement; disable it")]
+    parse_config(config({"plugins": {"filter": {"disabled": [{"name": "UpstreamOnly"}]}}}), in_tree_registry(), lacking)
 
 
 def test_every_problem_is_reported_not_just_the_first():

@@ -1,0 +1,113 @@
+"""NodeResourcesFit at PlacementScore, as upstream's TestScorePlacement_Resources specifies it: the
+placement's nodes as one, the proposed pods' requests plus what the nodes hold against their summed
+allocatable, MostAllocated with the strategy's resources and weights; nodes outside the placement
+left out; an extended resource counted only when the proposed pods ask for it. The factory makes
+the placement-scoring plugin only with TopologyAwareWorkloadScheduling on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from kubesched.cache.cache import Cache
+from kubesched.framework import Assignment, CycleState, Placement, PodGroupAssignments, PodGroupInfo
+from kubesched.framework.features import Features
+from kubesched.plugins.noderesources import fit_placement
+from kubesched.plugins.noderesources.fit_args import FitArgs, ScoringStrategy
+from kubesched.plugins.noderesources.resource_allocation import ResourceSpec
+from kubesched.scheduler.handle import HandleHub
+from kubesched.clock import VirtualClock
+
+from ..helpers import make_node, make_pod
+
+GPU = "nvidia.com/gpu"
+CPU_MEM = (ResourceSpec("cpu", 1), ResourceSpec("memory", 1))
+
+
+@dataclass
+class Case:
+    nodes: list[str]
+    placement: list[str]
+    pods: list[tuple[str, dict[str, str]]]  # uid, requests
+    assignments: dict[str, str]
+    resources: tuple[ResourceSpec, ...]
+    score: int
+    existing: list[tuple[str, dict[str, str]]] = field(default_factory=list)  # node, requests
+    gpus: bool = False
+
+
+CASES = {
+    "Computes score based on total requests": Case(
+        ["node1", "node2"], ["node1", "node2"],
+        [("foo", {"cpu": "1000m", "memory": "0"}), ("bar", {"cpu": "2000m", "memory": "2000"})],
+        {"foo": "node1", "bar": "node2"}, CPU_MEM, 25),
+    "Computes score using weights": Case(
+        ["node1", "node2"], ["node1", "node2"],
+        [("foo", {"cpu": "1000m", "memory": "0"}), ("bar", {"cpu": "2000m", "memory": "2000"})],
+        {"foo": "node1", "bar": "node2"}, (ResourceSpec("cpu", 4), ResourceSpec("memory", 1)), 28),
+    "Handles multiple pods per node": Case(
+        ["node1", "node2"], ["node1", "node2"],
+        [("foo", {"cpu": "1000m", "memory": "0"}), ("bar", {"cpu": "2000m", "memory": "2000"})],
+        {"foo": "node1", "bar": "node1"}, (ResourceSpec("cpu", 4), ResourceSpec("memory", 1)), 28),
+    "Does not include nodes from outside of placement": Case(
+        ["node1", "node2", "node3"], ["node1", "node2"],
+        [("foo", {"cpu": "1000m", "memory": "0"}), ("bar", {"cpu": "2000m", "memory": "2000"})],
+        {"foo": "node1", "bar": "node2"}, CPU_MEM, 25),
+    "Includes pre-existing pods from outside of pod group": Case(
+        ["node1", "node2"], ["node1", "node2"],
+        [("foo", {"cpu": "1000m", "memory": "0"}), ("bar", {"cpu": "2000m", "memory": "2000"})],
+        {"foo": "node1", "bar": "node2"}, CPU_MEM, 30, existing=[("node1", {"cpu": "1000m", "memory": "0"})]),
+    "Includes scalar resources if any pod in pod group has nonzero requests": Case(
+        ["node1", "node2"], ["node1", "node2"],
+        [("foo", {"cpu": "1000m", "memory": "0", GPU: "0"}), ("bar", {"cpu": "1000m", "memory": "2000", GPU: "1"})],
+        {"foo": "node1", "bar": "node2"}, (*CPU_MEM, ResourceSpec(GPU, 1)), 20,
+        existing=[("node1", {"cpu": "1000m", "memory": "0", GPU: "0"})], gpus=True),
+    "Does not include scalar resources if all pods in pod group have zero requests": Case(
+        ["node1", "node2"], ["node1", "node2"],
+        [("foo", {"cpu": "1000m", "memory": "0", GPU: "0"}), ("bar", {"cpu": "1000m", "memory": "2000", GPU: "0"})],
+        {"foo": "node1", "bar": "node2"}, (*CPU_MEM, ResourceSpec(GPU, 1)), 25,
+        existing=[("node1", {"cpu": "1000m", "memory": "0", GPU: "1"})], gpus=True),
+}
+
+
+def handle(cache: Cache, topology_aware: bool = True) -> object:
+    hub = HandleHub(cache, VirtualClock(), None)
+    hub.features = Features(enable_generic_workload=True, enable_topology_aware_workload_scheduling=topology_aware)
+    return hub.handle("default-scheduler")
+
+
+@pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
+def test_score_placement_resources(case: Case) -> None:
+    cache = Cache()
+    for name in case.nodes:
+        cache.add_node(make_node(name, cpu="5000m", memory="5000", extended={GPU: 5} if case.gpus else None))
+    for i, (node_name, requests) in enumerate(case.existing):
+        cache.add_pod(make_pod(f"existing-{i}", node_name=node_name, requests=requests))
+    args = FitArgs(scoring_strategy=ScoringStrategy("MostAllocated", case.resources))
+    pl = fit_placement.new(args, handle(cache))  # type: ignore[arg-type]
+    assert isinstance(pl, fit_placement.NodeResourcesFitPlacement)
+    pods = {uid: make_pod(uid, uid=uid, requests=requests) for uid, requests in case.pods}
+    proposed = [Assignment(pods[uid], node) for uid, node in case.assignments.items()]
+    placement = Placement("", tuple(cache.nodes[n] for n in case.placement))
+    score, status = pl.score_placement(CycleState(), PodGroupInfo("default", "pg", list(pods.values())),
+                                       PodGroupAssignments(placement, proposed))
+    assert status is None
+    assert score == case.score
+
+
+def test_the_profiles_strategy_does_not_change_the_placement_formula() -> None:
+    """LeastAllocated for pods, MostAllocated for placements: a fuller placement still scores higher."""
+    cache = Cache()
+    cache.add_node(make_node("node1", cpu="4", memory="4Gi"))
+    args = FitArgs(scoring_strategy=ScoringStrategy("LeastAllocated", CPU_MEM))
+    pl = fit_placement.new(args, handle(cache))  # type: ignore[arg-type]
+    pod = make_pod("p", requests={"cpu": "3", "memory": "3Gi"})
+    score, _ = pl.score_placement(CycleState(), PodGroupInfo("default", "pg", [pod]),  # type: ignore[attr-defined]
+                                  PodGroupAssignments(Placement("", (cache.nodes["node1"],)), [Assignment(pod, "node1")]))
+    assert score == 75  # LeastAllocated's formula would give 25
+
+
+def test_without_topology_aware_scheduling_the_plugin_scores_no_placement() -> None:
+    pl = fit_placement.new(FitArgs(), handle(Cache(), topology_aware=False))  # type: ignore[arg-type]
+    assert not hasattr(pl, "score_placement")
