@@ -137,3 +137,15 @@ def test_simulate_exits_2_on_an_invalid_pod_group(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert (f"{path}: PodGroup ml/train spec.schedulingPolicy.gang.minCount: Invalid value: -1: "
             "must be greater than or equal to 1") in result.stderr
+
+
+def test_the_gang_example_holds_a_gang_that_fits_one_that_does_not_and_a_basic_group() -> None:
+    snap = load_snapshot(Path(__file__).resolve().parents[2] / "examples" / "gang-cluster.yaml")
+    racks = {n.labels["topology.kubernetes.io/rack"] for n in snap.nodes}
+    assert racks == {"rack-a", "rack-b"} and len(snap.nodes) == 4
+    groups = {g.name: (g.min_count, g.topology_keys) for g in snap.pod_groups}
+    assert groups == {"train": (4, ("topology.kubernetes.io/rack",)), "train-xl": (5, ("topology.kubernetes.io/rack",)),
+                      "web": (None, ())}
+    members = {name: sum(p.pod_group_name == name for p in snap.pending_pods) for name in groups}
+    assert members == {"train": 4, "train-xl": 5, "web": 3}
+    assert [t.name for t in snap.scheduling_workloads[0].templates] == ["train", "train-xl", "web"]
