@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from kubesched.cli.main import cli
@@ -55,11 +56,16 @@ def test_kubectl_get_podgroups_and_workloads_fill_the_snapshot(tmp_path: Path) -
 
 
 @pytest.mark.parametrize("kind, attribute", [("PodGroupList", "pod_groups"), ("WorkloadList", "scheduling_workloads")])
-def test_a_typed_list_of_the_api_gives_its_items_kind_and_api_version(tmp_path: Path, kind: str, attribute: str) -> None:
+@pytest.mark.parametrize("suffix", ["json", "yaml"])
+def test_a_typed_list_of_the_api_gives_its_items_kind_and_api_version(tmp_path: Path, kind: str, attribute: str,
+                                                                     suffix: str) -> None:
     item = pod_group("train") if kind == "PodGroupList" else workload("job")
     stripped = {k: v for k, v in item.items() if k not in ("kind", "apiVersion")}
-    snap = load_snapshot(write(tmp_path / "list.json", stripped, kind=kind, api_version=V1ALPHA2))
-    assert len(getattr(snap, attribute)) == 1
+    document = {"apiVersion": V1ALPHA2, "kind": kind, "metadata": {}, "items": [stripped, stripped | {
+        "metadata": {"name": "second", "namespace": "ml"}}]}
+    path = tmp_path / f"list.{suffix}"
+    path.write_text(json.dumps(document) if suffix == "json" else yaml.safe_dump(document))
+    assert [o.name for o in getattr(load_snapshot(path), attribute)] == [item["metadata"]["name"], "second"]
 
 
 def test_an_invalid_pod_group_is_one_line_per_problem_naming_file_object_and_field(tmp_path: Path) -> None:
