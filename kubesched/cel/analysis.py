@@ -10,7 +10,8 @@ from collections.abc import Mapping
 from kubesched.objects.dra import Device
 
 from .checker import Checked
-from .cost import device_sizes, estimate_cost
+from .cost import estimate_cost
+from .dra_device import VARIABLE, device_sizes
 from .formats import FORMAT_FUNCTIONS
 from .frontend import Analysis, analyze
 from .library import CelFunction, all_functions
@@ -51,4 +52,4 @@ def over_budget(checked: Checked, driver: str, device: Device) -> bool:
         if isinstance(attribute.value, str):
             longest_value = max(longest_value, len(attribute.value))
     sizes = device_sizes(len(driver), longest_domain, longest_id, longest_value, len(domains), max(domains.values(), default=0))
-    return estimate_cost(checked, sizes).max > MAX_COST
+    return estimate_cost(checked, {VARIABLE: sizes}).max > MAX_COST

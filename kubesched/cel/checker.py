@@ -1,9 +1,10 @@
-"""cel-go's type checker (checker/checker.go) over ``syntax``'s AST, in the DRA environment.
+"""cel-go's type checker (checker/checker.go) over ``syntax``'s AST, in an ``Environment`` (the
+DRA device environment unless given another).
 
 It gives each node its type and each call the overloads that may serve it (what the cost
 estimator needs), and reports what cel-go reports: undeclared references, calls no overload
 accepts (``found no matching overload for '_==_' applied to '(string, int)'``), undefined
-fields of ``device``, comprehension ranges that are neither list nor map, and mismatched
+fields of the environment's object types (``device``), comprehension ranges that are neither list nor map, and mismatched
 loop types; each at the node cel-go locates it at, in its display format.
 """
 
@@ -14,7 +15,9 @@ from dataclasses import dataclass, field
 
 import kubesched.cel.celtypes as t  # the module itself: the package's face imports this one
 from .celtypes import CelType
-from .declarations import DEVICE, DEVICE_FIELDS, FUNCTIONS, Overload
+from .declarations import FUNCTIONS, Overload
+from .dra_device import DEVICE_ENVIRONMENT
+from .environment import Environment
 from .engine import engine
 from .syntax import Call, Comprehension, Ident, ListExpr, Literal, MapExpr, Node, Select
 
@@ -23,7 +26,6 @@ __all__ = ["Checked", "check", "display_errors"]
 _LITERAL_TYPES = {"int": t.INT, "uint": t.UINT, "double": t.DOUBLE, "string": t.STRING, "bytes": t.BYTES, "bool": t.BOOL, "null": t.NULL}
 _TYPE_IDENTS = {"int": t.INT, "uint": t.UINT, "double": t.DOUBLE, "string": t.STRING, "bytes": t.BYTES, "bool": t.BOOL,
                 "null_type": t.NULL, "list": t.list_of(t.DYN), "map": t.map_of(t.DYN, t.DYN), "type": t.type_of(t.DYN), "dyn": t.DYN}
-_VARIABLES = {"device": DEVICE}
 _MAX_ERRORS = 100
 
 
@@ -46,11 +48,11 @@ class Checked:
 
 
 class _Checker:
-    def __init__(self, root: Node, consumable_capacity: bool) -> None:
+    def __init__(self, root: Node, env: Environment) -> None:
         self.result = Checked(root)
         self.scopes: list[dict[str, CelType]] = []
-        # DRAConsumableCapacity declares device.allowMultipleAllocations (the v1.34 device type).
-        self.device_fields = DEVICE_FIELDS if consumable_capacity else {k: v for k, v in DEVICE_FIELDS.items() if k != "allowMultipleAllocations"}
+        self.variables = env.variables
+        self.fields = env.fields
 
     def error(self, node: Node, message: str) -> None:
         self.result.errors.append((node.offset, message))
@@ -90,9 +92,9 @@ class _Checker:
         for scope in reversed(self.scopes):
             if node.name in scope:
                 return scope[node.name]
-        found = _VARIABLES.get(node.name) or _TYPE_IDENTS.get(node.name)
+        found = self.variables.get(node.name) or _TYPE_IDENTS.get(node.name)
         if found is not None:
-            return found if node.name in _VARIABLES else t.type_of(found)
+            return found if node.name in self.variables else t.type_of(found)
         self.error(node, f"undeclared reference to '{node.name}' (in container '')")
         return t.ERROR
 
@@ -109,8 +111,9 @@ class _Checker:
     def field(self, node: Node, operand: CelType, name: str) -> CelType:
         if operand.kind == "map":
             return operand.params[1]
-        if operand == DEVICE:
-            found = self.device_fields.get(name)
+        declared = self.fields.get(operand) if operand.kind == "struct" else None
+        if declared is not None:
+            found = declared.get(name)
             if found is None:
                 self.error(node, f"undefined field '{name}'")
                 return t.ERROR
@@ -148,7 +151,7 @@ class _Checker:
         return self.resolve(node, node.function, overloads, target_type, arg_types)
 
     def is_local(self, name: str) -> bool:
-        return any(name in scope for scope in self.scopes) or name in _VARIABLES
+        return any(name in scope for scope in self.scopes) or name in self.variables
 
     def resolve(self, node: Call, name: str, overloads: list[Overload], target: CelType | None, arg_types: list[CelType]) -> CelType:
         actual = ([target] if target is not None else []) + arg_types
@@ -294,10 +297,11 @@ def _rename(type_: CelType, renames: dict[str, CelType]) -> CelType:
     return type_
 
 
-def check(root: Node, consumable_capacity: bool = True, validators: bool = True) -> Checked:
-    """Type check ``root``; then, when it type checks, the base environment's AST validators
-    (homogeneous aggregate literals, literal arguments) unless ``validators`` is False."""
-    checker = _Checker(root, consumable_capacity)
+def check(root: Node, env: Environment = DEVICE_ENVIRONMENT, validators: bool = True) -> Checked:
+    """Type check ``root`` in ``env`` (by default the DRA device environment); then, when it type
+    checks, the base environment's AST validators (homogeneous aggregate literals, literal
+    arguments) unless ``validators`` is False."""
+    checker = _Checker(root, env)
     checker.check(root)
     if validators and not checker.result.errors:
         _homogeneous_literals(checker.result, root)

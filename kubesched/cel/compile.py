@@ -19,7 +19,6 @@ evaluated once. The engine context of such a device is built once too.
 from __future__ import annotations
 
 import importlib
-import logging
 import re
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -36,9 +35,8 @@ from .references import check_references
 from .semver import SemverError, parse_semver
 
 if TYPE_CHECKING:  # the engine and the analysis are loaded on first compile (engine.py, analysis.py)
-    import cel
-
     from .checker import Checked
+    from .engine import Program
     from .frontend import Analysis
 
 __all__ = ["CelError", "CompilationResult", "DeviceEnvironments", "compile_selector", "COST_LIMIT_EXCEEDED", "engine_functions"]
@@ -67,12 +65,6 @@ _ENVIRONMENTS_LIMIT = 1 << 15
 
 DeviceKey = tuple[object, ...]
 _T = TypeVar("_T")
-
-# The engine logs every failing function call (a quantity that does not parse, ...) as a
-# warning; those failures are reported as CelError instead, so its logger stays quiet.
-_ENGINE_LOG = logging.getLogger("cel")
-_ENGINE_LOG.addHandler(logging.NullHandler())
-_ENGINE_LOG.propagate = False
 
 
 class CelError(Exception):
@@ -193,7 +185,7 @@ class CompilationResult:
 
     expression: str
     error: str | None
-    program: cel.Program | None
+    program: Program | None
     environments: DeviceEnvironments
     projection: Projection | None = None
     functions: dict[str, CelFunction] = field(default_factory=dict)
@@ -345,7 +337,7 @@ def compile_selector(expression: str, environments: DeviceEnvironments, consumab
     """Compile once, as upstream's ``CompileCELExpression``: a syntax error, a type error (an
     undeclared reference, no matching overload, ...) or a result that is not a bool becomes
     ``error``; otherwise ``max_cost`` is cel-go's worst-case estimate of one evaluation."""
-    program: cel.Program | None = None
+    program: Program | None = None
     syntax_error: str | None = None
     try:
         program = engine().compile(expression)

@@ -8,19 +8,20 @@ the runtime cost budget. Costs are pairs (min, max) of unsigned 64-bit integers 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from .celtypes import CelType
 from .checker import Checked
 from .cost_library import OVERLOAD_ESTIMATORS, library_cost
+from .dra_device import DEVICE_ENVIRONMENT
 from .estimates import (
-    DEVICE_SIZES, LIST_CREATE, MAP_CREATE, ONE, REGEX_FACTOR, STRING_FACTOR, U64, UNKNOWN, ZERO, AstNode, DeclSize, Estimate,
-    device_sizes, fixed, size_from_path,
+    LIST_CREATE, MAP_CREATE, ONE, REGEX_FACTOR, STRING_FACTOR, U64, UNKNOWN, ZERO, AstNode, DeclSize, Estimate, fixed,
+    size_from_path,
 )
 from .syntax import ACCUMULATOR, Call, Comprehension, Ident, ListExpr, Literal, MapExpr, Node, Select
 
-__all__ = ["Estimate", "SizeEstimator", "estimate_cost", "device_sizes", "DeclSize", "DEVICE_SIZES", "UNKNOWN"]
+__all__ = ["Estimate", "SizeEstimator", "estimate_cost", "DeclSize", "UNKNOWN"]
 
 
 @dataclass(slots=True)
@@ -349,10 +350,12 @@ def _is_scalar(t: CelType) -> bool:
     return t.kind == "opaque" and t.name == "optional_type" and _is_scalar(t.params[0])
 
 
-def estimate_cost(checked: Checked, device: DeclSize = DEVICE_SIZES, estimator: SizeEstimator | None = None) -> Estimate:
+def estimate_cost(checked: Checked, sizes: Mapping[str, DeclSize] = DEVICE_ENVIRONMENT.sizes,
+                  estimator: SizeEstimator | None = None) -> Estimate:
     """The (min, max) cost of evaluating the checked expression: sizes from ``estimator``, by
-    default the DRA environment's (``device``'s declared sizes, by path)."""
+    default by path in ``sizes`` (each variable's declared sizes; the DRA device
+    environment's unless given others)."""
     if estimator is None:
         def estimator(path: list[str] | None, _type: CelType) -> Estimate | None:
-            return size_from_path(path, device)
+            return size_from_path(path, sizes)
     return _Coster(checked, estimator).cost(checked.root)

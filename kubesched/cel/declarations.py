@@ -1,7 +1,8 @@
-"""What the DRA CEL environment declares at v1.36 (its base environment at compatibility
-version 1.35): the ``device`` variable and the overloads of CEL's standard library, cel-go's
-strings (v2), sets, lists (v3), optional types and two-variable comprehensions, and Kubernetes'
-URL, regex, lists, quantity, IP, CIDR, format and semver libraries.
+"""What Kubernetes' CEL base environment declares at v1.36 (compatibility version 1.35), which
+the DRA device environment (``dra_device``) is declared on: the overloads of CEL's standard
+library, cel-go's strings (v2), sets, lists (v3), optional types and two-variable
+comprehensions, and Kubernetes' URL, regex, lists, quantity, IP, CIDR, format and semver
+libraries.
 
 Overload ids are cel-go's where its cost model tells them apart (``equals``, ``add_string``,
 ``index_map``, ``matches_string``, ...); the others only need to be distinct.
@@ -12,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .celtypes import (
-    ANY, BOOL, BYTES, DOUBLE, DURATION, DYN, INT, NULL, STRING, TIMESTAMP, UINT,
+    BOOL, BYTES, DOUBLE, DURATION, DYN, INT, NULL, STRING, TIMESTAMP, UINT,
     CelType, list_of, map_of, opaque, optional_of, param, struct, type_of,
 )
 
-__all__ = ["Overload", "FUNCTIONS", "DEVICE", "DEVICE_FIELDS", "QUANTITY", "SEMVER", "URL", "IP", "CIDR", "FORMAT", "MACRO_FUNCTIONS"]
+__all__ = ["Overload", "FUNCTIONS", "QUANTITY", "SEMVER", "URL", "IP", "CIDR", "FORMAT", "MACRO_FUNCTIONS"]
 
 QUANTITY = struct("kubernetes.Quantity")
 SEMVER = struct("kubernetes.Semver")
@@ -24,16 +25,6 @@ URL = struct("kubernetes.URL")
 FORMAT = struct("kubernetes.NamedFormat")
 IP = opaque("net.IP")
 CIDR = opaque("net.CIDR")
-
-DEVICE = struct("kubernetes.DRADevice")
-# DRAConsumableCapacity is on at v1.36 (allowMultipleAllocations declared); DRAListTypeAttributes
-# is off (attributes are ``any``, no ``includes``).
-DEVICE_FIELDS: dict[str, CelType] = {
-    "driver": STRING,
-    "allowMultipleAllocations": BOOL,
-    "attributes": map_of(STRING, map_of(STRING, ANY)),
-    "capacity": map_of(STRING, map_of(STRING, QUANTITY)),
-}
 
 
 @dataclass(slots=True, frozen=True)

@@ -1,4 +1,6 @@
 """The CEL engine (``common-expression-language``), loaded the first time a selector is compiled.
+The only module that names the engine's package: the others reach it through ``engine()``,
+``extension_functions()`` and, for annotations, ``Program``.
 
 The engine's package imports its command-line shell (typer, rich, prompt_toolkit, pygments)
 whenever it is imported, about a quarter of a second. DynamicResources is in the default
@@ -10,14 +12,24 @@ name on first use instead; a cluster without DRA selectors never loads it.
 from __future__ import annotations
 
 import importlib
+import logging
 from collections.abc import Mapping
 from functools import cache
 from types import ModuleType
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-__all__ = ["ExtensionFunction", "engine", "extension_functions"]
+if TYPE_CHECKING:  # the engine's compiled program, for annotations (loaded on first compile)
+    from cel import Program as Program
+
+__all__ = ["ENGINE_MODULE", "ExtensionFunction", "engine", "extension_functions"]
 
 ENGINE_MODULE = "cel"
+
+# The engine logs every failing function call (a quantity that does not parse, ...) as a
+# warning; those failures are reported as CelError instead, so its logger stays quiet.
+_ENGINE_LOG = logging.getLogger(ENGINE_MODULE)
+_ENGINE_LOG.addHandler(logging.NullHandler())
+_ENGINE_LOG.propagate = False
 
 
 class ExtensionFunction(Protocol):

@@ -1,17 +1,17 @@
 """Cost and size estimates as cel-go's checker computes them (checker/cost.go): (min, max)
-pairs of unsigned 64-bit integers that saturate, and the DRA environment's declared sizes
-(dynamic-resource-allocation/cel's ``sizeEstimator``)."""
+pairs of unsigned 64-bit integers that saturate, and sizes by path in an environment's declared
+sizes (dynamic-resource-allocation/cel's ``sizeEstimator``)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from .celtypes import CelType
 from .syntax import Node
 
-__all__ = ["Estimate", "AstNode", "Sizer", "DeclSize", "DEVICE_SIZES", "UNKNOWN", "ZERO", "ONE", "fixed", "device_sizes", "size_from_path",
+__all__ = ["Estimate", "AstNode", "Sizer", "DeclSize", "UNKNOWN", "ZERO", "ONE", "fixed", "size_from_path",
            "U64", "STRING_FACTOR", "REGEX_FACTOR", "LIST_CREATE", "MAP_CREATE", "MAX_FORMAT_SIZE"]
 
 U64 = 2**64 - 1
@@ -69,33 +69,12 @@ class DeclSize:
     attribute: bool = False  # upstream's attributeType: any name of an attribute map has it
 
 
-def _device_sizes(driver: int, domain: int, ident: int, attribute: int, domains: int, ids: int) -> DeclSize:
-    value = DeclSize(attribute, attribute=True)
-    inner_attributes = DeclSize(ids, key=DeclSize(ident), elem=value)
-    inner_capacity = DeclSize(ids, key=DeclSize(ident), elem=DeclSize(0))
-    return DeclSize(0, fields=(
-        ("driver", DeclSize(driver)),
-        ("allowMultipleAllocations", DeclSize(1)),
-        ("attributes", DeclSize(domains, key=DeclSize(domain), elem=inner_attributes)),
-        ("capacity", DeclSize(domains, key=DeclSize(domain), elem=inner_capacity)),
-    ))
-
-
-# DriverNameMaxLength, DeviceMaxDomainLength, DeviceMaxIDLength, DeviceAttributeMaxValueLength,
-# ResourceSliceMaxAttributesAndCapacitiesPerDevice.
-DEVICE_SIZES = _device_sizes(63, 63, 32, 64, 32, 32)
-
-
-def device_sizes(driver: int, domain: int, ident: int, attribute: int, domains: int, ids: int) -> DeclSize:
-    """The sizes of one device's values (for its own bound on an evaluation's cost)."""
-    return _device_sizes(driver, domain, ident, attribute, domains, ids)
-
-
-def size_from_path(path: list[str] | None, device: DeclSize) -> Estimate | None:
-    """The DRA ``sizeEstimator``: sizes of what ``device`` holds, by path."""
-    if not path or path[0] != "device":
+def size_from_path(path: list[str] | None, sizes: Mapping[str, DeclSize]) -> Estimate | None:
+    """The DRA ``sizeEstimator``: sizes of what a declared variable holds (``sizes``, by
+    variable name), by path."""
+    node = sizes.get(path[0]) if path else None
+    if node is None or path is None:
         return None
-    node = device
     for name in path[1:]:
         if name in ("@items", "@values"):
             if node.elem is None:

@@ -14,13 +14,11 @@ from dataclasses import dataclass
 
 from .checker import Checked, check, display_errors
 from .cost import estimate_cost
+from .dra_device import device_environment
 from .lowering import lower
 from .syntax import ParseError, parse
 
-__all__ = ["Analysis", "analyze", "ACCEPTED_RESULT_KINDS"]
-
-# DRAListTypeAttributes is off at v1.36: bool or the unknown type (``any``), not dyn.
-ACCEPTED_RESULT_KINDS = frozenset({"bool", "any"})
+__all__ = ["Analysis", "analyze"]
 
 
 @dataclass(slots=True)
@@ -37,14 +35,15 @@ def analyze(expression: str, consumable_capacity: bool = True) -> Analysis:
     except (ParseError, RecursionError):
         return Analysis(None, expression, None, None)
     try:
-        checked = check(root, consumable_capacity)
-        max_cost = estimate_cost(checked).max if not checked.errors else None
+        env = device_environment(consumable_capacity)
+        checked = check(root, env)
+        max_cost = estimate_cost(checked, env.sizes).max if not checked.errors else None
     except RecursionError:  # deeper than this package walks: the engine alone decides
         return Analysis(None, expression, None, None)
     if checked.errors:
         return Analysis("compilation failed: " + display_errors(expression, checked.errors), expression, checked, None)
     output = checked.output_type
-    if output.kind not in ACCEPTED_RESULT_KINDS:
+    if output.kind not in env.result_kinds:
         return Analysis(f"must evaluate to bool or the unknown type, not {output.type_name()}", expression, checked, None)
     try:
         lowered = lower(checked)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from .library import all_functions
 
 if TYPE_CHECKING:
-    import cel
+    from .engine import Program
 
 __all__ = ["check_references"]
 
@@ -46,7 +46,7 @@ def _located(expression: str, name: str, message: str) -> str:
     return f"ERROR: <input>:{line_number}:{column + 1}: {message}\n | {line}\n | {'.' * column}^"
 
 
-def check_references(expression: str, program: cel.Program) -> str | None:
+def check_references(expression: str, program: Program) -> str | None:
     """The first reference cel-go's checker would reject in the DRA environment."""
     references = program.references()
     bound = set(_BOUND.findall(expression))
