@@ -84,12 +84,34 @@ class DefaultPreemption:
 
     def post_filter(self, state: CycleState, pod: PodInfo,
                     filtered: NodeToStatusReader) -> tuple[PostFilterResult | None, Status | None]:
+        refused = self._pod_group_refusal(pod)
+        if refused is not None:
+            return None, Status(Code.UNSCHEDULABLE, refused)
         if self.evaluator is None:
             return None, Status(Code.UNSCHEDULABLE, "preemption: not attached to a scheduler")
         result, status = self.evaluator.preempt(state, pod, filtered)
         if status.message:
             return result, Status(status.code, f"preemption: {status.message}")
         return result, status
+
+    def _pod_group_refusal(self, pod: PodInfo) -> str | None:
+        """Why a pod-group member may not preempt pod by pod (upstream's PostFilter): with
+        TopologyAwareWorkloadScheduling, a member of a constrained group (preempting once per
+        placement tried would evict for nothing) or of a group not found; with
+        WorkloadAwarePreemption, any member (the group preempts as a whole)."""
+        group_name = pod.pod_group_name
+        if group_name is None:
+            return None
+        features = self.handle.features
+        if features.enable_topology_aware_workload_scheduling:
+            group = self.handle.pod_group_manager.pod_group(pod.namespace, group_name)
+            if group is None:
+                return "preemption: pod group for pod not found"
+            if group.has_scheduling_constraints:
+                return "preemption: not eligible due to placement-based pod group scheduling limitation"
+        if features.enable_workload_aware_preemption:
+            return "preemption: not eligible due to workload aware preemption enabled"
+        return None
 
     def _execute(self, candidate: Candidate, preemptor: PodInfo) -> None:
         """upstream's ``prepareCandidate``: evict the victims (a victim waiting at Permit is
