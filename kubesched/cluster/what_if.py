@@ -48,7 +48,7 @@ from .dump_reader import DumpObject, ReadProblem, read_dump
 from .snapshot import ClusterSnapshot
 
 __all__ = ["WhatIf", "WhatIfEdits", "WhatIfRecord", "EvictedPod", "BudgetCheck", "parse_removal", "WhatIfError",
-           "MIRROR_ANNOTATION", "check_budgets", "DrainFlags"]
+           "MIRROR_ANNOTATION", "check_budgets", "DrainFlags", "disruptions_allowed"]
 
 NodeSelectorFn = Callable[[Mapping[str, str]], bool]
 # What a cordon puts on a node (the node lifecycle controller's taint for spec.unschedulable).
@@ -455,7 +455,7 @@ def _int_or_percent(value: object, total: int, round_up: bool) -> int | None:
     return None
 
 
-def _allowed(raw: Mapping[str, Any], budget: DisruptionBudget, healthy: int) -> int:
+def disruptions_allowed(raw: Mapping[str, Any], budget: DisruptionBudget, healthy: int) -> int:
     """``status.disruptionsAllowed`` when the disruption controller wrote it; otherwise what it
     would write with every matching bound pod healthy and expected."""
     status = raw.get("status")
@@ -487,7 +487,7 @@ def check_budgets(edits: WhatIfEdits, snapshot: ClusterSnapshot) -> list[BudgetC
         if not hit:
             continue
         healthy = len(hit) + sum(1 for p in snapshot.bound_pods if budget.covers(p))
-        checks.append(BudgetCheck(f"{budget.namespace}/{budget.name}", _allowed(raw, budget, healthy), hit))
+        checks.append(BudgetCheck(f"{budget.namespace}/{budget.name}", disruptions_allowed(raw, budget, healthy), hit))
     checks.sort(key=lambda c: (not c.violated, c.budget))
     edits.record.budgets = checks
     return checks
