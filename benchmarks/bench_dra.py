@@ -57,7 +57,7 @@ from common import (  # noqa: E402
 from kubesched.cluster.simulated import Simulation  # noqa: E402
 from kubesched.cluster.snapshot import ClusterSnapshot  # noqa: E402
 from kubesched.objects.pod import PodInfo, parse_pod  # noqa: E402
-from kubesched.plugins.dynamicresources.controller import instantiate_template_claims  # noqa: E402
+from kubesched.cluster.resourceclaim_controller import instantiate_template_claims  # noqa: E402
 
 DRIVER = "test-driver.cdi.k8s.io"
 API = "resource.k8s.io/v1"

@@ -1,4 +1,5 @@
-"""The resourceclaim controller's part, for clusters without one (``simulate``).
+"""The resourceclaim controller's part (upstream's ``pkg/controller/resourceclaim``, which runs in
+kube-controller-manager, not in the scheduler), for clusters without one (``simulate``).
 
 Before the first scheduling cycle, every ``spec.resourceClaims`` entry that names a
 template and has no entry in the pod's ``status.resourceClaimStatuses`` gets its claim,
@@ -16,10 +17,10 @@ import copy
 import hashlib
 from collections.abc import Mapping, Sequence
 
-from ...framework.handle import JSONObject
-from ...objects.pod import PodInfo
-from .claims import deterministic_name, generate_name
-from .names import API_VERSION, POD_CLAIM_NAME_ANNOTATION, RESOURCE_CLAIM
+from ..framework.handle import JSONObject
+from ..objects.pod import PodInfo
+from ..plugins.dynamicresources.claims import deterministic_name, generate_name
+from ..plugins.dynamicresources.names import API_VERSION, POD_CLAIM_NAME_ANNOTATION, RESOURCE_CLAIM
 
 __all__ = ["instantiate_template_claims", "claim_uid"]
 

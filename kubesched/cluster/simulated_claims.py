@@ -5,7 +5,7 @@ DynamicResources' PreBind, Unreserve and PostFilter write lands in the ResourceC
 store at once, each write a cluster event, so the next pod sees the devices taken (or
 freed); PreBind's and PostFilter's writes raise what the API server would answer. Names for ``generateName`` follow the deterministic rule of
 ``plugins.dynamicresources.claims``. ``create_template_claims`` plays the resourceclaim
-controller before the first cycle (``plugins.dynamicresources.controller``).
+controller before the first cycle (``resourceclaim_controller``).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from ..framework.handle import JSONObject
 from ..objects.dra import DELETE_PROTECTION_FINALIZER
 from ..objects.pod import PodInfo
 from ..plugins.dynamicresources.claims import deterministic_name
-from ..plugins.dynamicresources.controller import claim_uid, instantiate_template_claims
 from ..plugins.dynamicresources.names import API_VERSION, RESOURCE_CLAIM, RESOURCE_CLAIM_TEMPLATE
+from .resourceclaim_controller import claim_uid, instantiate_template_claims
 from .snapshot import ClusterSnapshot
 
 __all__ = ["SimulatedClaims", "ClaimWriteError", "create_template_claims"]
