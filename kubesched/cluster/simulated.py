@@ -11,7 +11,8 @@ one ready, so a snapshot's first pass is a single pass in queue order.
 from __future__ import annotations
 
 import gc
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
 from typing import Any, Callable
 
 from ..cache.object_store import ObjectStores
@@ -21,6 +22,7 @@ from ..framework.events import ClusterEvent
 from ..framework.handle import JSONObject
 from ..framework.registry import Registry
 from ..objects.pod import PodInfo
+from ..objects.podgroup import PodGroup, PodGroupCondition
 from ..scheduler.factory import new_scheduler
 from ..scheduler.fit_error import FitError
 from ..scheduler.scheduler import Attempt, Scheduler
@@ -86,6 +88,8 @@ class SimulatedCluster(SimulatedClaims):
         self.on_failure: Callable[[PodInfo, str], None] | None = None
         self.object_stores: ObjectStores | None = None  # set by Simulation: the PV controller writes there
         self.extended_claim_statuses: dict[str, JSONObject] = {}  # pod key -> extendedResourceClaimStatus
+        self._pending_group_updates: list[tuple[PodGroup, PodGroup]] = []  # (old, new) PodGroups written
+        self.pod_group_writes = 0  # PodGroup status writes (the PodGroupScheduled condition)
 
     def bind(self, pod: PodInfo, node_name: str) -> None:
         if self.bind_hook is not None:
@@ -120,6 +124,20 @@ class SimulatedCluster(SimulatedClaims):
             store = self.object_stores.find(str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
             if store is not None:
                 store.upsert(obj)
+
+    def patch_pod_group_conditions(self, group: PodGroup, conditions: tuple[PodGroupCondition, ...]) -> None:
+        """The PodGroupScheduled condition written (``PodGroupStatusWriter``): a condition new
+        or whose status changed is stamped with the virtual clock, and the PodGroup's informer
+        reports the change after the cycle."""
+        stamp = _rfc3339(self.clock.now())
+        stamped = tuple(c if c.last_transition_time is not None else replace(c, last_transition_time=stamp)
+                        for c in conditions)
+        self.pod_group_writes += 1
+        self._pending_group_updates.append((group, replace(group, conditions=stamped)))
+
+    def take_pod_group_updates(self) -> list[tuple[PodGroup, PodGroup]]:
+        updates, self._pending_group_updates = self._pending_group_updates, []
+        return updates
 
     def take_updates(self) -> list[PodInfo]:
         updates, self._pending_updates = self._pending_updates, []
@@ -203,16 +221,30 @@ class Simulation:
             for obj in by_kind.get(store.kind, []):
                 if obj.get("apiVersion", store.api_version) == store.api_version:
                     store.upsert(obj)
+        for group in self.snapshot.pod_groups:  # scheduling.k8s.io/v1alpha2 (read only with GenericWorkload)
+            s.on_pod_group_add(group)
         for pod in self.snapshot.pending_pods:
             if s.responsible_for(pod):
-                outcome = self.outcomes[pod.key] = PodOutcome(pod.key)
+                self.outcomes[pod.key] = PodOutcome(pod.key)
                 s.on_pod_add(pod)
-                status = s.profiles[pod.scheduler_name].run_pre_enqueue(pod)
-                if status is not None:
-                    outcome.gated = True
-                    outcome.message = status.message
             else:
                 self.ignored.append(pod.key)
+        self._note_gated()
+
+    def _note_gated(self) -> None:
+        """Pods a PreEnqueue plugin holds back (scheduling gates, a gang short of members), as
+        the queue has them now: their outcome says so, with the gate's message."""
+        s = self.scheduler
+        for pod in s.pods.values():
+            outcome = self.outcomes.get(pod.key)
+            if outcome is None or outcome.node:
+                continue
+            gated = s.queue.is_gated(pod.uid)
+            if gated and outcome.attempts == 0:
+                status = s.profiles[pod.scheduler_name].run_pre_enqueue(pod)
+                outcome.gated, outcome.message = True, status.message if status is not None else ""
+            elif outcome.gated and not gated:
+                outcome.gated, outcome.message = False, ""
 
     def _on_attempt(self, attempt: Attempt) -> None:
         self.attempts += 1
@@ -257,6 +289,8 @@ class Simulation:
                 outcome.node = None
                 outcome.preempted_by = preemptors.get(victim.uid)
                 outcome.message = f"preempted by {outcome.preempted_by}"
+        for old, new in self.cluster.take_pod_group_updates():
+            self.scheduler.on_pod_group_update(old, new)
         for bound in self.cluster.take_updates():
             self._changes += 1
             outcome = self.outcomes.get(bound.key)
@@ -339,6 +373,7 @@ class Simulation:
             s.expire_waiting_pods()
             self._deliver()
             s.queue.run_due_flushes()
+        self._note_gated()
         placements = [(pod.key, node) for pod, node in self.cluster.bindings]
         preemptions = [(v.key, p.key, node) for v, p, node in self.cluster.preemptions]
         return SimulationResult(self.outcomes, placements, self.clock.now(), self.attempts, self.ignored, livelocked,
@@ -364,6 +399,11 @@ class Simulation:
             }
             for r in rows
         ]
+
+
+def _rfc3339(seconds: float) -> str:
+    """A virtual instant as an API timestamp (the simulation's clock starts at the epoch)."""
+    return datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def fit_message(error: Exception | None) -> str:

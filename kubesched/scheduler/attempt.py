@@ -7,14 +7,40 @@ an attempt bound) share the record without importing the scheduler.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..framework.preemption import PreemptionOutcome
 from ..objects.pod import PodInfo
 from .algorithm import ScheduleResult, Walk
 
-__all__ = ["Attempt"]
+__all__ = ["Attempt", "PlacementTrial", "PodGroupCycleRecord"]
+
+
+@dataclass(slots=True)
+class PlacementTrial:
+    """A placement a pod-group cycle tried: its nodes, whether the group was feasible there
+    and, when placements were scored, its total."""
+
+    name: str
+    nodes: int
+    feasible: bool
+    score: int | None = None
+
+
+@dataclass(slots=True)
+class PodGroupCycleRecord:
+    """One pod-group cycle, shared by the attempts of the pods it tried: the group, the pods
+    in the order tried, the placements (TopologyAwareWorkloadScheduling), the placement
+    bound, the group's status and the ``PodGroupScheduled`` condition it called for."""
+
+    group: str  # namespace/name
+    cycle: int  # the queue's scheduling cycle when the group was popped
+    order: list[str] = field(default_factory=list)  # pod keys, in the order tried
+    placements: list[PlacementTrial] = field(default_factory=list)
+    placement: str | None = None  # the placement bound (None: not a placement cycle, or none feasible)
+    status: str = ""  # "" when feasible; else why the group failed
+    condition: tuple[str, str, str] | None = None  # (status, reason, message) called for
 
 
 @dataclass(slots=True)
@@ -38,3 +64,5 @@ class Attempt:
     # Called once ``binding`` is final (bound, or failed after its node was chosen), for an
     # observer that waits for it (``--explain`` writes the record then).
     on_decided: Callable[[Attempt], None] | None = None
+    # The pod-group cycle the attempt was part of (None: the pod was scheduled alone).
+    pod_group: PodGroupCycleRecord | None = None

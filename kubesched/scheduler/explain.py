@@ -9,9 +9,10 @@ from ..framework.status import Status
 from .fit_error import Diagnosis, FitError
 from .preemption import post_filter_record
 from .algorithm import Walk
+from .attempt import PodGroupCycleRecord
 from .scheduler import Attempt
 
-__all__ = ["attempt_record", "walk_record"]
+__all__ = ["attempt_record", "pod_group_record", "walk_record"]
 
 
 def _status(status: Status) -> dict[str, Any]:
@@ -46,10 +47,30 @@ def walk_record(walk: Walk) -> dict[str, Any]:
     return out
 
 
+def pod_group_record(cycle: PodGroupCycleRecord) -> dict[str, Any]:
+    """The pod-group cycle an attempt was part of: the group, the scheduling cycle it was
+    popped in, its pods in the order tried, the placements tried (name, nodes, feasible,
+    score when scored) and the one bound, why the group failed, and the PodGroupScheduled
+    condition the cycle called for."""
+    out: dict[str, Any] = {"group": cycle.group, "cycle": cycle.cycle, "order": list(cycle.order)}
+    if cycle.placements:
+        out["placements"] = [{"name": t.name, "nodes": t.nodes, "feasible": t.feasible,
+                              **({"score": t.score} if t.score is not None else {})} for t in cycle.placements]
+        out["placement"] = cycle.placement
+    if cycle.status:
+        out["status"] = cycle.status
+    if cycle.condition is not None:
+        status, reason, message = cycle.condition
+        out["condition"] = {"status": status, "reason": reason, "message": message}
+    return out
+
+
 def attempt_record(attempt: Attempt, live_rows: list[int]) -> dict[str, Any]:
     """``live_rows``: the table rows of every node at the time of the attempt (snapshot order)."""
     names = attempt.node_names
     record: dict[str, Any] = {"pod": attempt.pod.key, "attempt": attempt.attempt, "profile": attempt.profile}
+    if attempt.pod_group is not None:
+        record["podGroup"] = pod_group_record(attempt.pod_group)
     if attempt.walk is not None:
         record["walk"] = walk_record(attempt.walk)
     result, error = attempt.result, attempt.error

@@ -81,6 +81,8 @@ def new_scheduler(
     cache = hub.cache if hub is not None else Cache(keep_raw_objects=needs_raw_objects(config, registry))
     hub = hub if hub is not None else HandleHub(cache, clock, client)
     hub.features = registry.features
+    if registry.features.enable_generic_workload:
+        hub.enable_pod_groups()
     profiles = build_profiles(config, registry, hub.handle)
 
     def pre_enqueue(pod: PodInfo) -> Status | None:
@@ -91,7 +93,8 @@ def new_scheduler(
     queue = SchedulingQueue(
         clock,
         less=first.queue_sort,
-        config=QueueConfig(config.pod_initial_backoff_seconds, config.pod_max_backoff_seconds),
+        config=QueueConfig(config.pod_initial_backoff_seconds, config.pod_max_backoff_seconds,
+                           pod_groups=registry.features.enable_generic_workload),
         pre_enqueue=pre_enqueue,
         hints=_hints(profiles, bool(extenders)),
     )
@@ -104,6 +107,8 @@ def new_scheduler(
     algorithm = Algorithm(config.percentage_of_nodes_to_score, tie_break, seed, extenders,
                           batching=registry.features.enable_opportunistic_batching)
     if metrics is not None:
+        if registry.features.enable_generic_workload:
+            metrics.enable_pod_groups()
         queue.on_incoming = metrics.incoming
         queue.observe_hints(metrics.queueing_hint)
 

@@ -11,7 +11,7 @@ import numpy as np
 from ..framework.runtime import FilterOutcome
 from ..framework.status import Code, Status
 
-__all__ = ["Diagnosis", "FitError", "NodeToStatus", "NoNodesAvailableError", "NO_NODE_AVAILABLE_MSG"]
+__all__ = ["Diagnosis", "FitError", "NodeToStatus", "NoNodesAvailableError", "NO_NODE_AVAILABLE_MSG", "PodGroupUnschedulableError"]
 
 NO_NODE_AVAILABLE_MSG = "0/{} nodes are available"
 
@@ -183,6 +183,11 @@ class NodeToStatus:
         when the absent status has it, in snapshot order."""
         names = self._names
         return [names[row] for row in self.rows_with(code).tolist()]
+
+
+class PodGroupUnschedulableError(Exception):
+    """A pod failed because its pod group did (upstream's ``errPodGroupUnschedulable``): no
+    plugin rejected the pod itself, so it waits out a backoff rather than an event."""
 
 
 class NoNodesAvailableError(Exception):

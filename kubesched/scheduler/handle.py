@@ -11,6 +11,7 @@ from typing import Callable, Iterable, Iterator
 
 from ..cache.cache import Cache
 from ..cache.object_store import ObjectStore, ObjectStores
+from ..cache.pod_groups import PodGroupDirectory
 from ..clock import Clock
 from ..framework.features import DEFAULT_FEATURES, Features
 from ..framework.handle import ClusterClient, EventRecorder, PodEventHandler, WaitingPod
@@ -36,7 +37,15 @@ class HandleHub:
         self.pod_handlers: list[PodEventHandler] = []
         self.activate: Callable[[Iterable[PodInfo]], None] | None = None
         self.features: Features = DEFAULT_FEATURES  # the scheduler sets its registry's gates
-        self.pod_group_manager: PodGroupManager = NO_POD_GROUPS  # the cache's, with GenericWorkload on
+        # PodGroups and their members' states; plugins see them (``pod_group_manager``) only
+        # once ``enable_pod_groups`` ran (GenericWorkload), before the profiles are built.
+        self.pod_groups = PodGroupDirectory(cache.pod_groups)
+        self.pod_group_manager: PodGroupManager = NO_POD_GROUPS
+
+    def enable_pod_groups(self) -> None:
+        """GenericWorkload on: the cache tracks pod groups' members and plugins see the groups."""
+        self.cache.generic_workload = True
+        self.pod_group_manager = self.pod_groups
 
     def handle(self, profile_name: str) -> "SchedulerHandle":
         return SchedulerHandle(self, profile_name)

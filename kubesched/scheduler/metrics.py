@@ -32,6 +32,7 @@ __all__ = [
     "RESULT_SCHEDULED",
     "RESULT_UNSCHEDULABLE",
     "MetricSpec",
+    "POD_GROUP_SPECS",
     "SPECS",
     "SchedulerMetrics",
     "attempts_label",
@@ -168,6 +169,18 @@ SPECS: dict[str, MetricSpec] = {s.name: s for s in (
           ("profile",), exponential_buckets(0.00001, 2, 12)),
 )}
 
+# Registered only with GenericWorkload (``SchedulerMetrics.enable_pod_groups``), as upstream's.
+POD_GROUP_SPECS: dict[str, MetricSpec] = {s.name: s for s in (
+    _spec("podgroup_schedule_attempts_total", "counter", "ALPHA",
+          "Number of attempts to schedule pod group, by the result. 'unschedulable' means a pod group could not be "
+          "scheduled, while 'error' means an internal scheduler problem.", ("result", "profile")),
+    _spec("podgroup_scheduling_attempt_duration_seconds", "histogram", "ALPHA",
+          "Pod group scheduling attempt latency in seconds (scheduling algorithm + binding)", ("result", "profile"),
+          exponential_buckets(0.001, 2, 15)),
+    _spec("podgroup_scheduling_algorithm_duration_seconds", "histogram", "ALPHA",
+          "Pod group scheduling algorithm latency in seconds", (), exponential_buckets(0.001, 2, 15)),
+)}
+
 #: The counter the frameworks count themselves (``Framework.evaluation_counts``, read at scrape time).
 _EVALUATIONS = "scheduler_plugin_evaluation_total"
 
@@ -286,6 +299,22 @@ class SchedulerMetrics:
         key = (result, profile)
         self._attempts.inc(key)
         self._attempt_seconds.observe(key, seconds)
+
+    def enable_pod_groups(self) -> None:
+        """GenericWorkload on: the pod-group metrics exist (``pod_group_attempt``, ``pod_group_algorithm``)."""
+        if "scheduler_podgroup_schedule_attempts_total" in self._counters:
+            return
+        for spec in POD_GROUP_SPECS.values():
+            self._register(spec)
+
+    def pod_group_attempt(self, result: str, profile: str, seconds: float) -> None:
+        """A pod-group cycle ended: scheduled, unschedulable, waiting_on_preemption or error."""
+        key = (result, profile)
+        self._counters["scheduler_podgroup_schedule_attempts_total"].inc(key)
+        self._histograms["scheduler_podgroup_scheduling_attempt_duration_seconds"].observe(key, seconds)
+
+    def pod_group_algorithm(self, seconds: float) -> None:
+        self._histograms["scheduler_podgroup_scheduling_algorithm_duration_seconds"].observe((), seconds)
 
     def algorithm(self, seconds: float) -> None:
         self._algorithm.observe((), seconds)

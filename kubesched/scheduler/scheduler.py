@@ -35,7 +35,7 @@ from ..objects.pod import PodInfo
 from ..queue.nominator import Nominator
 from ..queue.scheduling_queue import SchedulingQueue
 from .algorithm import Algorithm, ScheduleResult
-from .attempt import Attempt
+from .attempt import Attempt, PodGroupCycleRecord
 from .binding_record import PermitWait, binding_failed, permit_ran
 from .binding_cycle import (
     BindingCycle,
@@ -50,6 +50,8 @@ from .event_handlers import EventHandlers
 from .fit_error import FitError, NodeToStatus, NoNodesAvailableError
 from .handle import HandleHub
 from .metrics import SchedulerMetrics, should_sample_plugins
+from .podgroup_cycle import GROUP_CYCLE_LOG_SIZE, PodGroupCycle, PodGroupPostFilter
+from .podgroup_events import PodGroupEvents
 from .preemption import attach_preemption
 
 __all__ = ["Scheduler", "ClusterClient", "Attempt", "BindingRunner", "run_inline", "BindingDone", "BindingWork", "DirectBinder"]
@@ -57,7 +59,7 @@ __all__ = ["Scheduler", "ClusterClient", "Attempt", "BindingRunner", "run_inline
 PERMIT_LOG_SIZE = 100_000  # waits kept for reports; a long live run forgets the oldest
 
 
-class Scheduler(EventHandlers, BindingCycle):
+class Scheduler(EventHandlers, PodGroupEvents, PodGroupCycle, BindingCycle):
     def __init__(
         self,
         profiles: dict[str, Framework],
@@ -95,6 +97,15 @@ class Scheduler(EventHandlers, BindingCycle):
         # Whether chosen attempts carry their binding record (Reserve ... Bind, for explain
         # output and reports); an owner whose attempt observer never reads it turns it off.
         self.binding_records = True
+        # Workload-aware scheduling (GenericWorkload): pods of a pod group are scheduled in
+        # pod-group cycles (podgroup_cycle.py); with TopologyAwareWorkloadScheduling, by placements.
+        features = self.hub.features
+        self.generic_workload = features.enable_generic_workload
+        self.gang_scheduling = features.enable_gang_scheduling
+        self.placements_enabled = features.enable_topology_aware_workload_scheduling
+        self.pod_groups = self.hub.pod_groups
+        self.pod_group_post_filter: PodGroupPostFilter | None = None  # workload-aware preemption: not modelled
+        self.group_cycles: deque[PodGroupCycleRecord] = deque(maxlen=GROUP_CYCLE_LOG_SIZE)
 
     # -- the loop -----------------------------------------------------------
     def schedule_one(self, block: bool = False, timeout: float | None = None) -> bool:
@@ -103,6 +114,9 @@ class Scheduler(EventHandlers, BindingCycle):
         if queued is None:
             return False
         pod = queued.pod
+        if pod.pod_group_name is not None and self.generic_workload:
+            self._schedule_one_pod_group(queued)
+            return True
         fwk = self.profiles.get(pod.scheduler_name)
         if fwk is None or self._skip(pod):
             self.queue.done(pod.uid)
@@ -133,13 +147,21 @@ class Scheduler(EventHandlers, BindingCycle):
         attempt = self._notify(queued, fwk, result, None, snapshot, started)
         if self.metrics is not None:
             self.metrics.algorithm(self.clock.now() - started)
-        host = result.suggested_host
+        self._prepare_for_binding(fwk, state, queued, result.suggested_host, attempt)
+        return True
+
+    def _prepare_for_binding(self, fwk: Framework, state: CycleState, queued: QueuedPodInfo, host: str,
+                             attempt: Attempt | None) -> None:
+        """upstream's ``prepareForBindingCycle`` and the start of the binding cycle: assume the
+        pod on ``host``, Reserve, Permit, then bind (or wait at Permit); any failure goes
+        through ``_handle_failure``."""
+        pod = queued.pod
         assumed = pod.copy_with(node_name=host)
         try:
             self.cache.assume_pod(assumed, host)
         except Exception as err:
             self._handle_failure(fwk, queued, Status.as_error(err), err, None)
-            return True
+            return
         self.nominator.delete(pod)  # placed: its nomination, if any, has served
         try:
             status = fwk.run_reserve(state, assumed, host)
@@ -149,7 +171,7 @@ class Scheduler(EventHandlers, BindingCycle):
             binding_failed(attempt, "Reserve", status)
             self._undo(fwk, state, assumed, host)
             self._handle_failure(fwk, queued, status, None, None)
-            return True
+            return
         try:
             status, waits = fwk.run_permit(state, assumed, host)
         except Exception as err:
@@ -159,7 +181,7 @@ class Scheduler(EventHandlers, BindingCycle):
             binding_failed(attempt, "Permit", status)
             self._undo(fwk, state, assumed, host)
             self._handle_failure(fwk, queued, status, None, None)
-            return True
+            return
         to_activate = state.get(PODS_TO_ACTIVATE)
         if to_activate:  # at the end of a successful scheduling cycle, as upstream; then cleared
             self.queue.activate(list(to_activate.values()))
@@ -168,7 +190,6 @@ class Scheduler(EventHandlers, BindingCycle):
             self._wait_on_permit(fwk, state, queued, assumed, host, attempt, waits)
         else:
             self._start_binding(fwk, state, queued, assumed, host, attempt)
-        return True
 
     def _skip(self, pod: PodInfo) -> bool:
         """Deleted or already assumed pods are not scheduled again."""
