@@ -122,7 +122,7 @@ def _fallback(value: Any) -> Any:
 
 
 def report_data(summary: RunSummary, decisions: dict[str, Decision], what_if: WhatIfRecord | None = None,
-                listed: dict[str, int] | None = None) -> dict[str, Any]:
+                listed: dict[str, int] | None = None, scale_up: dict[str, Any] | None = None) -> dict[str, Any]:
     """The page's data as JSON-ready lists."""
     result = summary.result
     messages: dict[str, int] = {"": 0}
@@ -167,6 +167,7 @@ def report_data(summary: RunSummary, decisions: dict[str, Decision], what_if: Wh
         "notes": [str(w) for w in snap.warnings] + [
             f"{len(v)} pending pod(s) need {k}, not modelled: not scheduled" for k, v in sorted(snap.unmodelled.items())],
         "whatIf": what_if_document(what_if, result) if what_if is not None else None,
+        "scaleUp": scale_up,  # simulate --scale-up's document (scale_up_report.py), or None
         "listed": listed or {},
         "messages": list(messages),
         "nodes": nodes.values(),
@@ -181,9 +182,9 @@ def _asset(name: str) -> str:
 
 
 def html_report(summary: RunSummary, decisions: dict[str, Decision], what_if: WhatIfRecord | None = None,
-                listed: dict[str, int] | None = None) -> bytes:
+                listed: dict[str, int] | None = None, scale_up: dict[str, Any] | None = None) -> bytes:
     """The page, as bytes to write."""
-    data = orjson.dumps(report_data(summary, decisions, what_if, listed)).replace(b"</", b"<\\/")
+    data = orjson.dumps(report_data(summary, decisions, what_if, listed, scale_up)).replace(b"</", b"<\\/")
     title = html.escape(f"kubesched simulate: {summary.source}")
     head = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{title}</title>'

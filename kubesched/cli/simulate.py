@@ -14,6 +14,7 @@ from rich.console import Console
 
 from ..cluster.simulated import Simulation, SimulationResult
 from ..framework.config import ConfigError, needs_raw_objects
+from ..planning.scale_up import plan_scale_up
 from .common import feature_gates_option, check_writable, fail, load_config, plugin_option, registry
 from .decisions import DecisionLog, fan_out
 from .explain_stream import ExplainFilter, ExplainStream
@@ -22,6 +23,7 @@ from .html_report import html_report
 from .label_query import LabelQueryError, parse_label_query
 from .progress import PhaseProgress
 from .report import render_report, summary_document
+from .scale_up_report import ScaleUpFlags, check_pools, render_scale_up, scale_up_document, scale_up_options, scale_up_spec
 from .snapshot_source import SourceOptions, check_source, read_source, source_options
 from .summary import summarize
 from .what_if_report import what_if_document, what_if_lines
@@ -51,6 +53,7 @@ from .what_if_report import what_if_document, what_if_lines
 @click.option("--report", "report_file", type=click.Path(dir_okay=False), metavar="FILE.html",
               help="Write a self-contained HTML page of every decision: where each pod went or why not.")
 @source_options
+@scale_up_options
 @plugin_option
 @feature_gates_option
 def simulate(snapshot: str | None, config_file: str | None, explain_file: str | None, explain_selector: str | None,
@@ -66,6 +69,7 @@ def simulate(snapshot: str | None, config_file: str | None, explain_file: str | 
     first (see docs/simulate.md).
     """
     source_options_given = SourceOptions.pop(source_kwargs)
+    scale_up_flags = ScaleUpFlags.pop(source_kwargs)
     check_source(snapshot, source_options_given)
     if not explain_file and explain_failed and explain_selector is None and explain_pods is None:
         fail(["--explain-failed narrows --explain FILE, --explain-pods or --explain-selector: give one of them too"])
@@ -75,6 +79,7 @@ def simulate(snapshot: str | None, config_file: str | None, explain_file: str | 
         if path:
             check_writable(path)
     which = _explain_filter(explain_selector, explain_pods, explain_failed)
+    scale_up = scale_up_spec(scale_up_flags, seed)
     reg = registry(plugins, feature_gates)
     config = load_config(config_file, reg)
     err_console = Console(stderr=True)
@@ -82,6 +87,8 @@ def simulate(snapshot: str | None, config_file: str | None, explain_file: str | 
     read = read_source(snapshot, source_options_given, config, reg, progress,
                        keep_raw_objects=needs_raw_objects(config, reg))  # extenders and needs_raw plugins read whole objects
     snap, source = read.snapshot, read.name
+    if scale_up is not None:
+        check_pools(snap, scale_up, scale_up_flags.pools)
     if tie_break == "random" and seed is None:
         seed = random.SystemRandom().randrange(2**31)  # printed, so the run can be repeated
     sim_ref: list[Simulation] = []
@@ -109,14 +116,22 @@ def simulate(snapshot: str | None, config_file: str | None, explain_file: str | 
         lines = "".join(f"{pod} -> {node}\n" for pod, node in result.placements)
         _write(output_file, lines.encode())
     summary = summarize(sim, result, source, tie_break, seed)
+    scale_up_plan = None
+    if scale_up is not None:
+        progress.start("scale-up: estimating each pool, then simulating the chosen one")
+        scale_up_plan = plan_scale_up(sim, result, config, reg, scale_up, tie_break, seed)
+        progress.finish()
     if report_file and decisions is not None:
         progress.start(f"writing {report_file}")
-        _write(report_file, html_report(summary, decisions.decisions, read.what_if, read.listed))
+        _write(report_file, html_report(summary, decisions.decisions, read.what_if, read.listed,
+                                        scale_up=scale_up_document(scale_up_plan) if scale_up_plan else None))
         progress.finish()
     if output_format == "json":
         document = summary_document(summary, all_nodes)
         if read.what_if is not None:
             document["whatIf"] = what_if_document(read.what_if, result)
+        if scale_up_plan is not None:
+            document["scaleUp"] = scale_up_document(scale_up_plan)
         sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
         sys.stdout.flush()
         return
@@ -124,6 +139,8 @@ def simulate(snapshot: str | None, config_file: str | None, explain_file: str | 
     render_report(console, summary, quiet, all_nodes)
     if read.what_if is not None and not quiet:
         _print_lines(console, what_if_lines(read.what_if, result))
+    if scale_up_plan is not None and not quiet:
+        render_scale_up(console, scale_up_plan)
     if explain_here and decisions is not None:
         final = {key: outcome.node for key, outcome in result.outcomes.items()}
         never_tried = {pod.key: _not_tried(result, pod.key, pod.scheduler_name) for pod in snap.pending_pods

@@ -75,6 +75,35 @@
     $("whatif").innerHTML = h;
   }
 
+  const U = D.scaleUp;  // simulate --scale-up
+  if (U) {
+    $("scaleup-section").hidden = false;
+    const list = (pods) => `<ul class="plain">${pods.map((p) => `<li>${esc(p)}</li>`).join("")}</ul>`;
+    const np = (e) => (e ? `+${e.nodes} node(s), ${e.pods.length} pod(s)${e.capped ? " (capped)" : ""}` : "");
+    const seen = (x) => (x ? Object.entries(x).map(([k, v]) => `${esc(k)} ${esc(v === null ? "-" : v)}`).join(", ") : "");
+    let h = `<p>${U.pending.length} pod(s) left unschedulable; pools by <code>${esc(U.poolLabel)}</code>, expander ${esc(U.expanders.join(","))}</p>`;
+    h += "<table><thead><tr><th>pool</th><th class=\"num\">nodes</th><th class=\"num\">max new</th><th>template</th><th class=\"num\">pods fit</th><th>estimate</th><th>checked</th><th>expander</th></tr></thead><tbody>" +
+      U.pools.map((p) => `<tr${U.answer && U.answer.pool === p.pool ? ' class="chosen"' : ""}><td>${esc(p.pool)}${U.answer && U.answer.pool === p.pool ? " (chosen)" : ""}</td>` +
+        `<td class="num">${p.nodes}</td><td class="num">${p.maxNewNodes}</td><td>${esc(p.example)}${p.goodExample ? "" : ' <span class="warn">(cordoned or not ready)</span>'}</td>` +
+        `<td class="num">${p.podsFit.length}</td><td>${p.skipped ? `<span class="note">${esc(p.skipped)}</span>` : np(p.estimate)}</td>` +
+        `<td>${np(p.checked)}</td><td>${seen(p.expander)}</td></tr>`).join("") + "</tbody></table>";
+    const A = U.answer;
+    if (!A) h += "<p><b>No pool's new nodes would take a pending pod: no scale-up.</b></p>";
+    else {
+      h += `<p><b>Add ${A.nodes} node(s) of ${esc(A.pool)}</b> (${esc(U.choice.decidedBy)}): they place ${A.pods.length} pending pod(s). ` +
+        `cluster-autoscaler's estimate: ${A.estimate.nodes} node(s) for ${A.estimate.pods.length} pod(s); simulated: ` +
+        A.simulations.map((s) => `${s.nodes} node(s) place ${s.placed}`).join(", ") + "</p>";
+      h += `<details><summary>the ${A.pods.length} pod(s) helped and the new nodes</summary><div class="scroll">${list(A.pods)}<p class="note">${esc(A.newNodes.join(", "))}</p></div></details>`;
+      if (A.missed.length) h += "<table><thead><tr><th>estimated pod still pending</th><th>why</th></tr></thead><tbody>" +
+        A.missed.map((m) => `<tr><td>${esc(m.pod)}</td><td>${esc(m.message)}</td></tr>`).join("") + "</tbody></table>";
+    }
+    if (U.otherPools.length) h += `<details><summary>${U.otherPools.length} pod(s) only other pools would help</summary><div class="scroll"><table><tbody>` +
+      U.otherPools.map((o) => `<tr><td>${esc(o.pod)}</td><td>${esc(o.pools.join(", "))}</td></tr>`).join("") + "</tbody></table></div></details>";
+    if (U.noPool.length) h += "<h3>Pods no pool helps</h3><div class=\"scroll\"><table><thead><tr><th>pod</th><th>the scheduler's message on the template nodes</th></tr></thead><tbody>" +
+      U.noPool.map((o) => `<tr><td>${esc(o.pod)}</td><td>${esc(o.message)}</td></tr>`).join("") + "</tbody></table></div>";
+    $("scaleup").innerHTML = h;
+  }
+
   // --- the pod list: filtered and paginated; details drawn when a row is opened ---
   const statusSel = $("status");
   D.statuses.forEach((s, i) => { const o = document.createElement("option"); o.value = String(i); o.textContent = s; statusSel.appendChild(o); });
