@@ -17,6 +17,7 @@ from .cluster.simulated import Simulation
 from .objects.quantity import value as quantity_value
 from .cluster.snapshot import snapshot_from_objects
 from .framework.config import API_VERSION, KIND, parse_config
+from .framework.features import DEFAULT_FEATURES, Features
 from .plugins.registry import UPSTREAM_ONLY, in_tree_registry
 from .scheduler.explain import attempt_record
 
@@ -55,14 +56,15 @@ def load_case(path: str | Path) -> dict[str, Any]:
         return json.load(fh)
 
 
-def run_scenario(scenario: dict[str, Any]) -> list[dict[str, Any]]:
-    """First-attempt records of the queued pods, in queue order."""
+def run_scenario(scenario: dict[str, Any], features: Features = DEFAULT_FEATURES) -> list[dict[str, Any]]:
+    """First-attempt records of the queued pods, in queue order (``features``: the feature
+    gates, v1.36's defaults unless given)."""
     objects = [("scenario", {**n, "kind": "Node"}) for n in scenario.get("nodes", [])]
     objects += [("scenario", {**ns, "kind": "Namespace"}) for ns in scenario.get("namespaces", []) or []]
     objects += [("scenario", {**p, "kind": "Pod"}) for p in scenario.get("pods", [])]
     for key, kind in STORAGE_FIELDS + DRA_FIELDS:
         objects += [("scenario", {**o, "kind": kind}) for o in scenario.get(key, []) or []]
-    registry = in_tree_registry()
+    registry = in_tree_registry(features)
     kinds = frozenset(k for _, k in registry.object_kinds())
     snapshot = snapshot_from_objects(objects, plugin_kinds=kinds)
     queue = []

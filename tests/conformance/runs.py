@@ -22,10 +22,11 @@ def load_case(path: Path) -> dict[str, Any]:
     return data
 
 
-def simulate_run(case: dict[str, Any], tmp: Path) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
+def simulate_run(case: dict[str, Any], tmp: Path, *extra: str) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
     """Run ``simulate`` on the workload as the README says (a kubectl ``List`` of its
     namespaces, nodes, bound and queued pods, its config in a file, the default tie-break):
-    each pod's last binding, and its first attempt's explain record."""
+    each pod's last binding, and its first attempt's explain record. ``extra``: more
+    ``simulate`` arguments (``--feature-gates ...``)."""
     scenario = case["scenario"]
     items = [{"apiVersion": "v1", "kind": "Namespace", **ns} for ns in scenario.get("namespaces") or []]
     items += [{"apiVersion": "v1", "kind": "Node", **n} for n in scenario["nodes"]]
@@ -34,7 +35,7 @@ def simulate_run(case: dict[str, Any], tmp: Path) -> tuple[dict[str, str], dict[
     (tmp / "config.json").write_text(json.dumps(case["config"]))
     result = CliRunner().invoke(cli, ["simulate", str(tmp / "list.json"), "--config", str(tmp / "config.json"),
                                       "--output", str(tmp / "out.txt"), "--explain", str(tmp / "explain.jsonl"),
-                                      "--quiet"], catch_exceptions=False)
+                                      "--quiet", *extra], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     bound: dict[str, str] = {}
     for line in (tmp / "out.txt").read_text().splitlines():
