@@ -11,12 +11,16 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from collections.abc import Mapping
+
+from ..objects.api_messages import label_key
 from .args import go_quote
 from .config_go import NANOS_PER_SECOND, format_duration
 from .config_types import API_VERSION, PluginSet, SchedulerConfig
+from .interfaces import MAX_NODE_SCORE
 from .runtime import EXTENSION_POINTS
 
-__all__ = ["validate_config", "INVALID_PLUGINS"]
+__all__ = ["validate_config", "INVALID_PLUGINS", "score_weight_overflow"]
 
 # invalidPluginsByVersion for v1: removed plugins a v1 configuration may not name.
 INVALID_PLUGINS = frozenset({"AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits"})
@@ -88,11 +92,76 @@ def _plugin_config(index: int, cfg: SchedulerConfig, names: Sequence[str] | None
     seen: set[str] = set()
     for i, name in enumerate(names or ()):
         where = f"{path}.pluginConfig[{i}]"
-        if name in seen:
+        first = name not in seen
+        if not first:
             problems.append((where, f"Duplicate value: {go_quote(name)}"))
         seen.add(name)
         if name in INVALID_PLUGINS:
             problems.append((where, _invalid_plugin(name)))
+        elif name == "NodeAffinity" and first:
+            _added_affinity_keys(profile.raw_args.get(name), f"{where}.args", problems)
+
+
+def _term_keys(term: object, path: str, problems: Problems) -> None:
+    """``labels.NewRequirement``'s key check on a node selector term's label expressions (a key
+    failing ``IsLabelKey``: one ``Invalid value`` joining its problems)."""
+    expressions = term.get("matchExpressions") if isinstance(term, Mapping) else None
+    for i, expression in enumerate(expressions if isinstance(expressions, list) else ()):
+        key = expression.get("key") if isinstance(expression, Mapping) else None
+        if isinstance(key, str):
+            found = label_key(key)
+            if found:
+                problems.append((f"{path}.matchExpressions[{i}].key", f"Invalid value: {go_quote(key)}: {'; '.join(found)}"))
+
+
+def _empty_term(term: object) -> bool:
+    return not isinstance(term, Mapping) or not (term.get("matchExpressions") or term.get("matchFields"))
+
+
+def _added_affinity_keys(raw_args: object, path: str, problems: Problems) -> None:
+    """``ValidateNodeAffinityArgs``: the label keys of ``addedAffinity``'s terms, required then
+    preferred, by upstream's paths (a preferred term's expressions sit right under its index,
+    no ``preference``; empty terms and zero-weight preferred terms are not parsed). Weights
+    get no range check there: 101 passes."""
+    affinity = raw_args.get("addedAffinity") if isinstance(raw_args, Mapping) else None
+    if not isinstance(affinity, Mapping):
+        return
+    base = f"{path}.addedAffinity"
+    required = affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+    terms = required.get("nodeSelectorTerms") if isinstance(required, Mapping) else None
+    for i, term in enumerate(terms if isinstance(terms, list) else ()):
+        if not _empty_term(term):
+            _term_keys(term, f"{base}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[{i}]", problems)
+    preferred = affinity.get("preferredDuringSchedulingIgnoredDuringExecution")
+    for i, item in enumerate(preferred if isinstance(preferred, list) else ()):
+        if not isinstance(item, Mapping) or not item.get("weight") or _empty_term(item.get("preference")):
+            continue
+        _term_keys(item.get("preference"), f"{base}.preferredDuringSchedulingIgnoredDuringExecution[{i}]", problems)
+
+
+_INT64 = 2**64
+
+
+def _int64(value: int) -> int:
+    """``value`` wrapped as Go's int64 arithmetic wraps it."""
+    value %= _INT64
+    return value - _INT64 if value >= 2**63 else value
+
+
+def score_weight_overflow(point: str, weights: Sequence[int]) -> str:
+    """``getValidScoreWeights``' overflow check on one point's weights, in its order (the point's
+    own entries, then multiPoint's; zero already made one): each weight times ``MaxNodeScore``
+    must not exceed ``MaxTotalScore`` (int64's largest) less the sum so far, computed as Go
+    computes it. A negative weight before another plugin's makes that difference wrap around
+    to a negative number, so upstream refuses the profile. "" when the weights pass; otherwise
+    ``NewFramework``'s message (``point``: "score" or "placementScore")."""
+    total = 0
+    for weight in weights:
+        if _int64(weight * MAX_NODE_SCORE) > _int64(2**63 - 1 - total):
+            what = "placement score plugins" if point == "placementScore" else "score plugins"
+            return f"{what}: total score of Score plugins could overflow"
+        total = _int64(total + weight * MAX_NODE_SCORE)
+    return ""
 
 
 def _common_queue_sort(cfg: SchedulerConfig, problems: Problems) -> None:

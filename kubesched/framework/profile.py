@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .config import ConfigError, Profile, SchedulerConfig
+from .config_validation import score_weight_overflow
 from .handle import Handle
 from .interfaces import Plugin
 from .registry import Registry
@@ -98,6 +99,10 @@ def build_framework(profile: Profile, registry: Registry, handle: Handle, path: 
         )
     weights = _weights(profile, "score", instances)
     placement_weights = _weights(profile, "placementScore", instances)
+    for point, found in (("score", weights), ("placementScore", placement_weights)):
+        overflow = score_weight_overflow(point, list(found.values()))
+        if overflow:
+            problems.append((f"{path}.plugins.{point}", overflow))
     if problems:
         raise ConfigError(problems)
     return Framework(profile.scheduler_name, points, weights, profile.percentage_of_nodes_to_score, instances,

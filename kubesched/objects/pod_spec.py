@@ -218,7 +218,7 @@ def parse_spec(spec: Mapping[str, Any], namespace: str) -> SpecParts:
             required = parse_node_selector(
                 required_raw, "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution")
         preferred = parse_preferred_terms(
-            preferred_raw, "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution")
+            preferred_raw, "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution", pod=True)
         pod_affinity = parse_pod_affinity(affinity, "spec.affinity", namespace)
     priority = spec.get("priority", 0) or 0
     if not isinstance(priority, int) or isinstance(priority, bool):

@@ -236,9 +236,13 @@ def parse_node_selector(raw: Any, field_path: str) -> NodeSelector:
     return NodeSelector(tuple(parse_node_selector_term(t, f"{field_path}.nodeSelectorTerms[{i}]") for i, t in enumerate(terms)))
 
 
-def parse_preferred_terms(raw: Any, field_path: str) -> tuple[PreferredSchedulingTerm, ...]:
+def parse_preferred_terms(raw: Any, field_path: str, pod: bool = False) -> tuple[PreferredSchedulingTerm, ...]:
     """Preferred terms. A zero weight or an empty preference never scores, but is kept: upstream
-    scores (all zeros) rather than skips a pod that has preferred terms, even such ones."""
+    scores (all zeros) rather than skips a pod that has preferred terms, even such ones.
+
+    A pod's weights (``pod``) are in 0-100 (the API server's range; a zero weight, which it
+    refuses, is read and never scores); NodeAffinity's ``addedAffinity`` takes any int32, as
+    upstream's ``ValidateNodeAffinityArgs`` checks no range."""
     if raw is None:
         return ()
     if not isinstance(raw, list):
@@ -249,8 +253,12 @@ def parse_preferred_terms(raw: Any, field_path: str) -> tuple[PreferredSchedulin
         if not isinstance(item, Mapping):
             raise ObjectError(path, "must be a preferred scheduling term")
         weight = item.get("weight", 0)
-        if not isinstance(weight, int) or isinstance(weight, bool) or not 0 <= weight <= 100:
+        if not isinstance(weight, int) or isinstance(weight, bool):
+            raise ObjectError(f"{path}.weight", "must be an integer in the range 1-100" if pod else "must be an integer")
+        if pod and not 0 <= weight <= 100:
             raise ObjectError(f"{path}.weight", "must be an integer in the range 1-100")
+        if not -(2**31) <= weight < 2**31:
+            raise ObjectError(f"{path}.weight", "must be a 32-bit integer")
         term = parse_node_selector_term(item.get("preference") or {}, f"{path}.preference")
         out.append(PreferredSchedulingTerm(weight, term))
     return tuple(out)

@@ -12,8 +12,10 @@ from typing import Any, Callable
 import pytest
 
 from kubesched.framework.config import API_VERSION, KIND, ConfigError, parse_config, validate_config
+from kubesched.framework.profile import build_profiles
 from kubesched.framework.registry import Registry
 from kubesched.plugins.registry import UPSTREAM_ONLY, in_tree_registry
+from tests.helpers import Cluster
 
 
 class _Sort:
@@ -86,6 +88,9 @@ def _set(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
 
 
 NOT_THE_SAME = "must be the same for all profiles"
+QNAME_PROBLEM = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
+                 "character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+                 "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
 SCENARIOS = [
     ("good", _set("parallelism", 8), []),
     ("bad-parallelism-invalid-value", _set("parallelism", 0),
@@ -137,6 +142,28 @@ SCENARIOS = [
     ]), [("profiles[1].plugins.queueSort", 'Invalid value: config.PluginSet{Enabled:[]config.Plugin{config.Plugin'
                                            '{Name:"CustomSort", Weight:0}}, Disabled:[]config.Plugin(nil)}: ' + NOT_THE_SAME)]),
     ("valid-plugins", _set("profiles.0.plugins.score.enabled", [{"name": "PodTopologySpread", "weight": 2}]), []),
+    # Where kubesched and kube-scheduler once disagreed (issue 27): ValidateNodeAffinityArgs parses
+    # addedAffinity's terms with labels.NewRequirement (the key must be a label key; the path has
+    # no "preference"), and checks no weight range.
+    ("node-affinity-added-preferred-invalid-key", _set("profiles.0.pluginConfig", [{"name": "NodeAffinity", "args": {
+        "addedAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 1, "preference": {"matchExpressions": [{"key": "bad key", "operator": "In", "values": ["a"]}]}}]}}}]),
+     [("profiles[0].pluginConfig[0].args.addedAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]"
+       ".matchExpressions[0].key", 'Invalid value: "bad key": name part ' + QNAME_PROBLEM)]),
+    ("node-affinity-added-required-invalid-key", _set("profiles.0.pluginConfig", [{"name": "NodeAffinity", "args": {
+        "addedAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "zone", "operator": "Exists"}, {"key": "a/b/c", "operator": "Exists"}]}]}}}}]),
+     [("profiles[0].pluginConfig[0].args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+       ".nodeSelectorTerms[0].matchExpressions[1].key", 'Invalid value: "a/b/c": a valid label key ' + QNAME_PROBLEM
+       + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')")]),
+    ("node-affinity-added-preferred-zero-weight-not-parsed", _set("profiles.0.pluginConfig", [{"name": "NodeAffinity", "args": {
+        "addedAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 0, "preference": {"matchExpressions": [{"key": "bad key", "operator": "In", "values": ["a"]}]}}]}}}]),
+     []),
+    ("node-affinity-added-preferred-weight-101", _set("profiles.0.pluginConfig", [{"name": "NodeAffinity", "args": {
+        "addedAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 101, "preference": {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}}]}}}]),
+     []),
 ]
 
 
@@ -247,3 +274,42 @@ def test_validate_config_accepts_the_defaults() -> None:
     assert validate_config(cfg) == []
     assert validate_config(dataclasses.replace(cfg, parallelism=-2)) == [
         ("parallelism", "Invalid value: -2: should be an integer value greater than zero")]
+
+
+# NewFramework's getValidScoreWeights (issue 27): each weight times MaxScore must not exceed
+# MaxTotalScore (int64's largest) less the sum so far, in Go's wrapping int64 arithmetic; a
+# negative weight before another score plugin wraps the difference negative: refused.
+OVERFLOW = "score plugins: total score of Score plugins could overflow"
+SCORE_WEIGHTS = [
+    ("negative-weight-before-another-score-plugin",
+     [{"name": "NodeResourcesFit", "weight": -1}, {"name": "ImageLocality", "weight": 2}], [("profiles[0].plugins.score", OVERFLOW)]),
+    ("negative-weight-last", [{"name": "ImageLocality", "weight": 2}, {"name": "NodeResourcesFit", "weight": -1}], []),
+    ("negative-weight-alone", [{"name": "NodeResourcesFit", "weight": -1}], []),
+    ("weight-101", [{"name": "ImageLocality", "weight": 101}], []),
+]
+
+
+@pytest.mark.parametrize("name, enabled, want", SCORE_WEIGHTS, ids=[c[0] for c in SCORE_WEIGHTS])
+def test_score_weights_that_could_overflow_are_refused(name: str, enabled: list[dict[str, Any]],
+                                                       want: list[tuple[str, str]]) -> None:
+    doc = {"apiVersion": API_VERSION, "kind": KIND, "profiles": [{"schedulerName": "default-scheduler", "plugins": {
+        "multiPoint": {"disabled": [{"name": "*"}], "enabled": [{"name": "PrioritySort"}, {"name": "DefaultBinder"}]},
+        "score": {"enabled": enabled}}}]}
+    reg = registry()
+    cfg = parse_config(doc, reg, UPSTREAM_ONLY)
+    try:
+        build_profiles(cfg, reg, lambda _: Cluster().handle)
+    except ConfigError as err:
+        assert err.problems == want
+    else:
+        assert want == []
+
+
+def test_a_negative_weight_before_the_default_multipoint_score_plugins_is_refused() -> None:
+    """The default profile's multiPoint score plugins follow the score point's entries."""
+    doc = {"apiVersion": API_VERSION, "kind": KIND, "profiles": [{"schedulerName": "default-scheduler", "plugins": {
+        "score": {"enabled": [{"name": "NodeResourcesFit", "weight": -1}]}}}]}
+    reg = registry()
+    with pytest.raises(ConfigError) as err:
+        build_profiles(parse_config(doc, reg, UPSTREAM_ONLY), reg, lambda _: Cluster().handle)
+    assert err.value.problems == [("profiles[0].plugins.score", OVERFLOW)]

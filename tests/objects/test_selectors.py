@@ -180,7 +180,18 @@ def test_preferred_terms_keep_their_weights_and_an_empty_preference_matches_noth
 
 
 @pytest.mark.parametrize("weight", [101, -1, "5", True])
-def test_preferred_term_weights_must_be_in_range(weight):
+def test_a_pods_preferred_term_weights_must_be_in_range(weight):
     with pytest.raises(ObjectError) as err:
-        parse_preferred_terms([{"weight": weight, "preference": term(expr("a", "Exists"))}], "pref")
+        parse_preferred_terms([{"weight": weight, "preference": term(expr("a", "Exists"))}], "pref", pod=True)
     assert err.value.field == "pref[0].weight"
+
+
+@pytest.mark.parametrize("weight, ok", [(101, True), (-1, True), (2**31, False), ("5", False), (True, False)])
+def test_other_preferred_term_weights_are_any_int32(weight, ok):
+    """NodeAffinity's addedAffinity: upstream checks no range, only the int32 its field holds."""
+    raw = [{"weight": weight, "preference": term(expr("a", "Exists"))}]
+    if ok:
+        assert parse_preferred_terms(raw, "pref")[0].weight == weight
+    else:
+        with pytest.raises(ObjectError):
+            parse_preferred_terms(raw, "pref")
