@@ -122,7 +122,8 @@ def _fallback(value: Any) -> Any:
 
 
 def report_data(summary: RunSummary, decisions: dict[str, Decision], what_if: WhatIfRecord | None = None,
-                listed: dict[str, int] | None = None, scale_up: dict[str, Any] | None = None) -> dict[str, Any]:
+                listed: dict[str, int] | None = None, scale_up: dict[str, Any] | None = None,
+                scale_down: dict[str, Any] | None = None) -> dict[str, Any]:
     """The page's data as JSON-ready lists."""
     result = summary.result
     messages: dict[str, int] = {"": 0}
@@ -168,6 +169,7 @@ def report_data(summary: RunSummary, decisions: dict[str, Decision], what_if: Wh
             f"{len(v)} pending pod(s) need {k}, not modelled: not scheduled" for k, v in sorted(snap.unmodelled.items())],
         "whatIf": what_if_document(what_if, result) if what_if is not None else None,
         "scaleUp": scale_up,  # simulate --scale-up's document (scale_up_report.py), or None
+        "scaleDown": scale_down,  # simulate --scale-down's document (planning/scale_down_report.py), or None
         "listed": listed or {},
         "messages": list(messages),
         "nodes": nodes.values(),
@@ -182,9 +184,10 @@ def _asset(name: str) -> str:
 
 
 def html_report(summary: RunSummary, decisions: dict[str, Decision], what_if: WhatIfRecord | None = None,
-                listed: dict[str, int] | None = None, scale_up: dict[str, Any] | None = None) -> bytes:
+                listed: dict[str, int] | None = None, scale_up: dict[str, Any] | None = None,
+                scale_down: dict[str, Any] | None = None) -> bytes:
     """The page, as bytes to write."""
-    data = orjson.dumps(report_data(summary, decisions, what_if, listed, scale_up)).replace(b"</", b"<\\/")
+    data = orjson.dumps(report_data(summary, decisions, what_if, listed, scale_up, scale_down)).replace(b"</", b"<\\/")
     title = html.escape(f"kubesched simulate: {summary.source}")
     head = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{title}</title>'

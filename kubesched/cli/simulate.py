@@ -14,6 +14,7 @@ from rich.console import Console
 
 from ..cluster.simulated import Simulation, SimulationResult
 from ..framework.config import ConfigError, needs_raw_objects
+from ..planning.scale_down_report import scale_down_document, scale_down_lines
 from ..planning.scale_up import plan_scale_up
 from .common import feature_gates_option, check_writable, fail, load_config, plugin_option, registry
 from .decisions import DecisionLog, fan_out
@@ -23,6 +24,7 @@ from .html_report import html_report
 from .label_query import LabelQueryError, parse_label_query
 from .progress import PhaseProgress
 from .report import render_report, summary_document
+from .scale_down_flags import ScaleDownFlags, run_scale_down, scale_down_options
 from .scale_up_report import ScaleUpFlags, check_pools, render_scale_up, scale_up_document, scale_up_options, scale_up_spec
 from .snapshot_source import SourceOptions, check_source, read_source, source_options
 from .summary import summarize
@@ -54,6 +56,7 @@ from .what_if_report import what_if_document, what_if_lines
               help="Write a self-contained HTML page of every decision: where each pod went or why not.")
 @source_options
 @scale_up_options
+@scale_down_options
 @plugin_option
 @feature_gates_option
 def simulate(snapshot: str | None, config_file: str | None, explain_file: str | None, explain_selector: str | None,
@@ -70,6 +73,7 @@ def simulate(snapshot: str | None, config_file: str | None, explain_file: str | 
     """
     source_options_given = SourceOptions.pop(source_kwargs)
     scale_up_flags = ScaleUpFlags.pop(source_kwargs)
+    scale_down_flags = ScaleDownFlags.pop(source_kwargs)
     check_source(snapshot, source_options_given)
     if not explain_file and explain_failed and explain_selector is None and explain_pods is None:
         fail(["--explain-failed narrows --explain FILE, --explain-pods or --explain-selector: give one of them too"])
@@ -85,7 +89,8 @@ def simulate(snapshot: str | None, config_file: str | None, explain_file: str | 
     err_console = Console(stderr=True)
     progress = PhaseProgress(sys.stderr, err_console.is_terminal, enabled=not quiet)
     read = read_source(snapshot, source_options_given, config, reg, progress,
-                       keep_raw_objects=needs_raw_objects(config, reg))  # extenders and needs_raw plugins read whole objects
+                       # extenders and needs_raw plugins read whole objects; scale-down reads pods' volumes
+                       keep_raw_objects=needs_raw_objects(config, reg) or scale_down_flags.scale_down)
     snap, source = read.snapshot, read.name
     if scale_up is not None:
         check_pools(snap, scale_up, scale_up_flags.pools)
@@ -121,10 +126,16 @@ def simulate(snapshot: str | None, config_file: str | None, explain_file: str | 
         progress.start("scale-up: estimating each pool, then simulating the chosen one")
         scale_up_plan = plan_scale_up(sim, result, config, reg, scale_up, tie_break, seed)
         progress.finish()
+    scale_down_plan = None
+    if scale_down_flags.scale_down:
+        progress.start("scale-down: simulating each candidate node's removal")
+        scale_down_plan = run_scale_down(snap, result, scale_down_flags, config, reg, tie_break, seed)
+        progress.finish()
     if report_file and decisions is not None:
         progress.start(f"writing {report_file}")
         _write(report_file, html_report(summary, decisions.decisions, read.what_if, read.listed,
-                                        scale_up=scale_up_document(scale_up_plan) if scale_up_plan else None))
+                                        scale_up=scale_up_document(scale_up_plan) if scale_up_plan else None,
+                                        scale_down=scale_down_document(scale_down_plan) if scale_down_plan else None))
         progress.finish()
     if output_format == "json":
         document = summary_document(summary, all_nodes)
@@ -132,6 +143,8 @@ def simulate(snapshot: str | None, config_file: str | None, explain_file: str | 
             document["whatIf"] = what_if_document(read.what_if, result)
         if scale_up_plan is not None:
             document["scaleUp"] = scale_up_document(scale_up_plan)
+        if scale_down_plan is not None:
+            document["scaleDown"] = scale_down_document(scale_down_plan)
         sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
         sys.stdout.flush()
         return
@@ -141,6 +154,8 @@ def simulate(snapshot: str | None, config_file: str | None, explain_file: str | 
         _print_lines(console, what_if_lines(read.what_if, result))
     if scale_up_plan is not None and not quiet:
         render_scale_up(console, scale_up_plan)
+    if scale_down_plan is not None and not quiet:
+        _print_lines(console, scale_down_lines(scale_down_plan))
     if explain_here and decisions is not None:
         final = {key: outcome.node for key, outcome in result.outcomes.items()}
         never_tried = {pod.key: _not_tried(result, pod.key, pod.scheduler_name) for pod in snap.pending_pods

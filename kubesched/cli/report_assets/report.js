@@ -104,6 +104,20 @@
     $("scaleup").innerHTML = h;
   }
 
+  const S = D.scaleDown;  // simulate --scale-down
+  if (S) {
+    $("scaledown-section").hidden = false;
+    const util = (u) => (u ? `${esc(u.resource)} ${u.value.toFixed(2)}` : "");
+    let h = `<p>${S.removable.length} of ${S.removable.length + S.kept.length} node(s) removable (utilization threshold ${S.utilizationThreshold}); pods placed by the scheduler, in the order the nodes go.</p>`;
+    if (S.removable.length) h += "<table><thead><tr><th>remove</th><th>utilization</th><th>its pods go to</th></tr></thead><tbody>" +
+      S.removable.map((r) => `<tr><td>${esc(r.node)}${r.risky ? ' <span class="warn">(risky: budgets)</span>' : ""}</td><td>${util(r.utilization)}</td><td>` +
+        (r.moves.length ? r.moves.map((m) => `${esc(m.pod)} &rarr; ${esc(m.node)}`).join("<br>") : '<span class="note">nothing to move</span>') +
+        (r.daemonSetPods.length ? `<br><span class="note">${r.daemonSetPods.length} DaemonSet pod(s) go with it</span>` : "") + "</td></tr>").join("") + "</tbody></table>";
+    if (S.kept.length) h += `<details><summary>${S.kept.length} node(s) kept, and why</summary><div class="scroll"><table><thead><tr><th>node</th><th>utilization</th><th>why</th></tr></thead><tbody>` +
+      S.kept.map((k) => `<tr><td>${esc(k.node)}</td><td>${util(k.utilization)}</td><td>${esc(k.message)}</td></tr>`).join("") + "</tbody></table></div></details>";
+    $("scaledown").innerHTML = h;
+  }
+
   // --- the pod list: filtered and paginated; details drawn when a row is opened ---
   const statusSel = $("status");
   D.statuses.forEach((s, i) => { const o = document.createElement("option"); o.value = String(i); o.textContent = s; statusSel.appendChild(o); });
