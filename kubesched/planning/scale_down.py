@@ -228,6 +228,7 @@ class _Planner:
             self.sim.outcomes[copy.key] = PodOutcome(copy.key)
             s.on_pod_add(copy)
         self.sim.run()
+        self.sim.cluster.bindings.clear()  # each run lists every binding so far: keep that to this node's
         outcomes = [self.sim.outcomes[copy.key] for copy in copies]
         if all(outcome.node for outcome in outcomes):
             return [PodMove(copy.key, str(outcome.node)) for copy, outcome in zip(copies, outcomes)], ""
