@@ -28,6 +28,11 @@ The checks, each usable on its own:
 * ``assert_signature_covers_reads``: a plugin with ``sign_pod`` answers alike for two pods
   it signs alike (one field of a pod swapped for another pod's), so OpportunisticBatching
   never reuses a result that does not hold.
+* ``assert_placement_contract``: a PlacementGenerate plugin's placements only narrow their
+  parent (its own ``NodeInfo`` objects, each once, names unique) and are deterministic; a
+  PlacementScore plugin's scores are integers, deterministic and within 0..100 after its
+  ``normalize_placement_score``; checked on the clusters' random pod groups
+  (``with_pod_groups``).
 * ``assert_plugin_contract``: all that apply.
 
 They raise ``ContractError`` (an ``AssertionError``) naming the plugin, pod, node and the
@@ -51,6 +56,8 @@ from .declarations import assert_declarations
 from .extensions import assert_pre_filter_extensions_agree
 from .forms import assert_forms_agree
 from .permit import assert_permit_answers
+from .placement import assert_placement_contract
+from .pod_groups import DEFAULT_TOPOLOGY_KEYS, PodGroupCluster, with_pod_groups
 from .scores import assert_scores_in_range
 from .signatures import assert_signature_covers_reads
 from .unreserve import assert_unreserve_idempotent
@@ -59,13 +66,16 @@ __all__ = [
     "DEFAULT_NAMESPACES",
     "DEFAULT_NODE_LABELS",
     "DEFAULT_POD_LABELS",
+    "DEFAULT_TOPOLOGY_KEYS",
     "EXTENDED_RESOURCE",
     "ContractError",
     "ContractReport",
+    "PodGroupCluster",
     "RandomCluster",
     "assert_declarations",
     "assert_forms_agree",
     "assert_permit_answers",
+    "assert_placement_contract",
     "assert_plugin_contract",
     "assert_pre_filter_extensions_agree",
     "assert_scores_in_range",
@@ -73,4 +83,5 @@ __all__ = [
     "assert_unreserve_idempotent",
     "random_cluster",
     "random_clusters",
+    "with_pod_groups",
 ]

@@ -57,6 +57,8 @@ class ContractReport:
     permit_waits: int = 0
     permit_rejections: int = 0
     extension_checks: int = 0
+    placements_generated: int = 0
+    placement_scores: int = 0
     notes: list[str] = field(default_factory=list)
 
     def merge(self, other: "ContractReport") -> "ContractReport":
@@ -74,6 +76,8 @@ class ContractReport:
         self.permit_waits += other.permit_waits
         self.permit_rejections += other.permit_rejections
         self.extension_checks += other.extension_checks
+        self.placements_generated += other.placements_generated
+        self.placement_scores += other.placement_scores
         self.notes += [n for n in other.notes if n not in self.notes]
         return self
 
@@ -90,6 +94,8 @@ class ContractReport:
             ("of them waits", self.permit_waits),
             ("of them rejections", self.permit_rejections),
             ("PreFilterExtensions changes compared", self.extension_checks),
+            ("placements generated", self.placements_generated),
+            ("placement scores range-checked", self.placement_scores),
         ]
         shown = ", ".join(f"{label} {n}" for label, n in counts if n)
         head = f"{self.plugin}: {', '.join(self.checks) or 'no checks'} ({self.clusters} clusters, {self.pods} pods"

@@ -22,6 +22,7 @@ from ..framework.interfaces import (
     ReservePlugin,
     ScorePlugin,
 )
+from ..framework.placement import PlacementGeneratePlugin, PlacementScorePlugin
 from ..framework.registry import PluginSpec
 from ..framework.signing import SignPlugin
 from ._support import ContractReport, build, clusters_or_default, decode
@@ -30,6 +31,7 @@ from .declarations import assert_declarations
 from .extensions import assert_pre_filter_extensions_agree
 from .forms import assert_forms_agree
 from .permit import assert_permit_answers
+from .placement import assert_placement_contract
 from .scores import assert_scores_in_range
 from .signatures import assert_signature_covers_reads
 from .unreserve import assert_unreserve_idempotent
@@ -52,7 +54,8 @@ def assert_plugin_contract(
     (when it has both forms of Filter or Score), scores in range (when it scores),
     Unreserve idempotent (when it reserves), Permit's answers (when it permits),
     PreFilterExtensions agreeing with a fresh PreFilter (when it has them), its signature
-    covering what it reads (when it signs pods). Returns what was compared."""
+    covering what it reads (when it signs pods), its placements and placement scores (when
+    it generates or scores placements for pod groups). Returns what was compared."""
     found = clusters_or_default(clusters)
     report = assert_declarations(spec, args, points, found)
     probe = build(spec, decode(spec, args), found[0])
@@ -71,6 +74,8 @@ def assert_plugin_contract(
         report.merge(assert_pre_filter_extensions_agree(spec, args, found, require_changes=False))
     if isinstance(probe, SignPlugin) and _signs_some_pod(probe, found):
         report.merge(assert_signature_covers_reads(spec, args, found))
+    if isinstance(probe, (PlacementGeneratePlugin, PlacementScorePlugin)):
+        report.merge(assert_placement_contract(spec, args, found))
     return report
 
 

@@ -39,6 +39,9 @@ METHOD_ARITY: dict[str, tuple[str, ...]] = {
     "bind": ("state", "pod", "node_name"),
     "post_bind": ("state", "pod", "node_name"),
     "events_to_register": (),
+    "generate_placements": ("state", "pod_group", "parent"),
+    "score_placement": ("state", "pod_group", "assignments"),
+    "normalize_placement_score": ("state", "pod_group", "scores"),
 }
 """The methods of the extension points and the arguments the framework passes them."""
 
@@ -46,6 +49,7 @@ METHOD_ARITY: dict[str, tuple[str, ...]] = {
 _TOGETHER = (("reserve", "unreserve"), ("add_pod", "remove_pod"))
 _NEEDS = {
     "normalize_score": ("score", "score_nodes"),
+    "normalize_placement_score": ("score_placement",),
     "sort_key": ("less",),
     "add_pod": ("pre_filter",),
     "remove_pod": ("pre_filter",),

@@ -69,6 +69,7 @@ def test_the_package_declares_its_entry_points_and_ships_its_types():
     assert project["project"]["entry-points"]["kubesched.plugins"] == {
         "coscheduling": "kubesched_examples.coscheduling:spec",
         "gpu_packing": "kubesched_examples.gpu_packing:spec",
+        "rack_locality": "kubesched_examples.rack_locality:spec",
     }
     assert (SRC / "kubesched_examples" / "py.typed").exists()
     assert "py.typed" in project["tool"]["setuptools"]["package-data"]["kubesched_examples"]
