@@ -206,3 +206,13 @@ def test_a_kept_node_gets_its_pods_back_and_the_next_candidate_sees_them():
                   pod("b", cpu="1", node_name="n2", owner="b"))
     assert [r.node for r in result.removable] == ["n2"]
     assert result.removable[0].moves[0].node == "n1"
+
+
+def test_a_node_whose_pods_a_budget_cannot_all_let_go_at_once_is_removable_but_risky():
+    """Each pod passes the budget rule alone (one disruption left), as cluster-autoscaler checks
+    them; together they need two: cluster-autoscaler's IsRisky."""
+    items = [node("n1"), *busy("n2"),
+             *[pod(f"web-{i}", node_name="n1", owner="web", labels={"app": "web"}) for i in range(2)],
+             pdb("web", "web", maxUnavailable=1)]
+    [removed] = plan(*items).removable
+    assert (removed.node, removed.risky) == ("n1", True)
