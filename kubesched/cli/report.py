@@ -76,6 +76,12 @@ def _snapshot_notes(console: Console, summary: RunSummary) -> None:
     for feature, pods in sorted(snap.unmodelled.items()):
         _print(console, f"{len(pods)} pending pod(s) need {feature}, which kubesched does not model yet; "
                         f"not scheduled: {_examples(pods)}")
+    retries = summary.result.group_backoff_retries
+    if retries:
+        _print(console, f"{len(retries)} failed pod group(s) were retried from backoffQ while activeQ was empty "
+                        f"({sum(retries.values())} cycle(s); SchedulerPopFromBackoffQ): upstream retries such a group "
+                        "back to back for as long as nothing else is ready; simulate retried each only after the "
+                        f"cluster changed: {_examples(sorted(retries))}")
     if summary.result.livelocked:
         _print(console, "warning: stopped early: pods kept being retried and failing with nothing binding "
                         "(plugins waking each other's pods, e.g. gangs that time out in turn); "
@@ -190,6 +196,7 @@ def summary_document(summary: RunSummary, all_nodes: bool = False) -> dict[str, 
         "attempts": result.attempts,
         "virtualSeconds": result.virtual_seconds,
         "livelocked": result.livelocked,
+        "podGroupBackoffRetries": dict(sorted(result.group_backoff_retries.items())),
         "nodes": nodes,
         "unschedulable": _groups_document(summary.unschedulable, "message"),
         "permit": _groups_document(summary.permit, "outcome"),

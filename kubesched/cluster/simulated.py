@@ -56,6 +56,10 @@ class SimulationResult:
     ignored_pods: list[str] = field(default_factory=list)  # pending pods of no profile
     livelocked: bool = False  # stopped: pods kept being tried and failing with nothing binding
     preemptions: list[tuple[str, str, str]] = field(default_factory=list)  # (victim, preemptor, node) keys
+    # Pod groups retried from backoffQ while activeQ was empty (SchedulerPopFromBackoffQ), with
+    # how many times. Upstream retries such a failed group back to back for as long as
+    # activeQ stays empty; a simulation retries it only after the cluster changed.
+    group_backoff_retries: dict[str, int] = field(default_factory=dict)
 
     @property
     def scheduled(self) -> list[PodOutcome]:
@@ -377,7 +381,7 @@ class Simulation:
         placements = [(pod.key, node) for pod, node in self.cluster.bindings]
         preemptions = [(v.key, p.key, node) for v, p, node in self.cluster.preemptions]
         return SimulationResult(self.outcomes, placements, self.clock.now(), self.attempts, self.ignored, livelocked,
-                                preemptions)
+                                preemptions, dict(s.group_backoff_retries))
 
     def _retry_pointless(self) -> bool:
         """Only backing-off pods are ready, and nothing changed since each of them failed."""

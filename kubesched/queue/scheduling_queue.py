@@ -91,6 +91,7 @@ class SchedulingQueue(ClusterEventMoves, PeriodicFlushes, QueueReading):
         self._start = float(math.floor(clock.now()))  # flush ticks fall on whole seconds, as the windows do
         self.on_incoming: IncomingObserver | None = None
         self.popped_from_backoff = 0  # pods Pop took from backoffQ, activeQ being empty (SchedulerPopFromBackoffQ)
+        self.last_pop_from_backoff = False  # whether the last pod popped came from there
         """Called as each pod enters a sub-queue (the incoming-pods metric); None costs nothing."""
 
     def observe_hints(self, observer: HintObserver | None) -> None:
@@ -134,10 +135,12 @@ class SchedulingQueue(ClusterEventMoves, PeriodicFlushes, QueueReading):
 
     def _pop_locked(self) -> QueuedPodInfo | None:
         info = self._active.pop()
+        self.last_pop_from_backoff = False
         if info is None and self._backoff_poppable():
             info = self._backoff.pop_unschedulable()
             if info is not None:
                 self.popped_from_backoff += 1
+                self.last_pop_from_backoff = True
                 if self.on_incoming is not None:
                     self.on_incoming(ACTIVE_Q, POP_FROM_BACKOFF_Q)
         if info is None:

@@ -41,6 +41,9 @@ class PodGroupCycleRecord:
     placement: str | None = None  # the placement bound (None: not a placement cycle, or none feasible)
     status: str = ""  # "" when feasible; else why the group failed
     condition: tuple[str, str, str] | None = None  # (status, reason, message) called for
+    # The member that started the cycle was popped from backoffQ while activeQ was empty
+    # (SchedulerPopFromBackoffQ): a failed group retried before its backoff ended.
+    from_backoff: bool = False
 
 
 @dataclass(slots=True)

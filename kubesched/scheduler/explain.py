@@ -57,6 +57,8 @@ def pod_group_record(cycle: PodGroupCycleRecord) -> dict[str, Any]:
         out["placements"] = [{"name": t.name, "nodes": t.nodes, "feasible": t.feasible,
                               **({"score": t.score} if t.score is not None else {})} for t in cycle.placements]
         out["placement"] = cycle.placement
+    if cycle.from_backoff:
+        out["fromBackoff"] = True
     if cycle.status:
         out["status"] = cycle.status
     if cycle.condition is not None:

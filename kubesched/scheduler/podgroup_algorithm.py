@@ -281,7 +281,7 @@ class PodGroupAlgorithm:
                 revert()
                 revert = None
                 out.status, out.host, out.nominated = out.permit_status, "", ""
-                out.requires_preemption = False
+                out.permit_status, out.requires_preemption = None, False
         out.seconds = self.clock.now() - started
         return out, revert
 

@@ -71,6 +71,8 @@ class PodGroupCycle(PodGroupAlgorithm):
     placements_enabled: bool  # TopologyAwareWorkloadScheduling
     pod_group_post_filter: PodGroupPostFilter | None
     group_cycles: "deque[PodGroupCycleRecord]"
+    _group_from_backoff: bool
+    group_backoff_retries: dict[str, int]  # group -> its cycles begun by a pop from backoffQ
     _cycle_started: dict[str, float]
 
     if TYPE_CHECKING:  # the scheduler's own (``Scheduler``, ``FailureHandling``); declared, not shadowed
@@ -84,6 +86,7 @@ class PodGroupCycle(PodGroupAlgorithm):
 
     # -- scheduleOnePodGroup ------------------------------------------------------------
     def _schedule_one_pod_group(self, queued: QueuedPodInfo) -> None:
+        self._group_from_backoff = self.queue.last_pop_from_backoff
         info = self._pod_group_info_for_pod(queued)
         if info is None:
             return
@@ -154,7 +157,10 @@ class PodGroupCycle(PodGroupAlgorithm):
     # -- podGroupCycle ------------------------------------------------------------------
     def _pod_group_cycle(self, fwk: Framework, group_state: CycleState, info: QueuedPodGroupInfo) -> None:
         started = self.clock.now()
-        record = PodGroupCycleRecord(info.key, self.queue.scheduling_cycle, [m.pod.key for m in info.queued_pods])
+        record = PodGroupCycleRecord(info.key, self.queue.scheduling_cycle, [m.pod.key for m in info.queued_pods],
+                                     from_backoff=self._group_from_backoff)
+        if record.from_backoff:
+            self.group_backoff_retries[info.key] = self.group_backoff_retries.get(info.key, 0) + 1
         if self.metrics is not None:
             for member in info.queued_pods:
                 self._cycle_started[member.uid] = started

@@ -106,6 +106,10 @@ class Scheduler(EventHandlers, PodGroupEvents, PodGroupCycle, BindingCycle):
         self.pod_groups = self.hub.pod_groups
         self.pod_group_post_filter: PodGroupPostFilter | None = None  # workload-aware preemption: not modelled
         self.group_cycles: deque[PodGroupCycleRecord] = deque(maxlen=GROUP_CYCLE_LOG_SIZE)
+        self._group_from_backoff = False
+        # group -> its cycles begun by a member popped from backoffQ while activeQ was empty
+        # (SchedulerPopFromBackoffQ retries a failed gang with a FitError member that way).
+        self.group_backoff_retries: dict[str, int] = {}
 
     # -- the loop -----------------------------------------------------------
     def schedule_one(self, block: bool = False, timeout: float | None = None) -> bool:
