@@ -263,4 +263,5 @@ def scale_up_document(scale: ScaleUpPlan) -> dict[str, Any]:
         "otherPools": [{"pod": pod, "pools": pools} for pod, pools in scale.elsewhere],
         "simulations": scale.simulations,
         "seconds": round(scale.seconds, 3),
+        "estimateSeconds": round(scale.estimate_seconds, 3),
     }

@@ -80,7 +80,7 @@ IGNORED_TAINT_PREFIXES = (
 )
 # A node tainted so is not ready (or not reachable): a poor example of a fresh node.
 _NOT_READY_TAINTS = frozenset({"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"})
-_NOT_IN_NAME = re.compile(r"[^a-z0-9.-]+")
+_NOT_IN_NAME = re.compile(r"[^a-z0-9.-]+")  # a pool's name made a node name's part
 
 
 class PoolError(ValueError):
@@ -130,18 +130,25 @@ class NodeTemplate:
 def discover_pools(nodes: Sequence[Node], label: str = DEFAULT_POOL_LABEL) -> list[NodePool]:
     """The pools of ``nodes`` by ``label``, by name. Nodes without the label belong to none.
 
+    ``label`` may name several keys, separated by commas: a pool is then the nodes sharing
+    every key's value, named by the values joined with ``/`` (``m5.large/eu-west-1a`` for
+    the instance type and the zone: per-zone node groups, as cluster-autoscaler's docs advise
+    for zonal spreading).
+
     Raises ``PoolError`` when no node has the label (a misspelt key, or a cluster whose
     pools are labelled otherwise: the message lists the pool labels found).
     """
+    keys = [key.strip() for key in label.split(",")]
     members: dict[str, list[Node]] = {}
     for node in nodes:
-        value = node.labels.get(label)
-        if value is not None:
-            members.setdefault(value, []).append(node)
+        values = [node.labels.get(key) for key in keys]
+        if all(v is not None for v in values):
+            members.setdefault("/".join(v for v in values if v is not None), []).append(node)
     if not members:
         found = sorted({key for node in nodes for key in node.labels if key in _KNOWN_POOL_LABELS})
         hint = f" (pool labels found: {', '.join(found)})" if found else ""
-        raise PoolError([f"--pool-label {label}: no node has this label{hint}"])
+        which = "this label" if len(keys) == 1 else "all of these labels"
+        raise PoolError([f"--pool-label {label}: no node has {which}{hint}"])
     pools = []
     for name in sorted(members):
         group = members[name]

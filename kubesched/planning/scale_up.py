@@ -115,7 +115,8 @@ class ScaleUpPlan:
     no_pool: list[tuple[str, str]]  # pods no pool's template node takes, with the scheduler's message
     elsewhere: list[tuple[str, list[str]]]  # pods the chosen pool does not help that other pools' estimates take
     simulations: int = 0  # check simulations run
-    seconds: float = 0.0
+    seconds: float = 0.0  # in all
+    estimate_seconds: float = 0.0  # of which the templates, groups and estimates
     priorities: Priorities | None = None  # the priority expander's, for the report
 
 
@@ -155,6 +156,7 @@ def plan_scale_up(sim: Simulation, result: SimulationResult, config: SchedulerCo
         plan.estimate = estimator.estimate(plan.template, fitting, plan.cap)
         if plan.estimate.pods:
             plan.option = _option(plan, plan.estimate)
+    estimated = time.perf_counter()
     options = [p.option for p in plans if p.option is not None]
     choice = choose(options, spec.expanders, spec.priorities, spec.seed) if options else None
     check = ScaleUpCheck(snapshot, result, config, registry, tie_break, seed)
@@ -180,7 +182,7 @@ def plan_scale_up(sim: Simulation, result: SimulationResult, config: SchedulerCo
                 others.setdefault(pod.key, []).append(plan.pool)
     elsewhere = sorted(others.items(), key=lambda kv: order.get(kv[0], 0))
     return ScaleUpPlan(spec.pool_label, spec.expanders, [p.key for p in pending], plans, choice, answer, no_pool,
-                       elsewhere, check.runs, time.perf_counter() - started, spec.priorities)
+                       elsewhere, check.runs, time.perf_counter() - started, estimated - started, spec.priorities)
 
 
 def _pool_plan(pool: NodePool, template: NodeTemplate, spec: ScaleUpSpec) -> PoolPlan:

@@ -112,7 +112,7 @@ class ScaleUpCheck:
         estimate ``start``, never above ``cap``; when ``cap`` nodes do not place them all, the
         fewest that place as many as any count simulated.
 
-        Up from ``start`` by doubling steps, then halving back; down by the same steps while
+        Up from ``start`` by growing steps, then halving back; down by the same steps while
         fewer nodes still place what more placed. The count returned is confirmed both
         ways: with it every pod of ``helped`` is placed, with one node fewer one is not.
         """
@@ -126,7 +126,12 @@ class ScaleUpCheck:
         n = max(1, min(start, cap))
         capped = False
         if not estimated <= placed(n):
-            low, high, step = n, None, 1
+            # The first step in proportion to what is missing (the nodes' share of the pods
+            # placed), then doubling: a few simulations whether the estimate is off by one
+            # node or by a third.
+            found = len(estimated & placed(n))
+            step = max(1, -(-n * (len(estimated) - found) // found)) if found else n
+            low, high = n, None
             while low < cap:
                 probe = min(n + step, cap)
                 if estimated <= placed(probe):

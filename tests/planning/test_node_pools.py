@@ -24,9 +24,9 @@ TYPE = "node.kubernetes.io/instance-type"
 GROUP = "eks.amazonaws.com/nodegroup"
 
 
-def _node(name: str, pool: str | None = "small", label: str = TYPE, **kwargs: object):
-    labels = {label: pool} if pool is not None else {}
-    return parse_node(node(name, labels=labels, **kwargs))  # type: ignore[arg-type]
+def _node(name: str, pool: str | None = "small", label: str = TYPE, labels: dict | None = None, **kwargs: object):
+    all_labels = {**({label: pool} if pool is not None else {}), **(labels or {})}
+    return parse_node(node(name, labels=all_labels, **kwargs))  # type: ignore[arg-type]
 
 
 def _daemon_pod(name: str, node_name: str) -> dict:
@@ -138,3 +138,13 @@ def test_daemonset_and_mirror_pods_are_told_from_others():
     assert is_daemon_or_mirror_pod(parse_pod(_daemon_pod("d", "n")))
     assert is_daemon_or_mirror_pod(parse_pod(mirror))
     assert not is_daemon_or_mirror_pod(parse_pod(pod("app", node_name="n")))
+
+
+def test_several_labels_make_a_pool_of_each_combination_of_values():
+    nodes = [_node("a", "m5", labels={"topology.kubernetes.io/zone": "z1"}),
+             _node("b", "m5", labels={"topology.kubernetes.io/zone": "z2"}),
+             _node("c", "m5", labels={"topology.kubernetes.io/zone": "z1"}), _node("d", "m5")]
+    pools = discover_pools(nodes, f"{TYPE},topology.kubernetes.io/zone")
+    assert [(p.name, p.nodes) for p in pools] == [("m5/z1", ("a", "c")), ("m5/z2", ("b",))]
+    templates = build_templates(pools, nodes, [])
+    assert templates["m5/z1"].node.name == "template-node-for-m5-z1"
