@@ -6,11 +6,12 @@ not the scheduling loop, are what fills it."""
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
 
 import pytest
 
-from kubesched.cluster.kube.driver import LiveOptions
+from kubesched.cluster.kube.driver import LiveOptions, LiveScheduler
 from kubesched.cluster.kube.events import BroadcasterStats, EventBroadcaster
 from tests.apiserver import APIServer
 from tests.live.conftest import assert_invariants
@@ -83,3 +84,28 @@ def test_events_left_after_the_grace_period_are_counted_as_dropped_and_logged(
     (line,) = [r.getMessage() for r in caplog.records if r.getMessage().startswith("event writer stopped")]
     assert line == (f"event writer stopped: {stats.written} events written, {stats.dropped} dropped "
                     f"({stats.lost_at_exit} not written at exit)")
+
+
+def test_binding_completions_wait_for_room_in_the_event_queue(server: APIServer, kubeconfig: Path,
+                                                              started: list[Kubesched]) -> None:
+    # Events are slow (0.2 s each), the queue's mark is 40: the scheduling loop places all 600
+    # pods before their binds complete, and it is the binds that must wait.
+    server.faults.add(method="POST", path=EVENTS, status=None, times=None, delay=0.2)
+    _cluster(server, 600)
+    sched = Kubesched(server, kubeconfig, options=LiveOptions(binding_workers=4, events_high_water=40)).start()
+    started.append(sched)
+
+    def sample(live: LiveScheduler) -> tuple[int, int]:
+        assert isinstance(live.event_room, EventBroadcaster) and live.bindings is not None
+        return live.event_room.backlog, live.bindings.sending
+
+    most = most_sending = 0
+    while _scheduled_events(server) < 600:
+        backlog, sending = sched.call(sample)
+        most, most_sending = max(most, backlog), max(most_sending, sending)
+        assert sched.running
+        time.sleep(0.02)
+    # The mark, and past it at most the binds that were under way when it was reached.
+    assert 40 <= most <= 40 + most_sending < 400, (most, most_sending)
+    assert _broadcaster_stats(sched).waits > 0
+    assert_invariants(server, sched)

@@ -132,7 +132,8 @@ async def run_scheduler(settings: RunSettings, *, stop: asyncio.Event | None = N
         for client in (api, events_api, lease_api):
             client.observer = live_metrics.rest
         await check_access(api, settings.connection.server, settings.startup_timeout)
-        broadcaster = EventBroadcaster(events_api, qps=0)  # the events client does the throttling
+        broadcaster = EventBroadcaster(events_api, qps=0,  # the events client does the throttling
+                                       high_water=settings.options.events_high_water)
         live = LiveScheduler(config, api, _PodEvents(broadcaster), registry=settings.registry,
                              options=settings.options, metrics=metrics)
         live.build()

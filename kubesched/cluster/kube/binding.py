@@ -15,19 +15,27 @@ import asyncio
 import concurrent.futures
 import logging
 from collections import deque
-from typing import Awaitable, Callable
+from typing import Awaitable, Callable, Protocol
 
 from ...framework.status import Code, Status
 from ...objects.pod import PodInfo
 from ...scheduler.metrics import SchedulerMetrics
 from ...scheduler.scheduler import BindingDone, BindingWork, DirectBinder
-from .client import MAX_CONNECTIONS
+from .bind_concurrency import ConcurrencyLimit
 from .errors import ApiError
 from .parking_pool import ParkingPool
 
-__all__ = ["BindingPool"]
+__all__ = ["BindingPool", "EventRoom"]
 
 log = logging.getLogger("kubesched.binding")
+
+class EventRoom(Protocol):
+    """The event writer's back-pressure: producers of events wait while its queue is full."""
+
+    def has_room(self) -> bool: ...
+
+    async def room(self) -> None: ...
+
 
 # The direct binder stands in for DefaultBinder only (a profile with another Bind plugin runs the framework).
 _DEFAULT_BINDER = "DefaultBinder"
@@ -54,6 +62,14 @@ class BindingPool:
         self._direct_queue: deque[tuple[PodInfo, str, BindingDone]] = deque()
         self._direct_idle: deque[asyncio.Future[None]] = deque()
         self._direct_workers: list[asyncio.Task[None]] = []
+        self._direct_limit = ConcurrencyLimit()
+        self.sending = 0  # direct binds sent and not answered yet
+        self._direct_bind: Callable[[PodInfo, str], Awaitable[None]] | None = None
+        # The event writer's back-pressure (set by the driver): a binding completion records an
+        # event, so no binding starts while the writer's queue is past its mark.
+        self.room: EventRoom | None = None
+        self._held: deque[tuple[BindingWork, BindingDone]] = deque()  # thread-pool work waiting for room
+        self._holding: asyncio.Task[None] | None = None
 
     def _started(self) -> None:
         self.in_flight += 1
@@ -76,8 +92,31 @@ class BindingPool:
 
     def __call__(self, work: BindingWork, done: BindingDone) -> None:
         self._started()
+        room = self.room
+        if self._held or (room is not None and not room.has_room()):
+            self._held.append((work, done))  # in order, behind those already held
+            if self._holding is None:
+                self._holding = self._loop.create_task(self._submit_held())
+            return
+        self._submit(work, done)
+
+    def _submit(self, work: BindingWork, done: BindingDone) -> None:
         future = self._executor.submit(work)
         future.add_done_callback(lambda f: self._hand_back(f, done))
+
+    async def _submit_held(self) -> None:
+        """Binding cycles held back while the event writer was far behind, started as room comes."""
+        held = self._held
+        try:
+            while held:
+                room = self.room
+                if room is not None and not room.has_room():
+                    await room.room()
+                    continue
+                work, done = held.popleft()
+                self._submit(work, done)
+        finally:
+            self._holding = None
 
     def _hand_back(self, future: concurrent.futures.Future[Status | None], done: BindingDone) -> None:
         try:
@@ -92,44 +131,69 @@ class BindingPool:
             status = Status.as_error(err)
         self._finished(status, done)
 
-    def direct(self, bind: Callable[[PodInfo, str], Awaitable[None]], workers: int = MAX_CONNECTIONS) -> DirectBinder:
+    def direct(self, bind: Callable[[PodInfo, str], Awaitable[None]],
+               limit: ConcurrencyLimit | None = None) -> DirectBinder:
         """A ``DirectBinder`` that awaits ``bind`` on the loop itself: DefaultBinder's API call
         without a worker thread or two thread hand-offs per pod. Binds queue in the order the
-        pods were scheduled and up to ``workers`` of them are under way at once (the API
-        client's connections: more would only wait for one), each taken by a long-lived task
-        rather than a task per pod."""
-        queue, idle = self._direct_queue, self._direct_idle
-        limit = max(1, workers)
+        pods were scheduled and up to ``limit.limit`` of them are under way at once (32 near
+        the server, more when its answers take long: ``bind_concurrency``), each taken by a
+        long-lived task rather than a task per pod."""
+        self._direct_limit = limit if limit is not None else ConcurrencyLimit()
+        self._direct_bind = bind
+        return self._start_direct
 
-        def start(pod: PodInfo, node_name: str, done: BindingDone) -> None:
-            self._started()
-            queue.append((pod, node_name, done))
-            while idle:  # an idle binding task takes it
-                waiter = idle.popleft()
-                if not waiter.done():
-                    waiter.set_result(None)
-                    return
-            if len(self._direct_workers) < limit:
-                self._direct_workers.append(self._loop.create_task(self._bind_queued(bind)))
+    def _start_direct(self, pod: PodInfo, node_name: str, done: BindingDone) -> None:
+        self._started()
+        self._direct_queue.append((pod, node_name, done))
+        self._wake_binders()
 
-        return start
+    def _wake_binders(self) -> None:
+        """Queued binds: wake an idle binding task, else start one under the limit."""
+        idle, queue = self._direct_idle, self._direct_queue
+        while idle:
+            waiter = idle.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                return
+        if queue and len(self._direct_workers) < self._direct_limit.limit and self._direct_bind is not None:
+            self._direct_workers.append(self._loop.create_task(self._bind_queued(self._direct_bind)))
 
     async def _bind_queued(self, bind: Callable[[PodInfo, str], Awaitable[None]]) -> None:
-        queue, idle, loop = self._direct_queue, self._direct_idle, self._loop
+        queue, idle, loop, limit = self._direct_queue, self._direct_idle, self._loop, self._direct_limit
+        me = asyncio.current_task()
         while True:
-            if not queue:
+            if len(self._direct_workers) > limit.limit:  # the limit came down: one task fewer
+                if me in self._direct_workers:
+                    self._direct_workers.remove(me)
+                if queue:
+                    self._wake_binders()
+                return
+            room = self.room
+            if not queue or (room is not None and not room.has_room()):
+                if queue and room is not None:
+                    await room.room()  # the event writer is far behind: bind (and record) later
+                    continue
                 waiter: asyncio.Future[None] = loop.create_future()
                 idle.append(waiter)
                 await waiter
                 continue
             pod, node_name, done = queue.popleft()
+            started = loop.time()
+            self.sending += 1
             try:
                 await bind(pod, node_name)
                 status = None
             except Exception as err:  # the API's refusal is the binding cycle's error, as RunBindPlugins wraps it
                 status = Status(Code.ERROR, f'running Bind plugin "{_DEFAULT_BINDER}": {_api_message(err)}',
                                 plugin=_DEFAULT_BINDER, error=err)
+            finally:
+                self.sending -= 1
+            now = loop.time()
+            before = limit.limit
+            limit.answered(now - started, bool(queue), now)
             self._finished(status, done)
+            for _ in range(min(limit.limit - before, len(queue))):  # the limit went up: more tasks at once
+                self._wake_binders()
 
     async def drain(self, timeout: float) -> bool:
         """Wait for bindings in flight (on shutdown); False if some were still running."""
@@ -145,3 +209,6 @@ class BindingPool:
         for task in self._direct_workers:
             task.cancel()
         self._direct_workers = []
+        if self._holding is not None:
+            self._holding.cancel()
+        self._held.clear()

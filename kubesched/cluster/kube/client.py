@@ -70,11 +70,13 @@ class RequestObserver(Protocol):
     def response(self, verb: str, code: int, seconds: float) -> None: ...
 
 
-#: Kept-alive connections for requests (watches have their own). Each new TLS connection
-#: costs about a millisecond of CPU to set up, about as much as eight requests on one
-#: already open: a burst of binds queues for these rather than opening a hundred (client-go
-#: over HTTP/1.1 keeps 25 idle connections per host; over HTTP/2 it uses one).
-MAX_CONNECTIONS = 32
+#: Kept-alive connections for requests at most (watches have their own). Each new TLS
+#: connection costs about a millisecond of CPU to set up, about as much as eight requests on
+#: one already open, so the callers bound their own concurrency and open no more than they
+#: need: the binding tasks (32 near the server, up to 256 when its answers take long, see
+#: ``bind_concurrency``), 16 status patchers, the informers' lists. This bound is a backstop
+#: (client-go over HTTP/2 opens another connection every 100 streams, with no bound).
+MAX_CONNECTIONS = 320
 
 
 class ApiClient:

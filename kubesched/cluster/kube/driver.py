@@ -17,7 +17,7 @@ import asyncio
 import logging
 from dataclasses import dataclass
 from collections.abc import Mapping
-from typing import Callable, Protocol
+from typing import Callable
 
 from ...clock import RealClock
 from ...framework.config import SchedulerConfig, needs_raw_objects
@@ -30,7 +30,7 @@ from ...scheduler.handle import HandleHub
 from ...scheduler.metrics import SchedulerMetrics
 from ...scheduler.scheduler import Attempt, Scheduler
 from ...cache.cache import Cache
-from .binding import BindingPool
+from .binding import BindingPool, EventRoom
 from .client import ApiClient
 from .cluster_client import KubeClusterClient, PodEventSink
 from .handlers import NamespaceInfo, NamespaceEvents, NodeEvents, ObjectEvents, PodEvents, parse_namespace
@@ -59,17 +59,11 @@ class LiveOptions:
     # On stop, how long queued events are written before what is left is dropped (counted
     # and logged); with the bindings' 5 s, well inside a pod's default 30 s grace period.
     events_grace: float = 10.0
+    # Event writes queued before producers (the scheduling loop, binding completions) wait.
+    events_high_water: int = 10_000
     page_size: int = 500
     watch_list: bool = True
     on_attempt: Callable[[Attempt], None] | None = None
-
-
-class EventRoom(Protocol):
-    """The event writer's back-pressure: the scheduling loop waits while its queue is full."""
-
-    def has_room(self) -> bool: ...
-
-    async def room(self) -> None: ...
 
 
 def collection_path(api_version: str, plural: str) -> str:
@@ -205,6 +199,8 @@ class LiveScheduler:
         log.info("scheduling started", extra={"profiles": ",".join(s.profiles)})
         cleaned = s.clock.now()
         room = self.event_room
+        if self.bindings is not None:
+            self.bindings.room = room  # binding completions record events too: they wait alike
         while self._leading:
             if room is not None and not room.has_room():
                 await room.room()  # the event writer is far behind: wait rather than drop events
