@@ -110,7 +110,8 @@ def group_info(pods: list[PodInfo], name: str = "pg") -> QueuedPodGroupInfo:
 
 
 def simulate(nodes: list[dict[str, Any]], pods: list[dict[str, Any]], groups: list[dict[str, Any]],
-             gates: dict[str, bool] | None = None, tie_break: str = "name") -> tuple[Simulation, SimulationResult]:
+             gates: dict[str, bool] | None = None, tie_break: str = "name",
+             seed: int | None = None) -> tuple[Simulation, SimulationResult]:
     """Run ``simulate``'s loop on raw objects (pods in queue order) with the default profile."""
     features = Features.from_gates(gates if gates is not None else GATES)
     registry = in_tree_registry(features)
@@ -118,7 +119,7 @@ def simulate(nodes: list[dict[str, Any]], pods: list[dict[str, Any]], groups: li
     objects = [("test", {"kind": "Node", **n}) for n in nodes] + [("test", g) for g in groups]
     objects += [("test", {"kind": "Pod", **p}) for p in pods]
     snapshot = snapshot_from_objects(objects, plugin_kinds=frozenset(k for _, k in registry.object_kinds()))
-    sim = Simulation(snapshot, config, registry, tie_break=tie_break, on_attempt=lambda attempt: None)
+    sim = Simulation(snapshot, config, registry, tie_break=tie_break, seed=seed, on_attempt=lambda attempt: None)
     return sim, sim.run()
 
 

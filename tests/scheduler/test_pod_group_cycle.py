@@ -152,6 +152,20 @@ def test_a_constrained_gang_lands_in_one_zone() -> None:
     assert record.placement in ("zone-0", "zone-1")
 
 
+def test_equal_placements_go_to_the_first_domain_unless_the_tie_break_is_random() -> None:
+    gates = {"GenericWorkload": True, "GangScheduling": True, "TopologyAwareWorkloadScheduling": True}
+
+    def chosen(tie_break: str, seed: int | None = None) -> str | None:
+        sim, _ = simulate(nodes(4, cpu="4", zones=2), [raw_member(f"g{i}", "pg") for i in range(2)],
+                          [raw_group("pg", 2, ZONE)], gates, tie_break=tie_break, seed=seed)
+        [record] = sim.scheduler.group_cycles
+        assert [t.score for t in record.placements][0] == record.placements[1].score  # a tie
+        return record.placement
+
+    assert chosen("heap") == chosen("name") == "zone-0"
+    assert {chosen("random", seed) for seed in range(12)} == {"zone-0", "zone-1"}
+
+
 def test_a_constrained_gang_that_fits_no_zone_binds_nothing() -> None:
     gates = {"GenericWorkload": True, "GangScheduling": True, "TopologyAwareWorkloadScheduling": True}
     sim, result = simulate(nodes(4, cpu="2", zones=2), [raw_member(f"g{i}", "pg", cpu="2") for i in range(3)],
