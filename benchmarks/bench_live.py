@@ -26,6 +26,17 @@ one when nothing changes), and (with ``--profile-share``, a second run under cPr
 by the process's CPU clock, functions of the main thread) the share of its CPU spent in the
 API client and JSON, and its top functions (``BENCH_LIVE_PROFILE_OUT=FILE`` keeps the profile).
 
+Issue 26's columns: the Scheduled events' lag behind their pod's binding (p50/p99/max, as
+seen by the benchmark's watches), how many of them were written while pods were still
+being bound (``during binding``), and the events lost at exit (bound pods without a
+Scheduled event once the scheduler has stopped). ``--latency MS`` puts a proxy that adds
+MS milliseconds to every round trip (``latency_proxy.py``, its own process) between the
+scheduler and the API server; several values run one case each. ``--before REV`` runs
+every case a second time with the scheduler of commit REV (``git archive``), its line
+printed beside the working tree's. ``--interrupt term|kill`` stops the scheduler with
+that signal once ``--interrupt-at`` of the pods are bound and counts the bound pods that
+kept their Scheduled event.
+
 Differences from upstream's scheduler_perf: the API server is kubesched's test server
 (Python, in memory, no etcd, no admission), so absolute rates are bounded by it; the
 scheduler's own CPU per pod is the figure to compare. Upstream's kube-scheduler v1.36.2
@@ -39,6 +50,8 @@ Usage::
     python benchmarks/bench_live.py --mode sync --nodes 5000 --bound 150000
     python benchmarks/bench_live.py --profile-share          # adds the client/JSON CPU share
     python benchmarks/bench_live.py --plain-http             # as before TLS and real-shaped objects
+    python benchmarks/bench_live.py --mode backlog --nodes 500 --pods 2000 --latency 5 50 200 --before HEAD~3
+    python benchmarks/bench_live.py --mode backlog --nodes 500 --pods 2000 --interrupt kill
     BENCH_LIVE_PYSPY_OUT=F python benchmarks/bench_live.py   # also a py-spy sampling profile (folded stacks) in F; needs `pip install py-spy`
 """
 
@@ -48,6 +61,7 @@ import argparse
 import asyncio
 import os
 import pstats
+import signal
 import socket
 import subprocess
 import sys
@@ -95,6 +109,12 @@ class Result:
     events_written: int = 0
     unschedulable_attempts: float = 0.0
     errors: float = 0.0  # attempts ended by an error (a refused or timed-out bind): each wakes waiting pods
+    latency_ms: float = 0.0  # added to each round trip by the proxy
+    tree: str = ""  # "" the working tree, else the commit the scheduler ran from
+    event_lags: list[float] = field(default_factory=list)  # Scheduled event seen - its pod seen bound
+    events_during_binding: int = 0  # Scheduled events seen before the last pod was bound
+    lost_at_exit: int = 0  # bound pods without a Scheduled event once the scheduler stopped
+    interrupted: str = ""  # the signal that stopped the scheduler mid-burst, if any
 
     def line(self) -> str:
         if self.mode == "sync":
@@ -113,12 +133,23 @@ class Result:
         all_pods = self.pods + self.unschedulable
         events = self.events_written / all_pods if all_pods else float("nan")
         attempts = self.unschedulable_attempts / self.unschedulable if self.unschedulable else float("nan")
-        return (f"{self.mode:8s} {self.nodes:6d} nodes {self.bound:7d}/{self.pods} pods: {rate:8.0f} pods/s, "
+        lags = sorted(self.event_lags)
+        lag = (f"event lag p50 {lags[len(lags) // 2] * 1000:.0f} ms p99 "
+               f"{lags[min(len(lags) - 1, int(len(lags) * 0.99))] * 1000:.0f} ms max {lags[-1] * 1000:.0f} ms, "
+               if lags else "event lag n/a, ")
+        where = (f"[{self.tree or 'this tree'}{f', +{self.latency_ms:g} ms RTT' if self.latency_ms else ''}] ")
+        if self.interrupted:
+            return (f"{where}{self.mode:8s} {self.nodes:6d} nodes: {self.interrupted} at {self.bound} pods bound: "
+                    f"{self.bound - self.lost_at_exit} of them have their Scheduled event, "
+                    f"events lost at exit {self.lost_at_exit}")
+        return (f"{where}{self.mode:8s} {self.nodes:6d} nodes {self.bound:7d}/{self.pods} pods: {rate:8.0f} pods/s, "
                 f"latency p50 {p50:.0f} ms p99 {p99:.0f} ms, CPU {per_pod:.2f} ms/pod after sync "
                 f"({per_pod_all:.2f} ms/pod whole process), sync {self.sync_seconds:.1f} s "
                 f"({self.cpu_to_sync:.2f} s CPU from start to synced), "
                 f"peak RSS {self.peak_rss_mib:.0f} MiB, events/pod {events:.2f}, "
-                f"attempts/unschedulable pod {attempts:.2f}, error attempts {self.errors:.0f}{share}{context}")
+                f"attempts/unschedulable pod {attempts:.2f}, error attempts {self.errors:.0f}, {lag}"
+                f"Scheduled events written during binding {self.events_during_binding}, "
+                f"events lost at exit {self.lost_at_exit}{share}{context}")
 
 
 def _free_port() -> int:
@@ -209,13 +240,17 @@ class APIServerProcess:
                 break
         else:
             raise RuntimeError("the test API server did not start")
-        kubeconfig = workdir / "kubeconfig"
-        authority = f"    certificate-authority-data: {ca_data()}\n" if tls else ""
-        kubeconfig.write_text(
-            "apiVersion: v1\nkind: Config\nclusters:\n- name: bench\n  cluster:\n    server: " + self.url + "\n"
+        self.tls = tls
+        self.kubeconfig = self.kubeconfig_for(self.url, workdir / "kubeconfig")
+
+    def kubeconfig_for(self, url: str, path: Path) -> str:
+        """A kubeconfig for this server reached at ``url`` (itself, or a proxy in front of it)."""
+        authority = f"    certificate-authority-data: {ca_data()}\n" if self.tls else ""
+        path.write_text(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: bench\n  cluster:\n    server: " + url + "\n"
             + authority + "users:\n- name: bench\n  user:\n    token: bench\ncontexts:\n- name: bench\n  context:\n"
             "    cluster: bench\n    user: bench\ncurrent-context: bench\n")
-        self.kubeconfig = str(kubeconfig)
+        return str(path)
 
     def stop(self) -> None:
         self.proc.terminate()
@@ -224,6 +259,25 @@ class APIServerProcess:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait(10)
+
+
+class ProxyProcess:
+    """``latency_proxy.py`` in front of the API server: ``url`` is the scheduler's server."""
+
+    def __init__(self, target_url: str, latency_ms: float, reset_every: int) -> None:
+        scheme, _, address = target_url.partition("://")
+        self.proc = subprocess.Popen([sys.executable, str(ROOT / "benchmarks" / "latency_proxy.py"), "--target",
+                                      address, "--latency", str(latency_ms), "--reset-every", str(reset_every)],
+                                     cwd=ROOT, stdout=subprocess.PIPE, text=True, env=PYC_ENV)
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        if not line.startswith("READY "):
+            raise RuntimeError("the latency proxy did not start")
+        self.url = f"{scheme}://{line.split()[1]}"
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(10)
 
 
 # ``kubesched run`` under cProfile timed by the process's CPU clock (``python -m cProfile``
@@ -246,7 +300,7 @@ finally:
 
 
 class SchedulerProcess:
-    def __init__(self, kubeconfig: str, workdir: Path, profile: bool) -> None:
+    def __init__(self, kubeconfig: str, workdir: Path, profile: bool, tree: Path = ROOT) -> None:
         self.port = _free_port()
         self.profile_file = workdir / "scheduler.prof"
         args = ["run", "--kubeconfig", kubeconfig, "--leader-elect=false", "--port", str(self.port),
@@ -259,8 +313,9 @@ class SchedulerProcess:
             command = ["py-spy", "record", "--format", "raw", "--rate", "500", "--output", sampled,
                        "--", *command]
         self.started = time.monotonic()
-        self.proc = subprocess.Popen([*command, *args], cwd=ROOT, env=PYC_ENV,
-                                     stderr=open(workdir / "scheduler.log", "w"))
+        # From ``tree``'s directory, ``python -m`` imports that tree's kubesched (another commit's, for --before).
+        self.log_file = workdir / "scheduler.log"
+        self.proc = subprocess.Popen([*command, *args], cwd=tree, env=PYC_ENV, stderr=open(self.log_file, "w"))
         self.ps = psutil.Process(self.proc.pid)
         while sampled and not self.ps.children():  # the figures are the scheduler's, not py-spy's
             if self.proc.poll() is not None:
@@ -311,10 +366,10 @@ class SchedulerProcess:
             time.sleep(0.05)
         raise RuntimeError("kubesched run did not become ready")
 
-    def stop(self) -> tuple[float, float]:
+    def stop(self, sig: signal.Signals = signal.SIGTERM) -> tuple[float, float]:
         cpu, rss = self.cpu(), _peak_rss_mib(self.ps.pid)
-        self.ps.terminate()
-        self.proc.wait(30)
+        self.ps.send_signal(sig)
+        self.proc.wait(60)  # the events' grace period included
         return cpu, rss
 
 
@@ -326,13 +381,34 @@ class BindWatch:
         self.expected = expected
         self.bound: dict[str, float] = {}
         self.created: dict[str, float] = {}
+        self.scheduled_events: dict[str, float] = {}  # pod name -> when its Scheduled event was seen
         self.done = threading.Event()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._thread.start()
         self._ready = threading.Event()
+        self._events_ready = threading.Event()
         asyncio.run_coroutine_threadsafe(self._watch(), self._loop)
+        asyncio.run_coroutine_threadsafe(self._watch_events(), self._loop)
         self._ready.wait(30)
+        self._events_ready.wait(30)
+
+    async def _watch_events(self) -> None:
+        """Notes when each pod's Scheduled event appears (until the process ends)."""
+        conn = load_connection(self.kubeconfig, qps=1e6, burst=1_000_000)
+        path = "/apis/events.k8s.io/v1/events"
+        async with ApiClient(conn) as api:
+            listing = await api.request("GET", path, params={"limit": "1"})
+            rv = listing["metadata"]["resourceVersion"]
+            self._events_ready.set()
+            while True:
+                async for event in api.watch(path, {"resourceVersion": rv, "allowWatchBookmarks": "true"}):
+                    obj = event.object
+                    rv = (obj.get("metadata") or {}).get("resourceVersion", rv)
+                    if event.type == "ADDED" and obj.get("reason") == "Scheduled":
+                        name = (obj.get("regarding") or {}).get("name")
+                        if name:
+                            self.scheduled_events.setdefault(name, time.monotonic())
 
     async def _watch(self) -> None:
         conn = load_connection(self.kubeconfig, qps=1e6, burst=1_000_000)
@@ -408,8 +484,34 @@ def _events_written(kubeconfig: str) -> int:
     return asyncio.run(count())
 
 
+def _scheduled_without_event(kubeconfig: str) -> tuple[int, int]:
+    """Pods bound in the API server, and how many of them have no Scheduled event."""
+    async def count() -> tuple[int, int]:
+        async with ApiClient(load_connection(kubeconfig, qps=1e6, burst=1_000_000)) as api:
+            pods = (await api.request("GET", "/api/v1/pods")).get("items") or []
+            events = (await api.request("GET", "/apis/events.k8s.io/v1/events")).get("items") or []
+            assert isinstance(pods, list) and isinstance(events, list)
+            bound = {p["metadata"]["name"] for p in pods if (p.get("spec") or {}).get("nodeName")
+                     and p["metadata"]["name"].startswith("pod-")}
+            told = {(e.get("regarding") or {}).get("name") for e in events if e.get("reason") == "Scheduled"}
+            return len(bound), len(bound - told)
+    return asyncio.run(count())
+
+
+@dataclass
+class Setup:
+    """How a case reaches the API server and which scheduler runs."""
+
+    latency_ms: float = 0.0
+    reset_every: int = 0
+    tree: Path = ROOT
+    tree_label: str = ""
+    interrupt: str = ""  # "term" or "kill": stop the scheduler mid-burst
+    interrupt_at: float = 0.5
+
+
 def run_case(mode: str, nodes: int, pods: int, bound: int, rate: float, profile: bool, unschedulable: int = 0,
-             real: bool = True) -> Result:
+             real: bool = True, setup: Setup | None = None) -> Result:
     node_objs = make_nodes(nodes)
     if real:
         node_objs = [real_shaped_node(n, i) for i, n in enumerate(node_objs)]
@@ -417,12 +519,17 @@ def run_case(mode: str, nodes: int, pods: int, bound: int, rate: float, profile:
     measured = make_pods(pods, prefix="pod-") if mode != "sync" else []
     stuck = unschedulable_pods(unschedulable) if mode != "sync" else []
     preload = [*node_objs, *bound_pods, *([*measured, *stuck] if mode == "backlog" else [])]
-    result = Result(mode, nodes, len(measured), unschedulable=len(stuck))
+    setup = setup or Setup()
+    result = Result(mode, nodes, len(measured), unschedulable=len(stuck), latency_ms=setup.latency_ms,
+                    tree=setup.tree_label)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         server = APIServerProcess(preload, work, tls=real)
+        proxy = ProxyProcess(server.url, setup.latency_ms, setup.reset_every) \
+            if setup.latency_ms or setup.reset_every else None
+        sched_kubeconfig = server.kubeconfig_for(proxy.url, work / "proxied") if proxy else server.kubeconfig
         watch = BindWatch(server.kubeconfig, len(measured)) if measured else None
-        sched = SchedulerProcess(server.kubeconfig, work, profile)
+        sched = SchedulerProcess(sched_kubeconfig, work, profile, tree=setup.tree)
         try:
             ready = sched.wait_ready()
             result.sync_seconds = ready - sched.started
@@ -434,6 +541,16 @@ def run_case(mode: str, nodes: int, pods: int, bound: int, rate: float, profile:
                 assert watch is not None
                 start = time.monotonic()
                 watch.create([*measured[: len(measured) // 2], *stuck, *measured[len(measured) // 2:]], rate)
+            if watch is not None and setup.interrupt:
+                wanted = max(1, int(len(measured) * setup.interrupt_at))
+                deadline = time.monotonic() + 600
+                while len(watch.bound) < wanted and time.monotonic() < deadline:
+                    time.sleep(0.005)
+                sig = signal.SIGKILL if setup.interrupt == "kill" else signal.SIGTERM
+                sched.stop(sig)
+                result.interrupted = sig.name
+                result.bound, result.lost_at_exit = _scheduled_without_event(server.kubeconfig)
+                return result
             if watch is not None:
                 watch.done.wait(600)
                 end = max(watch.bound.values()) if watch.bound else time.monotonic()
@@ -449,8 +566,14 @@ def run_case(mode: str, nodes: int, pods: int, bound: int, rate: float, profile:
                     'scheduler_schedule_attempts_total{profile="default-scheduler",result="unschedulable"}',
                     'scheduler_schedule_attempts_total{profile="default-scheduler",result="error"}')
             cpu_end, rss = sched.stop()
+            if watch is not None:
+                last_bound = max(watch.bound.values()) if watch.bound else 0.0
+                seen = dict(watch.scheduled_events)
+                result.event_lags = [seen[n] - t for n, t in watch.bound.items() if n in seen]
+                result.events_during_binding = sum(1 for t in seen.values() if t < last_bound)
             if measured:
                 result.events_written = _events_written(server.kubeconfig)
+                result.lost_at_exit = _scheduled_without_event(server.kubeconfig)[1]
             result.cpu_total = cpu_end
             result.cpu_after_sync = cpu_end - cpu_at_sync
             result.peak_rss_mib = rss
@@ -461,6 +584,8 @@ def run_case(mode: str, nodes: int, pods: int, bound: int, rate: float, profile:
         finally:
             if sched.proc.poll() is None:
                 sched.proc.kill()
+            if proxy is not None:
+                proxy.stop()
             server.stop()
     return result
 
@@ -476,6 +601,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--unschedulable", type=int, default=20, help="pods that fit no node, besides --pods")
     parser.add_argument("--plain-http", action="store_true",
                         help="plain HTTP and scheduler_perf's bare objects (no TLS, no kubelet status, no managedFields)")
+    parser.add_argument("--latency", type=float, nargs="+", default=[0.0], metavar="MS",
+                        help="milliseconds a proxy adds to each of the scheduler's round trips (several: one run each)")
+    parser.add_argument("--reset-every", type=int, default=0, metavar="N",
+                        help="the proxy resets every Nth connection of the scheduler's (0: never)")
+    parser.add_argument("--before", metavar="REV", help="also run each case with the scheduler of commit REV")
+    parser.add_argument("--interrupt", choices=["term", "kill"],
+                        help="stop the scheduler with SIGTERM or SIGKILL mid-burst (backlog mode)")
+    parser.add_argument("--interrupt-at", type=float, default=0.5, help="the share of the pods bound at that moment")
     args = parser.parse_args(argv)
     cases: list[tuple[str, int, int, int]] = []
     sizes = [(args.nodes, args.pods)] if args.nodes else [(500, 2000), (5000, 10000)]
@@ -489,16 +622,27 @@ def main(argv: list[str] | None = None) -> int:
     warm_bytecode()
     print(f"machine: {os.cpu_count()} cores; test API server and kubesched run in separate processes; "
           f"{'plain HTTP, bare objects' if args.plain_http else 'TLS, real-shaped objects'}")
-    for mode, n, p, b in cases:
-        real = not args.plain_http
-        result = run_case(mode, n, p, b, args.rate, profile=False, unschedulable=args.unschedulable, real=real)
-        if args.profile_share:
-            profiled = run_case(mode, n, p, b, args.rate, profile=True, unschedulable=args.unschedulable, real=real)
-            result.client_share, result.shares = profiled.client_share, profiled.shares
-        print(result.line(), flush=True)
-        if result.shares:
-            print("    CPU shares (cProfile on the CPU clock, event-loop thread's functions): "
-                  + ", ".join(f"{g} {s:.0%}" for g, s in result.shares.items()))
+    with tempfile.TemporaryDirectory() as before_dir:
+        trees = [(ROOT, "")]
+        if args.before:
+            subprocess.run(f"git -C {ROOT} archive {args.before} | tar -x -C {before_dir}", shell=True, check=True)
+            trees.append((Path(before_dir), args.before))
+        for mode, n, p, b in cases:
+            real = not args.plain_http
+            for latency in args.latency if mode != "sync" else [0.0]:
+                for tree, label in trees:  # this tree and the one before, in turn
+                    setup = Setup(latency_ms=latency, reset_every=args.reset_every, tree=tree, tree_label=label,
+                                  interrupt=args.interrupt or "", interrupt_at=args.interrupt_at)
+                    result = run_case(mode, n, p, b, args.rate, profile=False, unschedulable=args.unschedulable,
+                                      real=real, setup=setup)
+                    if args.profile_share:
+                        profiled = run_case(mode, n, p, b, args.rate, profile=True, unschedulable=args.unschedulable,
+                                            real=real, setup=setup)
+                        result.client_share, result.shares = profiled.client_share, profiled.shares
+                    print(result.line(), flush=True)
+                    if result.shares:
+                        print("    CPU shares (cProfile on the CPU clock, event-loop thread's functions): "
+                              + ", ".join(f"{g} {s:.0%}" for g, s in result.shares.items()))
     return 0
 
 
