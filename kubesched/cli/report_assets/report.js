@@ -90,7 +90,7 @@
     const A = U.answer;
     if (!A) h += "<p><b>No pool's new nodes would take a pending pod: no scale-up.</b></p>";
     else {
-      h += `<p><b>Add ${A.nodes} node(s) of ${esc(A.pool)}</b> (${esc(U.choice.decidedBy)}): they place ${A.pods.length} pending pod(s). ` +
+      h += `<p><b>Add ${A.nodes} node(s) of ${esc(A.pool)}</b> (${U.choice.decidedBy === "pool name" ? "the expanders left a tie, broken by pool name" : "chosen by " + esc(U.choice.decidedBy)}): they place ${A.pods.length} pending pod(s). ` +
         `cluster-autoscaler's estimate: ${A.estimate.nodes} node(s) for ${A.estimate.pods.length} pod(s); simulated: ` +
         A.simulations.map((s) => `${s.nodes} node(s) place ${s.placed}`).join(", ") + "</p>";
       h += `<details><summary>the ${A.pods.length} pod(s) helped and the new nodes</summary><div class="scroll">${list(A.pods)}<p class="note">${esc(A.newNodes.join(", "))}</p></div></details>`;
