@@ -4,10 +4,10 @@ nodes of which pool, which pods they help, and which pods no pool helps and why.
 from __future__ import annotations
 
 from kubesched.planning.expanders import parse_priorities
-from kubesched.planning.scale_up import ScaleUpSpec
+from kubesched.planning.scale_up import ScaleUpSpec, plan_scale_up
 from kubesched.planning.scale_up_settings import PoolSettings
 from tests.helpers import pod, taint, toleration
-from tests.planning.scale_up_clusters import POOL, daemon_pod, plan, pool_node, replicas
+from tests.planning.scale_up_clusters import CONFIG, POOL, REGISTRY, daemon_pod, plan, pool_node, replicas, run, snapshot
 
 
 def full(pool: str, name: str, cpu: str = "4", memory: str = "16Gi", **kwargs: object) -> list[dict]:
@@ -157,3 +157,25 @@ def test_pods_only_other_pools_would_help_are_listed_with_them():
     scale = plan(*items)
     assert scale.answer is not None and scale.answer.pool == "small"
     assert scale.elsewhere == [("default/db-5", ["big"])]
+
+
+def test_estimating_leaves_the_simulated_cluster_as_it_was():
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "zk"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+    items = [*full("small", "s1"), *full("big", "b1", cpu="16"), daemon_pod("s1"), *replicas("web", 4, cpu="3"),
+             *replicas("zk", 3, cpu="100m", affinity=anti)]
+    sim, result = run(snapshot(*items))
+    cache = sim.scheduler.cache
+
+    def state() -> tuple:
+        table = cache.table
+        rows = table.order.tolist()
+        return (sorted(cache.node_names()), cache.pod_count, sorted(p.uid for p in cache.pods()),
+                [(table.names[r], int(table.req_cpu[r]), int(table.pod_count[r])) for r in rows])
+
+    before = state()
+    first = plan_scale_up(sim, result, CONFIG, REGISTRY, ScaleUpSpec(), "name", 0)
+    assert state() == before
+    again = plan_scale_up(sim, result, CONFIG, REGISTRY, ScaleUpSpec(), "name", 0)
+    assert [(p.pool, p.estimate.node_count if p.estimate else None) for p in again.pools] == \
+        [(p.pool, p.estimate.node_count if p.estimate else None) for p in first.pools]
