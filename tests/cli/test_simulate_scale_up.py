@@ -135,3 +135,10 @@ def test_a_scale_up_option_without_scale_up_is_one_line_and_exit_2(snap: Path):
     result = invoke("simulate", str(snap), "--expander", "most-pods")
     assert result.exit_code == 2
     assert result.output.strip().splitlines() == ["error: --expander is an option of --scale-up: give --scale-up too"]
+
+
+def test_check_all_pools_checks_every_pools_estimate(snap: Path):
+    result = invoke("simulate", str(snap), "--scale-up", "--pool-label", GROUP, "--check-all-pools", "-o", "json")
+    pools = {p["pool"]: p for p in json.loads(result.output)["scaleUp"]["pools"]}
+    assert pools["big"]["checked"] == {"nodes": 1, "pods": ["default/web-0", "default/web-1", "default/web-2"]}
+    assert pools["small"]["checked"]["nodes"] == 3
