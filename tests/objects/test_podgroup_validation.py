@@ -350,16 +350,30 @@ def test_snapshots_are_checked_with_every_workload_gate_on() -> None:
     assert pod_group_problems(obj) == pod_group_problems(obj, ALL_GATES) == []
 
 
-@pytest.mark.parametrize("metadata, expected", [
-    ({"namespace": "ns"}, [("metadata.name", "Required value: name or generateName is required")]),
-    ({"name": "Bad_Name", "namespace": "ns"}, [("metadata.name", f'Invalid value: "Bad_Name": {SUBDOMAIN}')]),
-    ({"name": "ok", "namespace": "a.b"}, [("metadata.namespace", 'Invalid value: "a.b": must not contain dots')]),
-    ({"name": "no-namespace"}, []),
-])
-def test_metadata_checked_as_validate_object_meta_does(metadata: Obj, expected: list[tuple[str, str]]) -> None:
-    obj = pod_group()
+# upstream's TestValidatePodGroup / TestValidateWorkload failure cases (their "no namespace"
+# aside: a snapshot may leave the namespace out, as kubectl apply fills it in).
+METADATA_CASES: list[tuple[str, Obj, list[tuple[str, str]]]] = [
+    ("no name", {"namespace": "ns"}, [("metadata.name", "Required value: name or generateName is required")]),
+    ("invalid name", {"name": ".workload", "namespace": "ns"},
+     [("metadata.name", f'Invalid value: ".workload": {SUBDOMAIN}')]),
+    ("too long name", {"name": "w" * 254, "namespace": "ns"},
+     [("metadata.name", f'Invalid value: "{"w" * 254}": must be no more than 253 characters')]),
+    ("invalid namespace", {"name": "ok", "namespace": ".ns"},
+     [("metadata.namespace", f'Invalid value: ".ns": {LABEL}')]),
+    ("too long namespace", {"name": "ok", "namespace": "n" * 64},
+     [("metadata.namespace", f'Invalid value: "{"n" * 64}": must be no more than 63 characters')]),
+    ("namespace with dots", {"name": "ok", "namespace": "a.b"},
+     [("metadata.namespace", 'Invalid value: "a.b": must not contain dots')]),
+    ("no namespace", {"name": "no-namespace"}, []),
+]
+
+
+@pytest.mark.parametrize("metadata, expected", [c[1:] for c in METADATA_CASES], ids=[c[0] for c in METADATA_CASES])
+@pytest.mark.parametrize("kind", ["PodGroup", "Workload"])
+def test_metadata_checked_as_validate_object_meta_does(kind: str, metadata: Obj, expected: list[tuple[str, str]]) -> None:
+    obj, check = (pod_group(), pod_group_problems) if kind == "PodGroup" else (workload(), workload_problems)
     obj["metadata"] = metadata
-    assert pod_group_problems(obj) == expected
+    assert check(obj) == expected
 
 
 @pytest.mark.parametrize("tweak, expected", [
@@ -398,6 +412,10 @@ CONDITION = {"type": "PodGroupScheduled", "status": "True", "reason": "Scheduled
        "character, optionally followed by a string of alphanumeric characters or '_,:', and must end with an "
        "alphanumeric character or '_' (e.g. 'my_name',  or 'MY_NAME',  or 'MyName',  or 'ReasonA,ReasonB',  or "
        "'ReasonA:ReasonB', regex used for validation is '[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?')")]),
+    ({"conditions": [{**CONDITION, "reason": "R" * 1025}]},
+     [("status.conditions[0].reason", "Too long: may not be more than 1024 bytes")]),
+    ({"conditions": [{**CONDITION, "message": "m" * 32769}]},
+     [("status.conditions[0].message", "Too long: may not be more than 32768 bytes")]),
     ({"resourceClaimStatuses": [{"name": "other", "resourceClaimName": "c"}]},
      [("status.resourceClaimStatuses[0].name",
        'Invalid value: "other": must match the name of an entry in `spec.resourceClaims`')]),
