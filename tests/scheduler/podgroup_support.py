@@ -25,7 +25,7 @@ from kubesched.scheduler.factory import new_scheduler
 from kubesched.scheduler.scheduler import Scheduler
 from tests.helpers import make_node, pod
 
-__all__ = ["FakePodGroupPlugin", "group", "group_info", "member", "raw_group", "raw_member", "scripted_scheduler",
+__all__ = ["FakePodGroupPlugin", "default_scheduler", "group", "group_info", "member", "raw_group", "raw_member", "scripted_scheduler",
            "simulate", "unschedulable", "wait"]
 
 GATES = {"GenericWorkload": True, "GangScheduling": True}
@@ -137,3 +137,15 @@ def raw_group(name: str, min_count: int | None = None, topology: str | None = No
         spec["schedulingConstraints"] = {"topology": [{"key": topology}]}
     return {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup",
             "metadata": {"name": name, "namespace": "default", "generation": 1}, "spec": spec}
+
+
+def default_scheduler(gates: dict[str, bool] | None = None) -> tuple[Scheduler, SimulatedCluster]:
+    """A scheduler with the default profile for these gates (GenericWorkload and
+    GangScheduling unless given) and one 4-cpu node ``node1``."""
+    registry = in_tree_registry(Features.from_gates(gates if gates is not None else GATES))
+    config = parse_config({"apiVersion": API_VERSION, "kind": KIND}, registry, UPSTREAM_ONLY)
+    clock = VirtualClock()
+    cluster = SimulatedCluster(clock)
+    sched = new_scheduler(config, cluster, clock, registry)
+    sched.on_node_add(make_node("node1"))
+    return sched, cluster
