@@ -122,7 +122,7 @@ GATE_DEPENDENCIES: Mapping[str, tuple[str, ...]] = {
 MODELLED_GATES = frozenset({
     "DynamicResourceAllocation", "DRAExtendedResource", "DRAPrioritizedList", "DRAAdminAccess",
     "DRAConsumableCapacity", "DRADeviceTaints", "DRAPartitionableDevices", "DRADeviceBindingConditions",
-    "NodeDeclaredFeatures",
+    "NodeDeclaredFeatures", "GenericWorkload", "GangScheduling", "TopologyAwareWorkloadScheduling",
 })
 
 
