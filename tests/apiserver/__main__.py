@@ -13,6 +13,7 @@ import threading
 import orjson
 
 from tests.apiserver.server import APIServer
+from tests.apiserver.workload_resources import DEFAULT_GATES
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,9 +23,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bookmark-interval", type=float, default=1.0)
     parser.add_argument("--history", type=int, default=100_000)
     parser.add_argument("--tls", action="store_true", help="serve HTTPS (clients trust tests/apiserver/tls/ca.crt)")
+    parser.add_argument("--feature-gates", default=",".join(sorted(DEFAULT_GATES)),
+                        help="alpha gates on, comma-separated (default: workload-aware scheduling's; '' for none)")
     args = parser.parse_args(argv)
+    gates = frozenset(g.strip() for g in args.feature_gates.split(",") if g.strip())
     server = APIServer(bookmark_interval=args.bookmark_interval, history=args.history, port=args.port,
-                       tls=args.tls).start()
+                       tls=args.tls, feature_gates=gates).start()
     if args.load:
         with open(args.load, "rb") as handle:
             data = orjson.loads(handle.read())

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from tests.apiserver import errors
 from tests.apiserver.resources import BY_PATH, Resource
 from tests.apiserver.storage import JSONDict, Preconditions, Store, meta, now_rfc3339
+from tests.apiserver.workload_resources import admit_pod_scheduling_group
 
 PODS = BY_PATH[("", "v1", "pods")]
 PRIORITY_CLASSES = BY_PATH[("scheduling.k8s.io", "v1", "priorityclasses")]
@@ -101,6 +102,7 @@ def admit_pod(store: Store, pod: JSONDict, keep_status: bool) -> None:
                    for t in tols):
             tols.append(dict(default))
     spec["tolerations"] = tols
+    admit_pod_scheduling_group(store.feature_gates, pod)
     if not keep_status or not isinstance(pod.get("status"), dict):
         pod["status"] = {"phase": "Pending", "qosClass": qos_class(spec)}
 

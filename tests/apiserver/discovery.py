@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from tests.apiserver.resources import RESOURCES, Resource
 
 JSONDict = dict[str, object]
+Served = Callable[[Resource], bool]
+
+
+def _everything(resource: Resource) -> bool:
+    return True
 
 VERSION: JSONDict = {
     "major": "1",
@@ -40,9 +47,9 @@ def _entries(resource: Resource) -> list[JSONDict]:
     return out
 
 
-def resource_list(group: str, version: str) -> JSONDict | None:
+def resource_list(group: str, version: str, served: Served = _everything) -> JSONDict | None:
     """APIResourceList for one group version (None when not served)."""
-    chosen = [r for r in RESOURCES if r.group == group and r.version == version]
+    chosen = [r for r in RESOURCES if r.group == group and r.version == version and served(r)]
     if not chosen:
         return None
     gv = f"{group}/{version}" if group else version
@@ -60,21 +67,22 @@ def core_versions(address: str) -> JSONDict:
             "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": address}]}
 
 
-def _group(name: str) -> JSONDict:
-    versions = sorted({r.version for r in RESOURCES if r.group == name})
+def _group(name: str, served: Served) -> JSONDict:
+    # Sorted, v1 before v1alpha2: the order of kube-apiserver's version priorities where several are served.
+    versions = sorted({r.version for r in RESOURCES if r.group == name and served(r)})
     entries = [{"groupVersion": f"{name}/{v}", "version": v} for v in versions]
     return {"name": name, "versions": entries, "preferredVersion": entries[0]}
 
 
-def group(name: str) -> JSONDict | None:
-    if not any(r.group == name for r in RESOURCES) or not name:
+def group(name: str, served: Served = _everything) -> JSONDict | None:
+    if not any(r.group == name and served(r) for r in RESOURCES) or not name:
         return None
-    return {"kind": "APIGroup", "apiVersion": "v1", **_group(name)}
+    return {"kind": "APIGroup", "apiVersion": "v1", **_group(name, served)}
 
 
-def group_list() -> JSONDict:
+def group_list(served: Served = _everything) -> JSONDict:
     names: list[str] = []
     for resource in RESOURCES:
-        if resource.group and resource.group not in names:
+        if resource.group and resource.group not in names and served(resource):
             names.append(resource.group)
-    return {"kind": "APIGroupList", "apiVersion": "v1", "groups": [_group(n) for n in names]}
+    return {"kind": "APIGroupList", "apiVersion": "v1", "groups": [_group(n, served) for n in names]}

@@ -26,6 +26,7 @@ from tests.apiserver.resources import BY_PATH, Resource, object_key
 from tests.apiserver.selectors import predicate_from_query
 from tests.apiserver.storage import JSONDict, Store
 from tests.apiserver.watch import Hub
+from tests.apiserver.workload_resources import served
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 JSON_TYPE = "application/json"
@@ -64,22 +65,23 @@ class Target:
     subresource: str | None
 
 
-def parse_path(parts: list[str]) -> Target | JSONDict | None:
-    """A resource target, a discovery document, or None (404)."""
+def parse_path(parts: list[str], served: discovery.Served = lambda resource: True) -> Target | JSONDict | None:
+    """A resource target, a discovery document, or None (404); ``served``: whether the server
+    has storage for a resource (alpha ones need their feature gate)."""
     if parts[:1] == ["api"]:
         if len(parts) == 1:
             return None
         group, version, rest = "", parts[1], parts[2:]
     elif parts[:1] == ["apis"]:
         if len(parts) == 1:
-            return discovery.group_list()
+            return discovery.group_list(served)
         if len(parts) == 2:
-            return discovery.group(parts[1])
+            return discovery.group(parts[1], served)
         group, version, rest = parts[1], parts[2], parts[3:]
     else:
         return None
     if not rest:
-        return discovery.resource_list(group, version)
+        return discovery.resource_list(group, version, served)
     namespace = None
     nested = len(rest) >= 3 and ((group, version, rest[2]) in BY_PATH or (not group and rest[2] == "bindings"))
     if rest[0] == "namespaces" and nested:
@@ -87,7 +89,7 @@ def parse_path(parts: list[str]) -> Target | JSONDict | None:
     if namespace is not None and rest == ["bindings"] and not group:
         return Target(BY_PATH[("", "v1", "pods")], namespace, None, "bindings")
     resource = BY_PATH.get((group, version, rest[0]))
-    if resource is None or len(rest) > 3:
+    if resource is None or len(rest) > 3 or not served(resource):
         return None
     if namespace is not None and not resource.namespaced:
         return None
@@ -156,7 +158,8 @@ class Api:
 
     async def dispatch(self, request: web.Request) -> web.StreamResponse:
         parts = [p for p in request.path.split("/") if p]
-        found = parse_path(parts)
+        gates = self.store.feature_gates
+        found = parse_path(parts, lambda resource: served(resource, gates))
         if found is None:
             return error_response(_no_route())
         if not isinstance(found, Target):

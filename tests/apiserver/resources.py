@@ -85,6 +85,9 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("apps", "v1", "statefulsets", "StatefulSet", True, True, True),
     Resource("apps", "v1", "deployments", "Deployment", True, True, True),
     Resource("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", False),
+    # scheduling.k8s.io/v1alpha2 (GenericWorkload); their strategies' rules are in workload_resources.py.
+    Resource("scheduling.k8s.io", "v1alpha2", "podgroups", "PodGroup", True, True),
+    Resource("scheduling.k8s.io", "v1alpha2", "workloads", "Workload", True),
     Resource("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", True, True, True),
     Resource("coordination.k8s.io", "v1", "leases", "Lease", True, create_on_update=True,
              unconditional_update=False),

@@ -24,6 +24,7 @@ from tests.apiserver.resources import object_key, resource_for
 from tests.apiserver.storage import JSONDict, Store, clone, meta
 from tests.apiserver.tls import server_context
 from tests.apiserver.watch import Hub
+from tests.apiserver.workload_resources import DEFAULT_GATES
 
 _TIMEOUT = 30.0
 
@@ -35,9 +36,13 @@ class APIServer:
     """A loopback kube-apiserver stand-in; ``start()`` binds 127.0.0.1 (port 0 = any free port)."""
 
     def __init__(self, *, bookmark_interval: float = 1.0, history: int = 100_000, port: int = 0,
-                 tls: bool = False) -> None:
-        """``tls``: serve HTTPS with the certificate in ``tls/`` (clients trust ``tls.CA_FILE``)."""
+                 tls: bool = False, feature_gates: frozenset[str] = DEFAULT_GATES) -> None:
+        """``tls``: serve HTTPS with the certificate in ``tls/`` (clients trust ``tls.CA_FILE``).
+        ``feature_gates``: the alpha gates on, as kube-apiserver's ``--feature-gates`` (and the
+        ``--runtime-config`` that goes with them): by default workload-aware scheduling's, so
+        scheduling.k8s.io/v1alpha2 is served; without GenericWorkload it is not."""
         self.store = Store(history)
+        self.store.feature_gates = frozenset(feature_gates)
         self.tls = tls
         self.faults = Faults()
         self.requests: list[tuple[str, str]] = []

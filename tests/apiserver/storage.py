@@ -130,6 +130,8 @@ class Store:
         self.log: deque[Event] = deque()
         self.listeners: list[Listener] = []
         self.changed = threading.Condition(self.lock)
+        # The server's alpha feature gates, as its registries read them (workload_resources.py).
+        self.feature_gates: frozenset[str] = frozenset()
 
     # -- reads -----------------------------------------------------------
     def table(self, resource: Resource) -> dict[str, JSONDict]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from tests.apiserver import errors
+from tests.apiserver import errors, workload_resources
 from tests.apiserver.admission import admit_pod, is_pod
 from tests.apiserver.dra_resources import admit_create, admit_update, is_dra
 from tests.apiserver.lifecycle import delete_pending_pod, is_new_style_event, validate_event_create
@@ -52,11 +52,15 @@ def create(store: Store, resource: Resource, obj: JSONDict, namespace: str | Non
     _place(resource, obj, namespace)
     md = meta(obj)
     for server_set in ("resourceVersion", "uid", "creationTimestamp", "generation", "deletionTimestamp"):
+        if server_set == "generation" and workload_resources.keeps_creator_generation(resource):
+            continue
         if not keep_status:
             md.pop(server_set, None)
     md.pop("resourceVersion", None)
     if is_dra(resource):
         admit_create(store, resource, obj, keep_status)
+    if workload_resources.is_workload_kind(resource):
+        workload_resources.admit_create(store.feature_gates, resource, obj, keep_status)
     if is_new_style_event(resource):
         validate_event_create(obj)
     with store.lock:
@@ -72,6 +76,9 @@ def _merge(store: Store, resource: Resource, current: JSONDict, incoming: JSONDi
     if is_dra(resource):
         merged = _merge_endpoint(resource, current, incoming, subresource)
         return admit_update(store, resource, merged, current, subresource)
+    if workload_resources.is_workload_kind(resource):
+        merged = _merge_endpoint(resource, current, incoming, subresource)
+        return workload_resources.admit_update(store.feature_gates, resource, merged, current, subresource)
     return _merge_endpoint(resource, current, incoming, subresource)
 
 
