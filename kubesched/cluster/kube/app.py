@@ -37,6 +37,8 @@ from .events import EVENT_WRITERS, EventBroadcaster, ObjectRef
 from .lease_events import LeaseEventRecorder
 from .leader import LeaderElector
 from .live_metrics import POD_BINDING, POD_STATUS_PATCH, EventWriterStats, LiveMetrics
+from .pod_group_status import register_pod_group_status_metrics
+from .pod_groups import pod_group_api_problem
 from .pod_resources import resources_exposition
 from .zpages import ZPages
 from .pod_meta import pod_resource_version
@@ -132,6 +134,11 @@ async def run_scheduler(settings: RunSettings, *, stop: asyncio.Event | None = N
         for client in (api, events_api, lease_api):
             client.observer = live_metrics.rest
         await check_access(api, settings.connection.server, settings.startup_timeout)
+        features = settings.registry.features if settings.registry is not None else DEFAULT_FEATURES
+        if features.enable_generic_workload:  # upstream would wait for a PodGroup informer that never syncs
+            problem = await pod_group_api_problem(api, settings.connection.server, settings.startup_timeout)
+            if problem is not None:
+                raise StartupError(problem)
         broadcaster = EventBroadcaster(events_api, qps=0,  # the events client does the throttling
                                        high_water=settings.options.events_high_water)
         live = LiveScheduler(config, api, _PodEvents(broadcaster), registry=settings.registry,
@@ -234,6 +241,8 @@ def _instrument(live: LiveScheduler, broadcaster: EventBroadcaster, live_metrics
     assert client is not None and bindings is not None
     features = live.registry.features if live.registry is not None else DEFAULT_FEATURES
     claim_metrics = ClaimMetrics(live_metrics.registry, features)
+    if features.enable_generic_workload:
+        register_pod_group_status_metrics(live_metrics.registry, client.pod_group_status)
     client.on_claim_created = claim_metrics.claim_created
     client.on_binding_conditions = claim_metrics.binding_conditions
     calls = live_metrics.async_calls

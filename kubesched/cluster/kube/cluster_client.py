@@ -18,6 +18,8 @@
   fine. ``clear_nominated_node_name`` empties a lower-priority pod's nomination.
 * DynamicResources' claim writes (``bind_resource_claim``, ``create_resource_claim``, ...)
   come from ``claims.ResourceClaimWrites``.
+* ``patch_pod_group_conditions`` (``PodGroupStatusWriter``) hands the PodGroupScheduled
+  condition to ``pod_group_status.PodGroupStatusPatcher`` (upstream's PatchPodGroupStatus).
 """
 
 from __future__ import annotations
@@ -32,8 +34,10 @@ from typing import Callable, Coroutine, Protocol
 
 from ...framework.handle import JSONObject
 from ...objects.pod import PodInfo
+from ...objects.podgroup import PodGroup, PodGroupCondition
 from .claims import ResourceClaimWrites
 from .errors import ApiError
+from .pod_group_status import PodGroupStatusPatcher
 from .pod_meta import pod_generation
 
 __all__ = ["KubeClusterClient", "Requester", "PodEventSink", "scheduled_condition_unchanged"]
@@ -131,6 +135,7 @@ class KubeClusterClient(ResourceClaimWrites):
         self._background: set[asyncio.Task[None]] = set()  # preemptions under way
         self._claim_tasks: set[asyncio.Task[None]] = set()  # DynamicResources' writes in the background
         self._claims_stopping = threading.Event()  # ends PreBind's binding-condition waits at shutdown
+        self.pod_group_status = PodGroupStatusPatcher(api, loop, wall_clock=wall_clock)
         # (call type, succeeded, seconds) of each background API call: the dispatcher's metrics
         self.on_call: Callable[[str, bool, float], None] | None = None
 
@@ -143,6 +148,7 @@ class KubeClusterClient(ResourceClaimWrites):
     async def stop(self) -> None:
         self.stop_claim_waits()
         await self.close_cycle_writes()
+        await self.pod_group_status.close()
         for task in self._workers:
             task.cancel()
         await asyncio.gather(*self._workers, return_exceptions=True)
@@ -210,6 +216,10 @@ class KubeClusterClient(ResourceClaimWrites):
             self._enqueue_status(pod, reason, message, nominated_node_name)
         else:
             self._loop.call_soon_threadsafe(self._enqueue_status, pod, reason, message, nominated_node_name)
+
+    def patch_pod_group_conditions(self, group: PodGroup, conditions: tuple[PodGroupCondition, ...]) -> None:
+        """``PodGroupStatusWriter``: the group's new conditions, patched in the background."""
+        self.pod_group_status.submit(group, conditions)
 
     def observe_binding(self, pod: PodInfo, node_name: str) -> None:
         """A binder extender bound the pod: the pod informer will report it."""

@@ -25,6 +25,7 @@ from ...framework.registry import Registry
 from ...framework.handle import JSONObject
 from ...objects.node import Node, parse_node
 from ...objects.pod import PodInfo, parse_pod
+from ...objects.podgroup import PodGroup
 from ...scheduler.factory import new_scheduler
 from ...scheduler.handle import HandleHub
 from ...scheduler.metrics import SchedulerMetrics
@@ -35,6 +36,7 @@ from .client import ApiClient
 from .cluster_client import KubeClusterClient, PodEventSink
 from .handlers import NamespaceInfo, NamespaceEvents, NodeEvents, ObjectEvents, PodEvents, parse_namespace
 from .informer import Informer, Resource
+from .pod_groups import pod_group_informer
 from .pod_resources import limit_parts, limits_of
 
 __all__ = ["EventRoom", "LiveScheduler", "LiveOptions", "collection_path", "POD_FIELD_SELECTOR"]
@@ -97,7 +99,7 @@ class LiveScheduler:
         self.options = options or LiveOptions()
         self.metrics = metrics
         self.informers: list[Informer[Node] | Informer[NamespaceInfo] | Informer[dict[str, object]]
-                             | Informer[JSONObject] | Informer[PodInfo]] = []
+                             | Informer[JSONObject] | Informer[PodInfo] | Informer[PodGroup]] = []
         self.scheduler: Scheduler | None = None
         self.client: KubeClusterClient | None = None
         self.bindings: BindingPool | None = None
@@ -149,6 +151,9 @@ class LiveScheduler:
             self.informers.append(Informer(
                 self.api, Resource(collection_path(store.api_version, plural), store.kind), _identity,
                 ObjectEvents(store, self.wake, self.metrics), page_size=page, watch_list=watch_list, name=plural))
+        if scheduler.generic_workload:  # upstream's PodGroup informer exists only with GenericWorkload
+            self.informers.append(pod_group_informer(self.api, scheduler, self.wake, self.metrics,
+                                                     page_size=page, watch_list=watch_list))
         # Pods last: their handlers find the nodes already in the cache.
         self.informers.append(Informer(
             self.api, Resource("/api/v1/pods", "Pod", field_selector=POD_FIELD_SELECTOR), self._parse_pod,

@@ -19,11 +19,13 @@ from ...cache.object_store import ObjectStore
 from ...framework.handle import JSONObject
 from ...objects.node import Node
 from ...objects.pod import PodInfo
+from ...objects.podgroup import PodGroup
 from ...scheduler.metrics import SchedulerMetrics
 from ...scheduler.scheduler import Scheduler
 from .informer import DeletedFinalStateUnknown
 
-__all__ = ["NamespaceInfo", "PodEvents", "NodeEvents", "NamespaceEvents", "ObjectEvents", "parse_namespace"]
+__all__ = ["NamespaceInfo", "PodEvents", "NodeEvents", "NamespaceEvents", "ObjectEvents", "PodGroupEvents",
+           "parse_namespace"]
 
 log = logging.getLogger("kubesched.informers")
 
@@ -144,6 +146,28 @@ class NamespaceEvents(_Guarded[NamespaceInfo]):
     def on_delete(self, obj: NamespaceInfo | DeletedFinalStateUnknown[NamespaceInfo]) -> None:
         ns = _unwrap(obj)
         self._run(self._labels["delete"], "delete", ns, self._scheduler.on_namespace, ns.name, None)
+
+
+class PodGroupEvents(_Guarded[PodGroup]):
+    """scheduling.k8s.io/v1alpha2 PodGroups (GenericWorkload) into the scheduler's directory,
+    each change the ``PodGroup`` cluster event (``PodGroupAdd``, ...) for the queueing hints."""
+
+    def __init__(self, scheduler: Scheduler, wake: Callable[[], None], metrics: SchedulerMetrics | None = None) -> None:
+        super().__init__(wake, "PodGroup", metrics)
+        self._scheduler = scheduler
+
+    def _name(self, obj: PodGroup) -> str:
+        return obj.key
+
+    def on_add(self, obj: PodGroup, is_in_initial_list: bool) -> None:
+        self._run(self._labels["add"], "add", obj, self._scheduler.on_pod_group_add, obj)
+
+    def on_update(self, old: PodGroup, new: PodGroup) -> None:
+        self._run(self._labels["update"], "update", new, self._scheduler.on_pod_group_update, old, new)
+
+    def on_delete(self, obj: PodGroup | DeletedFinalStateUnknown[PodGroup]) -> None:
+        group = _unwrap(obj)
+        self._run(self._labels["delete"], "delete", group, self._scheduler.on_pod_group_delete, group)
 
 
 class ObjectEvents(_Guarded[JSONObject]):
