@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from kubesched.cluster.kube.bind_concurrency import ConcurrencyLimit
+from kubesched.cluster.kube.concurrency import ConcurrencyLimit
 from kubesched.cluster.kube.binding import BindingPool
 from kubesched.cluster.kube.errors import ApiError
 from kubesched.framework.status import Status

@@ -345,6 +345,21 @@ def test_what_the_grace_period_leaves_unwritten_is_counted_as_dropped() -> None:
     run(scenario)
 
 
+def test_on_shutdown_a_write_waiting_to_be_retried_is_retried_at_once() -> None:
+    async def scenario() -> None:
+        api = FakeEventsApi()
+        api.failures = [0]  # one transport failure: the next try is 60 s away
+        broadcaster = EventBroadcaster(api, retry_sleep=60.0)
+        task = await running(broadcaster)
+        failed(broadcaster)
+        await asyncio.sleep(0.02)
+        assert await broadcaster.shutdown(grace=2.0)
+        await stop(task)
+        assert (broadcaster.stats.written, broadcaster.dropped) == (1, 0)
+
+    run(scenario)
+
+
 def test_an_event_recorded_after_the_writer_stopped_is_counted_as_dropped() -> None:
     async def scenario() -> None:
         broadcaster = EventBroadcaster(FakeEventsApi())

@@ -33,7 +33,8 @@ from .connection import Connection
 from .driver import LiveOptions, LiveScheduler
 from .endpoints import Endpoints
 from .errors import ApiError
-from .events import EVENT_WRITERS, EventBroadcaster, ObjectRef
+from .concurrency import MOST
+from .events import EventBroadcaster, ObjectRef
 from .lease_events import LeaseEventRecorder
 from .leader import LeaderElector
 from .live_metrics import POD_BINDING, POD_STATUS_PATCH, EventWriterStats, LiveMetrics
@@ -129,7 +130,7 @@ async def run_scheduler(settings: RunSettings, *, stop: asyncio.Event | None = N
     # share one HTTP/2 connection, where no request waits for another's turn), so a backlog
     # of binds delays neither an event nor a renewal.
     async with ApiClient(settings.connection) as api, \
-            ApiClient(settings.connection, max_connections=EVENT_WRITERS) as events_api, \
+            ApiClient(settings.connection, max_connections=MOST) as events_api, \
             ApiClient(settings.connection) as lease_api:
         for client in (api, events_api, lease_api):
             client.observer = live_metrics.rest

@@ -21,7 +21,7 @@ from ...framework.status import Code, Status
 from ...objects.pod import PodInfo
 from ...scheduler.metrics import SchedulerMetrics
 from ...scheduler.scheduler import BindingDone, BindingWork, DirectBinder
-from .bind_concurrency import ConcurrencyLimit
+from .concurrency import ConcurrencyLimit
 from .errors import ApiError
 from .parking_pool import ParkingPool
 
@@ -136,7 +136,7 @@ class BindingPool:
         """A ``DirectBinder`` that awaits ``bind`` on the loop itself: DefaultBinder's API call
         without a worker thread or two thread hand-offs per pod. Binds queue in the order the
         pods were scheduled and up to ``limit.limit`` of them are under way at once (32 near
-        the server, more when its answers take long: ``bind_concurrency``), each taken by a
+        the server, more when its answers take long: ``concurrency``), each taken by a
         long-lived task rather than a task per pod."""
         self._direct_limit = limit if limit is not None else ConcurrencyLimit()
         self._direct_bind = bind

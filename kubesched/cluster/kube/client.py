@@ -74,7 +74,7 @@ class RequestObserver(Protocol):
 #: connection costs about a millisecond of CPU to set up, about as much as eight requests on
 #: one already open, so the callers bound their own concurrency and open no more than they
 #: need: the binding tasks (32 near the server, up to 256 when its answers take long, see
-#: ``bind_concurrency``), 16 status patchers, the informers' lists. This bound is a backstop
+#: ``concurrency``), the status patchers (16 to 256), the informers' lists. This bound is a backstop
 #: (client-go over HTTP/2 opens another connection every 100 streams, with no bound).
 MAX_CONNECTIONS = 320
 

@@ -35,6 +35,7 @@ from typing import Callable, Coroutine, Protocol
 from ...framework.handle import JSONObject
 from ...objects.pod import PodInfo
 from ...objects.podgroup import PodGroup, PodGroupCondition
+from .concurrency import ConcurrencyLimit
 from .claims import ResourceClaimWrites
 from .errors import ApiError
 from .pod_group_status import PodGroupStatusPatcher
@@ -129,6 +130,8 @@ class KubeClusterClient(ResourceClaimWrites):
         self._waiting: dict[str, _StatusPatch] = {}  # pod uid -> latest patch not yet sent
         self._order: asyncio.Queue[str] | None = None
         self._workers: list[asyncio.Task[None]] = []
+        # 16 status patchers, more when the API server is far (as the binding tasks: concurrency).
+        self._status_limit = ConcurrencyLimit(least=_STATUS_WORKERS)
         self.patches_sent = 0
         self.patches_skipped = 0
         self.victims_deleted = 0
@@ -143,7 +146,7 @@ class KubeClusterClient(ResourceClaimWrites):
     def start(self) -> None:
         self._loop_thread = threading.get_ident()
         self._order = asyncio.Queue()
-        self._workers = [self._loop.create_task(self._status_worker()) for _ in range(_STATUS_WORKERS)]
+        self._workers = [self._loop.create_task(self._status_worker()) for _ in range(self._status_limit.limit)]
 
     async def stop(self) -> None:
         self.stop_claim_waits()
@@ -296,7 +299,11 @@ class KubeClusterClient(ResourceClaimWrites):
 
     async def _status_worker(self) -> None:
         assert self._order is not None
+        limit, me = self._status_limit, asyncio.current_task()
         while True:
+            if len(self._workers) > limit.limit and me in self._workers:  # the limit came down
+                self._workers.remove(me)
+                return
             uid = await self._order.get()
             patch = self._waiting.pop(uid, None)
             if patch is None:
@@ -318,5 +325,9 @@ class KubeClusterClient(ResourceClaimWrites):
                 log.warning("updating the PodScheduled condition of %s failed: %s", pod.key, err,
                             extra={"pod": pod.key})
             finally:
+                seconds = time.perf_counter() - started
                 if self.on_call is not None:
-                    self.on_call("pod_status_patch", ok, time.perf_counter() - started)
+                    self.on_call("pod_status_patch", ok, seconds)
+                limit.answered(seconds, not self._order.empty(), started + seconds)
+                while len(self._workers) < limit.limit and me in self._workers:  # the limit went up
+                    self._workers.append(self._loop.create_task(self._status_worker()))

@@ -18,7 +18,8 @@ grow without bound. ``run`` drains the queue and writes to the API server:
   events older than that; every 30 minutes every live series is written (its TTL
   refresh). So 10,000 identical failures cost a handful of requests.
 * Writes go through a token bucket (kube-scheduler's event client has its own:
-  clientConnection qps 50, burst 100) and at most ``max_in_flight`` at once.
+  clientConnection qps 50, burst 100), ``max_in_flight`` at once, more when the server is
+  far (``concurrency``: upstream starts a goroutine per event).
 * A write failing for a transport reason (status 0, or an error that is not an API
   status) is retried up to 12 times, 10 s apart (+25 % jitter); a rejection by the
   server is given up with a log line, as upstream's sink does. (429s and 5xx with
@@ -29,8 +30,9 @@ grow without bound. ``run`` drains the queue and writes to the API server:
 Writes start as soon as an event is recorded (the events client has connections of its
 own, so binds never hold them up): a process killed outright loses only what the last
 moments recorded. On a graceful stop ``shutdown`` writes what is queued for a bounded
-grace period, as client-go's broadcaster flushes on ``Shutdown``; what is left then is
-counted as dropped and logged in one line.
+grace period, as client-go's broadcaster flushes on ``Shutdown`` (writes waiting to be
+retried are retried at once); what is left then is counted as dropped and logged in one
+line.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
+from .concurrency import MOST, ConcurrencyLimit
 from .leader import micro_time, status_of
 
 __all__ = [
@@ -71,8 +74,9 @@ ACTION_PREEMPTING = "Preempting"
 NOTE_LENGTH_LIMIT = 1024
 _TRUNCATED = " ..."
 
-#: Writes under way at once (the events client's connections: one each).
-EVENT_WRITERS = 16
+#: Writes under way at once to start with (as many as the binds that make them); more when the
+#: API server is far, up to ``concurrency.MOST`` (the events client's connections: one each).
+EVENT_WRITERS = 32
 #: Writes queued before ``room()`` holds the scheduling loop back (a few MiB of events;
 #: upstream's crowd of goroutines has no bound at all).
 HIGH_WATER = 10_000
@@ -80,6 +84,7 @@ MAX_TRIES_PER_EVENT = 12
 RETRY_SLEEP = 10.0
 FINISH_TIME = 6 * 60.0
 REFRESH_TIME = 30 * 60.0
+_HURRIED_RETRY = 0.05  # seconds between retries while stopping
 
 _EVENT_TYPES = ("Normal", "Warning")
 _PATCH = "application/strategic-merge-patch+json"
@@ -219,7 +224,7 @@ class EventBroadcaster:
     def __init__(self, requester: EventRequester, *, reporting_controller: str = "default-scheduler",
                  reporting_instance: str | None = None, clock: Callable[[], float] = time.time,
                  high_water: int = HIGH_WATER, qps: float = 50.0, burst: int = 100,
-                 max_in_flight: int = EVENT_WRITERS, max_tries: int = MAX_TRIES_PER_EVENT, retry_sleep: float = RETRY_SLEEP,
+                 max_in_flight: int = EVENT_WRITERS, most_in_flight: int | None = None, max_tries: int = MAX_TRIES_PER_EVENT, retry_sleep: float = RETRY_SLEEP,
                  rng: Callable[[], float] = random.random) -> None:
         self._requester = requester
         self.reporting_controller = reporting_controller
@@ -234,13 +239,17 @@ class EventBroadcaster:
         self._room.set()
         self._bucket = _TokenBucket(qps, burst)
         self._throttled = qps > 0  # run's events client throttles instead (qps 0 here)
-        self._max_in_flight = max(1, max_in_flight)
+        # Writers under way: ``max_in_flight`` to start with, more while the queue waits and the
+        # answers take long for the network's sake only, as the binding tasks (concurrency).
+        self._writers_limit = ConcurrencyLimit(least=max_in_flight, most=most_in_flight or MOST)
+        self._writers: list[asyncio.Task[None]] = []
         self._writing = 0  # writes under way
         self._max_tries = max_tries
         self._retry_sleep = retry_sleep
         self._rng = rng
         self._cache: dict[_Key, _Event] = {}
         self._stopped = False  # the writers are gone: what is recorded now is lost
+        self._hurry = asyncio.Event()  # stopping: retries wait no longer
         self.stats = BroadcasterStats()
 
     def _instance_for(self, controller: str) -> str:
@@ -306,10 +315,11 @@ class EventBroadcaster:
         task per event)."""
         heartbeats = [asyncio.create_task(self._every(FINISH_TIME, self.finish_series)),
                       asyncio.create_task(self._every(REFRESH_TIME, self.refresh_series))]
-        writers = [asyncio.create_task(self._writer()) for _ in range(self._max_in_flight)]
+        self._writers = [asyncio.create_task(self._writer()) for _ in range(self._writers_limit.limit)]
         try:
-            await asyncio.gather(*writers)
+            await asyncio.get_running_loop().create_future()  # until cancelled (writers never end on failures)
         finally:
+            writers, self._writers = self._writers, []
             for task in [*heartbeats, *writers]:
                 task.cancel()
             await asyncio.gather(*heartbeats, *writers, return_exceptions=True)
@@ -339,6 +349,7 @@ class EventBroadcaster:
         grace period: those writes count as dropped."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + max(0.0, grace)
+        self._hurry.set()
         queued = len(self._queue) + self._writing
         if queued:
             log.info("writing the %d queued events before exit (at most %.0fs)", queued, grace)
@@ -349,9 +360,14 @@ class EventBroadcaster:
         return True
 
     async def _writer(self) -> None:
-        queue, room = self._queue, self._room
+        queue, room, limit = self._queue, self._room, self._writers_limit
         loop = asyncio.get_running_loop()
+        me = asyncio.current_task()
         while True:
+            if len(self._writers) > limit.limit:  # the limit came down: one writer fewer
+                if me in self._writers:
+                    self._writers.remove(me)
+                return
             if not queue:
                 waiter: asyncio.Future[None] = loop.create_future()
                 self._idle.append(waiter)
@@ -361,11 +377,16 @@ class EventBroadcaster:
             if not room.is_set() and len(queue) < self._high_water:
                 room.set()
             self._writing += 1  # a write cut off at exit stays counted: it is lost (``_count_left``)
+            started = loop.time()
             try:
                 await self._write(event)
             except Exception:  # noqa: BLE001 - a writer must survive any failure
                 log.exception("writing event %s/%s failed", event.namespace, event.name)
             self._writing -= 1
+            now = loop.time()
+            limit.answered(now - started, bool(queue), now)
+            while len(self._writers) < limit.limit and me in self._writers:  # the limit went up
+                self._writers.append(loop.create_task(self._writer()))
 
     async def drain(self) -> None:
         """Wait until the queue is empty and no write is in flight (tests, shutdown)."""
@@ -406,7 +427,20 @@ class EventBroadcaster:
                 self.stats.dropped += 1
                 log.error("Unable to write event %s/%s (retry limit exceeded!)", event.namespace, event.name)
                 return
-            await asyncio.sleep(self._retry_sleep * (1 + self._rng() * 0.25))
+            await self._pause(self._retry_sleep * (1 + self._rng() * 0.25))
+
+    async def _pause(self, seconds: float) -> None:
+        """The sleep before a retry, cut short once the writer is stopping: within the grace
+        period a retry is better than a loss."""
+        hurry = self._hurry
+        if hurry.is_set():
+            await asyncio.sleep(_HURRIED_RETRY)
+            return
+        try:
+            async with asyncio.timeout(seconds):
+                await hurry.wait()
+        except TimeoutError:
+            pass
 
     async def _record(self, event: _Event) -> bool:
         """recordEvent: patch a series (create it if the event is gone), create a single

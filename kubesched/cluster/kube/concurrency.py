@@ -1,4 +1,5 @@
-"""How many binds may be under way at once, found from how fast they are answered.
+"""How many binds (and event writes, and status patches) may be under way at once, found
+from how fast they are answered.
 
 Upstream binds each pod in its own goroutine, over client-go's HTTP/2 connection (100
 streams each on kube-apiserver, more connections past that): nothing but the client's
@@ -8,10 +9,12 @@ connection at a time, and each new TLS connection costs about a millisecond of C
 fixed 32 is cheap next to a nearby server but caps binding at 32 per round trip when the
 server is far away (issue 26: 119-128 pods/s through 250 ms of added latency).
 
-``ConcurrencyLimit`` starts at ``least`` and learns by trying, round by round (a round:
-as many answers as the limit and at least ``ROUND``, so that a moment's stall of the
-machine does not decide alone, counting only binds sent since the limit last changed, and
-not the first round after a change, while the server's queue settles at its new length).
+The binding tasks, the event writers and the status patchers each have a
+``ConcurrencyLimit`` (their requests, like binds, come one per pod). It starts at
+``least`` and learns by trying, round by round (a round: as many answers as the limit and
+at least ``ROUND``, so that a moment's stall of the machine does not decide alone,
+counting only requests sent since the limit last changed, and not the first round after
+a change, while the server's queue settles at its new length).
 While binds wait for a turn it doubles the limit and compares the next round's mean
 answer time with the last round's:
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kubesched.cluster.kube.bind_concurrency import HOLD, ConcurrencyLimit
+from kubesched.cluster.kube.concurrency import HOLD, ConcurrencyLimit
 
 
 def _drive(limit: ConcurrencyLimit, answer_time: Callable[[int], float], answers: int, *, start: float = 0.0,
