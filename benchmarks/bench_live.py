@@ -52,6 +52,7 @@ Usage::
     python benchmarks/bench_live.py --plain-http             # as before TLS and real-shaped objects
     python benchmarks/bench_live.py --mode backlog --nodes 500 --pods 2000 --latency 5 50 200 --before HEAD~3
     python benchmarks/bench_live.py --mode backlog --nodes 500 --pods 2000 --interrupt kill
+    BENCH_LIVE_LOG_DIR=D python benchmarks/bench_live.py     # keeps each case's scheduler log in D
     BENCH_LIVE_PYSPY_OUT=F python benchmarks/bench_live.py   # also a py-spy sampling profile (folded stacks) in F; needs `pip install py-spy`
 """
 
@@ -584,6 +585,9 @@ def run_case(mode: str, nodes: int, pods: int, bound: int, rate: float, profile:
         finally:
             if sched.proc.poll() is None:
                 sched.proc.kill()
+            if keep := os.environ.get("BENCH_LIVE_LOG_DIR"):  # the scheduler's log, per case
+                name = f"{mode}-{nodes}-{setup.tree_label or 'tree'}-{setup.latency_ms:g}ms.log".replace("/", "_")
+                Path(keep, name).write_bytes(sched.log_file.read_bytes())
             if proxy is not None:
                 proxy.stop()
             server.stop()

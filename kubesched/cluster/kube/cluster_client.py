@@ -131,7 +131,7 @@ class KubeClusterClient(ResourceClaimWrites):
         self._order: asyncio.Queue[str] | None = None
         self._workers: list[asyncio.Task[None]] = []
         # 16 status patchers, more when the API server is far (as the binding tasks: concurrency).
-        self._status_limit = ConcurrencyLimit(least=_STATUS_WORKERS)
+        self._status_limit = ConcurrencyLimit(least=_STATUS_WORKERS, what="status patches")
         self.patches_sent = 0
         self.patches_skipped = 0
         self.victims_deleted = 0

@@ -34,9 +34,12 @@ in a few round trips.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 
 __all__ = ["ConcurrencyLimit", "GROW", "HOLD", "LEAST", "MOST", "ROUND", "SHRINK"]
+
+log = logging.getLogger("kubesched.concurrency")
 
 LEAST = 32  # a nearby server is served best by this many (the pool's old fixed size)
 MOST = 256  # 256 binds per round trip: over 1,000 pods/s through 200 ms
@@ -50,6 +53,7 @@ ROUND = 64  # answers a round takes at least
 class ConcurrencyLimit:
     least: int = LEAST
     most: int = MOST
+    what: str = "binds"  # for the log line when the limit changes
     limit: int = field(init=False)
     _changed: float = field(default=float("-inf"), init=False)  # when the limit last changed
     _hold_until: float = field(default=float("-inf"), init=False)
@@ -87,10 +91,14 @@ class ConcurrencyLimit:
                 self._hold_until = now + HOLD
             else:
                 self._accepted_mean = mean
+                log.info("%s under way at once: %d (answers in %.0f ms, as at %d)", self.what, self.limit,
+                         mean * 1000, self.limit // 2)
             return
         if self._accepted_mean is None:
             self._accepted_mean = mean
         if self.limit > self.least and mean > SHRINK * self._accepted_mean:
+            log.info("%s under way at once: %d (answers in %.0f ms, %.0f ms when %d was chosen)", self.what,
+                     max(self.least, self.limit // 2), mean * 1000, self._accepted_mean * 1000, self.limit)
             self._set(max(self.least, self.limit // 2), now, None)
         elif waited and self.limit < self.most and now >= self._hold_until:
             self._trying_from = mean

@@ -241,7 +241,8 @@ class EventBroadcaster:
         self._throttled = qps > 0  # run's events client throttles instead (qps 0 here)
         # Writers under way: ``max_in_flight`` to start with, more while the queue waits and the
         # answers take long for the network's sake only, as the binding tasks (concurrency).
-        self._writers_limit = ConcurrencyLimit(least=max_in_flight, most=most_in_flight or MOST)
+        self._writers_limit = ConcurrencyLimit(least=max_in_flight, most=most_in_flight or MOST,
+                                               what="event writes")
         self._writers: list[asyncio.Task[None]] = []
         self._writing = 0  # writes under way
         self._max_tries = max_tries
