@@ -108,10 +108,11 @@ def stored_group(server: APIServer, conditions: list[dict[str, Any]] | None = No
     return parse_pod_group(server.create(body), keep_raw=False)
 
 
-def run(server: APIServer, use: Callable[[PodGroupStatusPatcher], Awaitable[T]]) -> T:
+def run(server: APIServer, use: Callable[[PodGroupStatusPatcher], Awaitable[T]],
+        clock: Callable[[], float] = lambda: NOW) -> T:
     async def scenario() -> T:
         api = ApiClient(Connection(server=server.url, ssl=None, token=lambda: "", basic_auth=None))
-        patcher = PodGroupStatusPatcher(api, asyncio.get_running_loop(), wall_clock=lambda: NOW, backoff=FAST)
+        patcher = PodGroupStatusPatcher(api, asyncio.get_running_loop(), wall_clock=clock, backoff=FAST)
         try:
             return await use(patcher)
         finally:
@@ -170,6 +171,42 @@ def test_conditions_equal_to_the_stored_ones_are_not_sent(server: APIServer) -> 
 
     assert run(server, use).unchanged == 1
     assert patches(server) == []
+
+
+def test_a_retry_decided_before_the_informer_caught_up_keeps_the_written_transition_time(server: APIServer) -> None:
+    group = stored_group(server)  # the version the scheduler keeps deciding from
+    now = [NOW]
+
+    async def use(p: PodGroupStatusPatcher) -> PodGroupStatusPatcher:
+        p.submit(group, (cond(message="first"),))
+        await settled(p)
+        now[0] = NOW + 60
+        p.submit(group, (cond(message="first"),))  # the same decision again: nothing to write
+        await settled(p)
+        p.submit(group, (cond(message="second"),))  # a new message: the status did not change
+        return await settled(p)
+
+    patcher = run(server, use, clock=lambda: now[0])
+    assert (patcher.sent, patcher.unchanged) == (2, 1)
+    assert written(server) == [as_json(cond(message="second"), STAMP)]
+
+
+def test_once_the_informer_reports_the_write_the_group_itself_is_the_base(server: APIServer) -> None:
+    group = stored_group(server)
+    now = [NOW]
+
+    async def use(p: PodGroupStatusPatcher) -> None:
+        p.submit(group, (cond(),))
+        await settled(p)
+        now[0] = NOW + 60
+        seen = server.get("PodGroup", "default", "train")
+        assert seen is not None
+        newer = parse_pod_group(seen, keep_raw=False)  # as the informer reports it
+        p.submit(newer, (cond("True", "Scheduled", ""),))
+        await settled(p)
+
+    run(server, use, clock=lambda: now[0])
+    assert written(server) == [as_json(cond("True", "Scheduled", ""), "2026-05-28T20:27:40Z")]
 
 
 @pytest.mark.parametrize("status", [500, 503, 409])

@@ -23,8 +23,15 @@ never wait on the API server. So the write runs in the background, and:
   one, and the API server ends in the state the newer asks for (coalescing, as the pod
   status patches do);
 * ``lastTransitionTime``, which the scheduler leaves None on a new or changed condition, is
-  stamped with the wall clock when the scheduler asks (upstream's ``SetStatusCondition``
-  stamps ``metav1.Now()`` in the cycle), at second precision as ``metav1.Time`` is written.
+  stamped with the wall clock of the moment the scheduler asked (upstream's
+  ``SetStatusCondition`` stamps ``metav1.Now()`` in the cycle), at second precision as
+  ``metav1.Time`` is written;
+* the scheduler decides from the PodGroup its informer last reported. A retry of the group
+  can come before the informer has reported the previous write (here sooner than upstream,
+  whose write is done before its cycle ends); then the write is made against what was last
+  written for that version of the group, as upstream's would be against a fresh lister: a
+  condition whose status the last write already set keeps that write's transition time, and
+  a write that changes nothing of it is not sent.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ import logging
 import random
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
@@ -55,6 +63,7 @@ _STRATEGIC = "application/strategic-merge-patch+json"
 # client-go retry.DefaultBackoff: steps, first delay, factor, jitter.
 _DEFAULT_BACKOFF = (4, 0.010, 5.0, 0.1)
 _MAX_IN_FLIGHT = 16
+_REMEMBERED = 10_000  # groups whose last write is remembered
 JSONDict = dict[str, object]
 
 
@@ -132,7 +141,22 @@ def _retriable(err: ApiError) -> bool:
 @dataclass(slots=True)
 class _Write:
     group: PodGroup
-    conditions: tuple[PodGroupCondition, ...]
+    conditions: tuple[PodGroupCondition, ...]  # as the scheduler decided them
+    asked_at: str  # the wall clock when asked, RFC 3339
+
+
+def _stamped(conditions: tuple[PodGroupCondition, ...], base: Sequence[PodGroupCondition],
+             now: str) -> tuple[PodGroupCondition, ...]:
+    """``SetStatusCondition``'s transition times against ``base``: kept where the status is the
+    same, ``now`` where it is new or changed (the scheduler left those None)."""
+    out = []
+    for cond in conditions:
+        if cond.last_transition_time is None:
+            was = next((b for b in base if b.type == cond.type), None)
+            keep = was is not None and was.status == cond.status and was.last_transition_time is not None
+            cond = replace(cond, last_transition_time=was.last_transition_time if keep and was else now)
+        out.append(cond)
+    return tuple(out)
 
 
 class PodGroupStatusPatcher:
@@ -150,6 +174,8 @@ class PodGroupStatusPatcher:
         self._backoff = backoff
         self._slots = asyncio.Semaphore(max_in_flight)
         self._waiting: dict[str, _Write] = {}  # group key -> the latest write not yet started
+        # group key -> (the group's resourceVersion a write was made against, what it wrote)
+        self._written: OrderedDict[str, tuple[str, tuple[PodGroupCondition, ...]]] = OrderedDict()
         self._tasks: dict[str, asyncio.Task[None]] = {}  # group key -> its writer, while it has work
         self._loop_thread: int | None = None
         self.sent = 0
@@ -160,13 +186,11 @@ class PodGroupStatusPatcher:
     # -- the scheduler's side ----------------------------------------------------------------
     def submit(self, group: PodGroup, conditions: tuple[PodGroupCondition, ...]) -> None:
         """Write ``conditions`` as ``group``'s status conditions; returns at once."""
-        stamp = _rfc3339(self._wall_clock())
-        stamped = tuple(c if c.last_transition_time is not None else replace(c, last_transition_time=stamp)
-                        for c in conditions)
+        write = _Write(group, conditions, _rfc3339(self._wall_clock()))
         if self._on_loop():
-            self._enqueue(_Write(group, stamped))
+            self._enqueue(write)
         else:
-            self._loop.call_soon_threadsafe(self._enqueue, _Write(group, stamped))
+            self._loop.call_soon_threadsafe(self._enqueue, write)
 
     def _on_loop(self) -> bool:
         if self._loop_thread is None and self._loop.is_running():
@@ -203,9 +227,19 @@ class PodGroupStatusPatcher:
         finally:
             self._tasks.pop(key, None)
 
+    def _base(self, group: PodGroup) -> tuple[PodGroupCondition, ...]:
+        """The group's conditions as the API server has them, as far as is known: what was last
+        written, while the informer has reported no newer version of the group."""
+        written = self._written.get(group.key)
+        if written is not None and written[0] == group.resource_version:
+            return written[1]
+        return group.conditions
+
     async def _send(self, write: _Write) -> None:
         group = write.group
-        body = conditions_patch(group.conditions, write.conditions)
+        base = self._base(group)
+        conditions = _stamped(write.conditions, base, write.asked_at)
+        body = conditions_patch(base, conditions)
         if body is None:
             self.unchanged += 1
             return
@@ -214,6 +248,10 @@ class PodGroupStatusPatcher:
             await self._with_backoff(lambda: self._api.request("PATCH", path, body=body, content_type=_STRATEGIC,
                                                                timeout=self._timeout))
             self.sent += 1
+            self._written[group.key] = (group.resource_version, conditions)
+            self._written.move_to_end(group.key)
+            while len(self._written) > _REMEMBERED:
+                self._written.popitem(last=False)
             return
         except ApiError as err:
             reason = err.message
