@@ -29,6 +29,8 @@ import kubernetes.client
 import pytest
 import yaml
 
+from kubesched.cluster.kube.pod_group_status import pod_group_status_path
+from kubesched.cluster.kube.pod_groups import POD_GROUPS
 from kubesched.framework.config import SchedulerConfig, parse_config
 from kubesched.plugins.registry import in_tree_registry
 
@@ -72,6 +74,13 @@ class Rule:
 READ = ("get", "list", "watch")
 READ_UPDATE = ("get", "list", "watch", "update", "patch")
 
+# What system:kube-scheduler gains with GenericWorkload (policy.go): PodGroups to read, their
+# status to write. No Workloads.
+GENERIC_WORKLOAD_RULES = (
+    Rule(("scheduling.k8s.io",), ("podgroups",), READ),
+    Rule(("scheduling.k8s.io",), ("podgroups/status",), ("patch", "update")),
+)
+
 # system:kube-scheduler and system:volume-scheduler as upstream's policy.go builds them
 # (kubeSchedulerRules and the volume-scheduler role; feature-gated rules of released
 # versions included), read from plugin/pkg/auth/authorizer/rbac/bootstrappolicy.
@@ -104,6 +113,9 @@ BOOTSTRAP_CLUSTER_ROLES: dict[str, tuple[Rule, ...]] = {
         Rule(("resource.k8s.io",), ("resourceclaims",), ("create", "delete")),  # DRAExtendedResource (beta, on)
         # DRAResourceClaimGranularStatusAuthorization (beta, on in v1.36): allocating and reserving.
         Rule(("resource.k8s.io",), ("resourceclaims/binding",), ("update", "patch")),
+        # GenericWorkload (alpha, off by default): only on an API server running with it, the
+        # only kind that serves scheduling.k8s.io/v1alpha2 at all.
+        *GENERIC_WORKLOAD_RULES,
     ),
     "system:volume-scheduler": (
         Rule(("",), ("persistentvolumes",), ("get", "list", "patch", "update", "watch")),
@@ -306,6 +318,21 @@ def test_roles_of_our_own_grant_nothing_beyond_upstreams_scheduler_roles_and_the
         for rule in rules:
             for request in expand(rule):
                 assert any(a.allows(*request) for a in allowed), f"{kind} {name} grants {request}"
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_workload_aware_scheduling_needs_nothing_beyond_system_kube_scheduler_with_generic_workload(variant):
+    """What `kubesched run` asks for PodGroups with GenericWorkload on (the informer's list and
+    watch and the startup check's list of every namespace's podgroups, the condition's patch of
+    podgroups/status) is all in the bootstrap role's GenericWorkload rules, bound already."""
+    group = POD_GROUPS.path.split("/")[2]
+    resource = POD_GROUPS.path.rsplit("/", 1)[1]
+    status = pod_group_status_path("ns", "name").split("/")
+    asked = [(group, resource, "list"), (group, resource, "watch"), (group, f"{status[-3]}/{status[-1]}", "patch")]
+    rules = granted(variant, "default")
+    for request in asked:
+        assert any(r.allows(*request, None) for r in rules), request
+        assert any(r.allows(*request, None) for r in GENERIC_WORKLOAD_RULES), request
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

@@ -10,7 +10,8 @@ workload controller turns Workloads into PodGroups), so neither does kubesched.
 
 A cluster whose API server does not serve PodGroups (the alpha API needs
 ``--runtime-config=scheduling.k8s.io/v1alpha2=true`` and GenericWorkload on the API server
-too) answers 404. Upstream's informer would then retry forever and ``WaitForCacheSync``
+too) answers 404, or 403 to an account bound to ``system:kube-scheduler`` (authorization
+comes before routing, and that role grants PodGroups only where the API server's gate is on). Upstream's informer would then retry forever and ``WaitForCacheSync``
 would never return: the process runs, reports not ready and schedules nothing. kubesched
 refuses to start instead, with one line saying what is missing (``pod_group_api_problem``):
 the same outcome, said at once. With the gate off nothing is asked, so such a cluster
@@ -67,9 +68,10 @@ async def pod_group_api_problem(api: ApiClient, server: str, timeout: float) -> 
                 return (f"GenericWorkload is on but the API server at {server} does not serve {POD_GROUP_API} "
                         "podgroups (404): enable them on kube-apiserver too (--feature-gates=GenericWorkload=true "
                         f"--runtime-config={POD_GROUP_API}=true), or run without GenericWorkload")
-            if err.is_forbidden():
+            if err.is_forbidden():  # RBAC answers before routing: a server without the API says 403 too
                 return (f"forbidden by the API server's RBAC: {err.message} (system:kube-scheduler grants "
-                        "podgroups only where kube-apiserver runs with GenericWorkload; see deploy/)")
+                        "podgroups only where kube-apiserver runs with GenericWorkload: turn it on there, or run "
+                        "without GenericWorkload; see deploy/)")
             if not (err.is_transport() or err.status >= 500 or err.is_too_many_requests()):
                 return f"listing {POD_GROUP_API} podgroups: {err.status} {err.reason}: {err.message}"
             if loop.time() + delay > deadline:
