@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from ..cache.cache import Cache, CacheError, Snapshot
+from ..cache.cache import Cache, Snapshot, SnapshotError
 from ..clock import Clock
 from ..framework.cycle_state import PODS_TO_ACTIVATE, CycleState
 from ..framework.placement import Assignment, Placement, PodGroupAssignments
@@ -152,7 +152,7 @@ class PodGroupAlgorithm:
                                 "is not the same instance as in the snapshot"))
             try:
                 snapshot.assume_placement(placement.name, rows)
-            except CacheError as err:
+            except SnapshotError as err:
                 return PodGroupAlgorithmResult(status=Status(Code.ERROR, f"failed to assume pod group placement: {err}"))
             try:
                 result = self._default_algorithm(fwk, group_state, info, run_post_filters)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from kubesched.cache.cache import CacheError
+from kubesched.cache.cache import SnapshotError
 from kubesched.framework.cycle_state import CycleState
 from kubesched.scheduler.algorithm import Algorithm
 from kubesched.scheduler.fit_error import FitError, NoNodesAvailableError
@@ -107,6 +107,6 @@ def test_a_placement_naming_a_removed_node_is_refused():
     c = zoned_cluster()
     row = c.cache.nodes["z0-n1"].row
     c.cache.remove_node("z0-n1")
-    with pytest.raises(CacheError):
+    with pytest.raises(SnapshotError):
         c.snapshot.assume_placement("zone-0", [row])
     assert c.snapshot.placement is None

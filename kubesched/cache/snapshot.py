@@ -1,0 +1,135 @@
+"""``Snapshot``: what one scheduling cycle reads of the cache, and a pod-group cycle's placement.
+
+Its own module because the cache's bookkeeping is one job and the view a cycle reads
+another; ``cache.py`` re-exports it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Protocol, Sequence
+
+import numpy as np
+
+from ..objects.nodeinfo import NodeInfo
+from ..objects.pod import PodInfo
+from .node_table import NodeTable
+
+__all__ = ["CacheView", "PlacementNodes", "Snapshot", "SnapshotError"]
+
+
+class CacheView(Protocol):
+    """What the snapshot reads of the cache (``Cache``)."""
+
+    table: NodeTable
+    nodes: dict[str, NodeInfo]
+    by_row: list[NodeInfo | None]
+    namespaces: dict[str, dict[str, str]]
+    namespace_generation: int
+
+    def namespace_labels(self, namespace: str) -> dict[str, str]: ...
+
+
+class SnapshotError(RuntimeError):
+    """A placement the snapshot cannot take (a node that is not in it)."""
+
+
+@dataclass(slots=True, frozen=True)
+class PlacementNodes:
+    """The nodes a pod-group cycle may use while it tries one placement: their rows in the
+    placement's order (the node walk's order) and as a mask over the table's rows."""
+
+    name: str
+    order: np.ndarray
+    mask: np.ndarray
+
+
+class Snapshot:
+    """What one scheduling cycle reads: the node infos, the node table and namespaces.
+
+    Cycles run one at a time and the cache only changes between them, so the
+    snapshot is a view on the cache rather than a copy.
+
+    A pod-group cycle may restrict the scheduler's node walk to one placement's nodes
+    (``assume_placement``, upstream's ``AssumePlacement``); plugins still see every node.
+    """
+
+    __slots__ = ("_cache", "placement", "__weakref__")
+
+    def __init__(self, cache: CacheView) -> None:
+        self._cache = cache
+        self.placement: PlacementNodes | None = None
+
+    # -- placements (pod-group cycles) ----------------------------------------------
+    def assume_placement(self, name: str, rows: Sequence[int] | np.ndarray) -> None:
+        """Restrict the node walk to ``rows`` (table rows, in the walk's order) until
+        ``forget_placement``. A placement of every node is no restriction, as upstream's.
+        Raises ``SnapshotError`` for a row that holds no node."""
+        table = self._cache.table
+        order = np.asarray(rows, dtype=np.int64)
+        if len(order) == table.num_nodes:
+            self.placement = None
+            return
+        size = table.size
+        if len(order) and (int(order.min()) < 0 or int(order.max()) >= size or not table.alive[order].all()):
+            self.placement = None
+            raise SnapshotError(f"placement {name!r} names a node that is not in the snapshot")
+        mask = np.zeros(size, dtype=bool)
+        mask[order] = True
+        self.placement = PlacementNodes(name, order, mask)
+
+    def forget_placement(self) -> None:
+        self.placement = None
+
+    @property
+    def order_in_placement(self) -> np.ndarray:
+        """Rows the node walk visits, in order: the placement's, else every node's (``table.order``)."""
+        placement = self.placement
+        return self._cache.table.order if placement is None else placement.order
+
+    @property
+    def num_nodes_in_placement(self) -> int:
+        """upstream's ``NumNodesInPlacement``: the placement's size, else every node."""
+        placement = self.placement
+        return self._cache.table.num_nodes if placement is None else len(placement.order)
+
+    def in_placement(self, row: int) -> bool:
+        """Whether the node at ``row`` may be used (always, outside a placement)."""
+        placement = self.placement
+        return placement is None or bool(placement.mask[row])
+
+    @property
+    def table(self) -> NodeTable:
+        return self._cache.table
+
+    @property
+    def node_infos(self) -> list[NodeInfo | None]:
+        """Node infos by table row (None for a freed row)."""
+        return self._cache.by_row
+
+    @property
+    def num_nodes(self) -> int:
+        return self._cache.table.num_nodes
+
+    def get(self, name: str) -> NodeInfo | None:
+        return self._cache.nodes.get(name)
+
+    def list(self) -> list[NodeInfo]:
+        """Node infos in snapshot order."""
+        by_row = self._cache.by_row
+        return [by_row[r] for r in self._cache.table.order]
+
+    def namespace_labels(self, namespace: str) -> dict[str, str]:
+        return self._cache.namespace_labels(namespace)
+
+    @property
+    def namespaces(self) -> dict[str, dict[str, str]]:
+        return self._cache.namespaces
+
+    @property
+    def namespace_generation(self) -> int:
+        return self._cache.namespace_generation
+
+    def pods(self) -> Iterable[PodInfo]:
+        """Every pod placed on a node (bound or assumed)."""
+        return (pod for info in self._cache.nodes.values() for pod in info.pods.values())
