@@ -104,6 +104,7 @@ def test_a_gang_that_fits_is_bound_whole_and_its_pod_group_marked_scheduled(serv
     assert (cond["status"], cond["reason"], cond["message"]) == ("True", "Scheduled", "")
     assert cond["lastTransitionTime"].endswith("Z") and "observedGeneration" not in cond  # the group has no generation
     assert status_patches(server, "train") == 1
+    assert not [p for _, p in server.requests if "workloads" in p]  # the scheduler reads no Workload
     assert_invariants(server, sched)
 
 
