@@ -11,7 +11,7 @@ are the cycle's):
 * a successful attempt's per-plugin weighted scores of the best ``TOP`` nodes and of the
   chosen one;
 * ``extra``: fields other helpers add to the explain record that the report shows when
-  present (Permit and binding outcomes, walk hints, DRA devices).
+  present (Permit and binding outcomes, walk hints, DRA devices, the pod-group cycle).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..framework.status import Status
+from ..scheduler.explain import pod_group_record
 from ..scheduler.fit_error import FitError
 from ..scheduler.scheduler import Attempt
 
@@ -160,6 +161,8 @@ def _extras(attempt: Attempt, decision: Decision) -> None:
     binding = getattr(attempt, "binding", None)
     if isinstance(binding, dict):
         decision.extra["binding"] = binding
+    if attempt.pod_group is not None:  # the pod-group cycle it was tried in (--explain's "podGroup")
+        decision.extra["podGroup"] = pod_group_record(attempt.pod_group)
     for name in DEVICE_ATTRIBUTES:
         value = getattr(attempt, name, None)
         if isinstance(value, (list, dict)) and value:

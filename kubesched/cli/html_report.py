@@ -25,6 +25,7 @@ import orjson
 from ..cluster.simulated import SimulationResult
 from ..cluster.what_if import WhatIfRecord
 from .decisions import Decision
+from .pod_group_report import pod_groups_page_data
 from .report import summary_line
 from .summary import RunSummary
 from .what_if_report import what_if_document
@@ -170,6 +171,10 @@ def report_data(summary: RunSummary, decisions: dict[str, Decision], what_if: Wh
         "whatIf": what_if_document(what_if, result) if what_if is not None else None,
         "scaleUp": scale_up,  # simulate --scale-up's document (scale_up_report.py), or None
         "scaleDown": scale_down,  # simulate --scale-down's document (planning/scale_down_report.py), or None
+        # GenericWorkload's pod groups (pod_group_report.py), and the snapshot's PodGroups left unread with it off
+        "podGroups": pod_groups_page_data(summary.pod_groups, {key: i for i, key in enumerate(keys)}),
+        "podGroupsIgnored": summary.ignored_pod_groups,
+        "groupRetries": [[group, count] for group, count in sorted(result.group_backoff_retries.items())],
         "listed": listed or {},
         "messages": list(messages),
         "nodes": nodes.values(),

@@ -12,6 +12,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from .pod_group_report import pod_groups_document, render_pod_groups
 from .summary import NodeGroup, NodeUsage, PodGroup, RunSummary
 
 __all__ = ["render_report", "summary_line", "summary_document", "format_cpu", "format_bytes"]
@@ -151,6 +152,7 @@ def render_report(console: Console, summary: RunSummary, quiet: bool = False, al
         _print(console, f"{len(result.preemptions)} pod(s) preempted:")
         for victim, preemptor, node in result.preemptions:
             _print(console, f"  {victim} on {node}, for {preemptor}")
+    render_pod_groups(console, summary.pod_groups, summary.ignored_pod_groups)
     _pod_groups(console, "Pods that waited at Permit ({count}), by outcome", summary.permit)
     _pod_groups(console, "Unschedulable pods ({count}), by reason", summary.unschedulable)
     _pod_groups(console, "Pods waiting for scheduling gates ({count})", summary.gated)
@@ -197,6 +199,8 @@ def summary_document(summary: RunSummary, all_nodes: bool = False) -> dict[str, 
         "virtualSeconds": result.virtual_seconds,
         "livelocked": result.livelocked,
         "podGroupBackoffRetries": dict(sorted(result.group_backoff_retries.items())),
+        "podGroups": pod_groups_document(summary.pod_groups),  # GenericWorkload: every group, its members and condition
+        "podGroupsIgnored": summary.ignored_pod_groups,  # the snapshot's PodGroups, unread with GenericWorkload off
         "nodes": nodes,
         "unschedulable": _groups_document(summary.unschedulable, "message"),
         "permit": _groups_document(summary.permit, "outcome"),

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from ..cluster.simulated import PodOutcome, Simulation, SimulationResult
 from ..cluster.snapshot import ClusterSnapshot
 from ..scheduler.binding_record import PermitWait
+from .pod_group_summary import PodGroupSummary, ignored_pod_groups, pod_group_summaries
 
 __all__ = ["NodeUsage", "NodeGroup", "PodGroup", "RunSummary", "summarize", "POOL_LABELS", "ZONE_LABELS"]
 
@@ -74,6 +75,10 @@ class RunSummary:
     other_schedulers: list[PodGroup]
     snapshot: ClusterSnapshot
     permit: list[PodGroup] = field(default_factory=list)  # pods that waited at Permit, by how their last wait went
+    # Workload-aware scheduling (GenericWorkload): each PodGroup with its members and condition
+    # (``pod_group_summary.py``); the snapshot's PodGroups left aside with the gate off.
+    pod_groups: list[PodGroupSummary] = field(default_factory=list)
+    ignored_pod_groups: int = 0
 
     @property
     def top_nodes(self) -> list[NodeUsage]:
@@ -128,6 +133,8 @@ def summarize(sim: Simulation, result: SimulationResult, source: str, tie_break:
         other_schedulers=_by_reason((key, scheduler_of.get(key, "")) for key in result.ignored_pods),
         snapshot=sim.snapshot,
         permit=_by_reason(permit_pairs(sim.scheduler.permit_log)),
+        pod_groups=pod_group_summaries(sim, result),
+        ignored_pod_groups=ignored_pod_groups(sim),
     )
 
 

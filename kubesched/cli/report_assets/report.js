@@ -118,6 +118,68 @@
     $("scaledown").innerHTML = h;
   }
 
+  // --- pod groups (GenericWorkload): each group, its members and its PodGroupScheduled condition ---
+  const G = D.podGroups || [];
+  let groupPods = null;  // a group clicked in its table: only its pods are listed
+  if (G.length || D.podGroupsIgnored) {
+    $("podgroups-section").hidden = false;
+    let h = "";
+    if (D.podGroupsIgnored) h += `<p class="warn">${D.podGroupsIgnored} PodGroup(s) in the snapshot were not read: GenericWorkload is off, so their pods were scheduled one by one, as upstream does with the gate off (<code>--feature-gates GenericWorkload=true,GangScheduling=true</code> schedules them as groups).</p>`;
+    const unbound = G.filter((g) => g.unbound);
+    if (unbound.length) h += `<p class="warn" id="unbound-gangs"><b>${unbound.length} gang(s) left wholly unbound</b> (all or nothing: not one of their pods is bound): ${unbound.map((g) => esc(g.name)).join(", ")}</p>`;
+    const retried = D.groupRetries || [];
+    if (retried.length) h += `<p class="note">${retried.length} failed pod group(s) were retried from backoffQ while activeQ was empty (${retried.reduce((n, r) => n + r[1], 0)} cycle(s); SchedulerPopFromBackoffQ): upstream retries such a group back to back for as long as nothing else is ready; simulate retried each only after the cluster changed.</p>`;
+    if (G.length) {
+      const before = G.some((g) => g.boundBefore);
+      h += '<div class="scroll"><table id="podgroups-table"><thead><tr><th>group</th><th>policy</th><th>topology</th><th class="num">placed</th>' +
+        (before ? '<th class="num">bound before</th>' : "") + '<th class="num">pending</th><th class="num">nodes</th><th>domain</th><th>PodGroupScheduled</th><th class="num">cycles</th><th>why</th></tr></thead><tbody>' +
+        G.map((g, i) => {
+          const c = g.condition;
+          const cond = c ? `<span class="${c[0] === "True" ? "status-0" : "status-1"}">${esc(c[0])}</span> (${esc(c[1])})` : '<span class="note">-</span>';
+          const why = [c && c[2] ? esc(c[2]) : "", g.podMessage ? `<span class="note">its pods: ${esc(g.podMessage)}</span>` : ""].filter(Boolean).join("<br>");
+          return `<tr${g.unbound ? ' class="unbound"' : ""}><td><a href="#" data-group="${i}" title="list its pods">${esc(g.name)}</a></td><td>${esc(g.policy)}</td>` +
+            `<td>${esc(g.topology || "-")}</td><td class="num">${g.placed}/${g.members}</td>` + (before ? `<td class="num">${g.boundBefore}</td>` : "") +
+            `<td class="num">${g.pending}</td><td class="num">${g.nodes}</td><td>${esc(g.domains.join(", ") || (g.placement || "-"))}</td><td>${cond}</td>` +
+            `<td class="num">${g.cycles}${g.retries ? ` <span class="note">(${g.retries} from backoffQ)</span>` : ""}</td><td class="msg-wrap">${why}</td></tr>`;
+        }).join("") + "</tbody></table></div>";
+    }
+    $("podgroups").innerHTML = h;
+    $("podgroups").addEventListener("click", (e) => {
+      const a = e.target.closest("a[data-group]");
+      if (!a) return;
+      e.preventDefault();
+      const g = G[+a.dataset.group];
+      groupPods = new Set(g.pods);
+      $("group-chip").hidden = false;
+      $("group-text").textContent = g.name;
+      $("search").value = "";
+      filter();
+      $("search").scrollIntoView();
+    });
+  }
+
+  // A pod's pod-group cycle (the podGroup of its --explain record), in its details.
+  function groupCycle(v) {
+    const shape = [v.policy === "gang" ? `gang, minCount ${esc(v.minCount)}` : esc(v.policy || "")]
+      .concat((v.topologyKeys || []).map((k) => `within one ${esc(k)}`)).filter(Boolean).join(", ");
+    let h = `<h4>Pod group ${esc(v.group)}: cycle ${esc(v.cycle)}</h4><p>${shape ? shape + "; " : ""}${v.order.length} pod(s) tried in order: ${esc(v.order.join(", "))}</p>`;
+    if (v.fromBackoff) h += '<p class="note">begun by a member popped from backoffQ while activeQ was empty (SchedulerPopFromBackoffQ)</p>';
+    const P = v.placements || [];
+    if (P.length && !(P.length === 1 && !P[0].name)) {
+      const plugins = [...new Set(P.flatMap((p) => Object.keys(p.scores || {})))];
+      h += `<table class="placements"><thead><tr><th>placement</th><th class="num">nodes</th><th>feasible</th><th class="num">score</th>${plugins.map((n) => `<th class="num">${esc(n)}</th>`).join("")}<th>why not</th></tr></thead><tbody>` +
+        P.map((p) => `<tr${p.name === v.placement ? ' class="chosen"' : ""}><td>${esc(p.name || "(all nodes)")}${p.name === v.placement ? " (chosen)" : ""}</td><td class="num">${p.nodes}</td>` +
+          `<td class="${p.feasible ? "status-0" : "status-1"}">${p.feasible ? "yes" : "no"}</td><td class="num">${p.score === undefined ? "" : p.score}</td>` +
+          plugins.map((n) => `<td class="num">${p.scores && p.scores[n] !== undefined ? p.scores[n] : ""}</td>`).join("") + `<td>${esc(p.reason || "")}</td></tr>`).join("") + "</tbody></table>";
+      const tied = v.tiedPlacements || [];
+      if (tied.length > 1) h += `<p class="note">${esc(tied.join(", "))} tied for the best score: ${v.tieBreak === "random" ? "one picked at random (--tie-break random, seeded)" : "the first in generation order taken (upstream picks at random; --tie-break random does too)"}</p>`;
+    } else if (P.length && !P[0].feasible) h += `<p>on all ${P[0].nodes} node(s): infeasible${P[0].reason ? ": " + esc(P[0].reason) : ""}</p>`;
+    const c = v.condition;
+    h += `<p>${v.status ? `<b class="status-1">not scheduled</b>: ${esc(v.status)}` : `<b class="status-0">${v.placement ? "bound to placement " + esc(v.placement) : "scheduled"}</b>`}` +
+      (c ? `; PodGroupScheduled ${esc(c.status)} (${esc(c.reason)})${c.message && c.message !== v.status ? ": " + esc(c.message) : ""}` : "") + "</p>";
+    return h;
+  }
+
   // --- the pod list: filtered and paginated; details drawn when a row is opened ---
   const statusSel = $("status");
   D.statuses.forEach((s, i) => { const o = document.createElement("option"); o.value = String(i); o.textContent = s; statusSel.appendChild(o); });
@@ -136,6 +198,7 @@
     for (let i = 0; i < D.pods.length; i++) {
       if (st !== "" && D.pods[i][2] !== +st) continue;
       if (reason >= 0 && D.pods[i][5] !== reason) continue;
+      if (groupPods && !groupPods.has(i)) continue;
       const h = haystack[i];
       if (words.every((w) => h.includes(w))) shown.push(i);
     }
@@ -182,6 +245,7 @@
     if (name === "binding") {
       return `<h4>Binding cycle</h4><p>${esc(v.result)}${v.stage ? " at " + esc(v.stage) : ""}${v.plugin ? " (" + esc(v.plugin) + ")" : ""}${v.message ? ": " + esc(v.message) : ""}</p>`;
     }
+    if (name === "podGroup") return "";  // drawn first, by detail()
     if (name === "walk") {
       return `<p class="note">node walk: from index ${esc(v.start)}, ${esc(v.evaluated)} node(s) visited, ${esc(v.feasibleFound)} feasible found` +
         `${v.hint && v.hint !== "none" ? ", hint " + esc(v.hint) + (v.hintNode ? " (" + esc(v.hintNode) + ")" : "") : ""}</p>`;
@@ -195,6 +259,7 @@
     let h = `<h3>${esc(p[0] + "/" + p[1])}: <span class="status-${p[2]}">${esc(D.statuses[p[2]])}</span>${p[3] >= 0 ? " on " + esc(node(p[3])) : ""}</h3>`;
     if (D.messages[p[5]]) h += `<p>${esc(D.messages[p[5]])}</p>`;
     if (d.a !== undefined) h += `<p class="note">attempt ${d.a} (profile ${esc(d.p)}): ${d.ev} node(s) evaluated${d.fe ? ", " + d.fe + " feasible" : ""}</p>`;
+    if (d.x && d.x.podGroup) h += groupCycle(d.x.podGroup);  // the group cycle first: it decided the rest
     if (d.pf) h += `<h4>PreFilter</h4><p>${esc(d.pf[0])}: ${esc(d.pf[2].join("; ") || d.pf[1])} (${d.pf[3]} node(s))</p>`;
     if (d.f) h += "<h4>Filter verdicts, grouped by reason</h4><table><thead><tr><th class=\"num\">nodes</th><th>plugin</th><th>reason</th><th>code</th><th>for example</th></tr></thead><tbody>" +
       d.f.map(([plugin, code, reasons, n, nodes]) => `<tr><td class="num">${n}</td><td>${esc(plugin || "extender")}</td><td>${esc(reasons.join("; ") || code)}</td>` +
@@ -226,6 +291,7 @@
   $("search").addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(filter, 120); });
   statusSel.addEventListener("change", filter);
   $("reason-clear").addEventListener("click", () => { reason = -1; $("reason-chip").hidden = true; filter(); });
+  $("group-clear").addEventListener("click", () => { groupPods = null; $("group-chip").hidden = true; filter(); });
   $("prev").addEventListener("click", () => { page--; draw(); });
   $("next").addEventListener("click", () => { page++; draw(); });
   draw();
