@@ -26,6 +26,10 @@ class PlacementTrial:
     nodes: int
     feasible: bool
     score: int | None = None
+    # For the explain output: the weighted score of each PlacementScore plugin (empty when the
+    # placements were not scored) and, for an infeasible placement, why the group did not fit it.
+    plugin_scores: dict[str, int] = field(default_factory=dict)
+    reason: str = ""
 
 
 @dataclass(slots=True)
@@ -44,6 +48,14 @@ class PodGroupCycleRecord:
     # The member that started the cycle was popped from backoffQ while activeQ was empty
     # (SchedulerPopFromBackoffQ): a failed group retried before its backoff ended.
     from_backoff: bool = False
+    # For the explain output: the group's shape ("gang" or "basic"; "" when its PodGroup was
+    # not found), and the placements tied for the best score with how the tie was broken
+    # ("first": the first in generation order; "random": the scheduler's seeded pick).
+    policy: str = ""
+    min_count: int | None = None
+    topology_keys: tuple[str, ...] = ()
+    tied: list[str] = field(default_factory=list)
+    tie_break: str = ""
 
 
 @dataclass(slots=True)

@@ -9,7 +9,7 @@ from ..framework.status import Status
 from .fit_error import Diagnosis, FitError
 from .preemption import post_filter_record
 from .algorithm import Walk
-from .attempt import PodGroupCycleRecord
+from .attempt import PlacementTrial, PodGroupCycleRecord
 from .scheduler import Attempt
 
 __all__ = ["attempt_record", "pod_group_record", "walk_record"]
@@ -49,14 +49,24 @@ def walk_record(walk: Walk) -> dict[str, Any]:
 
 def pod_group_record(cycle: PodGroupCycleRecord) -> dict[str, Any]:
     """The pod-group cycle an attempt was part of: the group, the scheduling cycle it was
-    popped in, its pods in the order tried, the placements tried (name, nodes, feasible,
-    score when scored) and the one bound, why the group failed, and the PodGroupScheduled
+    popped in, its shape (policy, minCount, topology keys), its pods in the order tried, the
+    placements tried (name, nodes, feasible, the total and per-plugin scores when scored,
+    why the group did not fit an infeasible one), the one bound and the placements it tied
+    with (and how the tie was broken), why the group failed, and the PodGroupScheduled
     condition the cycle called for."""
     out: dict[str, Any] = {"group": cycle.group, "cycle": cycle.cycle, "order": list(cycle.order)}
+    if cycle.policy:
+        out["policy"] = cycle.policy
+        if cycle.min_count is not None:
+            out["minCount"] = cycle.min_count
+        if cycle.topology_keys:
+            out["topologyKeys"] = list(cycle.topology_keys)
     if cycle.placements:
-        out["placements"] = [{"name": t.name, "nodes": t.nodes, "feasible": t.feasible,
-                              **({"score": t.score} if t.score is not None else {})} for t in cycle.placements]
+        out["placements"] = [_placement_trial(t) for t in cycle.placements]
         out["placement"] = cycle.placement
+        if cycle.tied:
+            out["tiedPlacements"] = list(cycle.tied)
+            out["tieBreak"] = cycle.tie_break
     if cycle.from_backoff:
         out["fromBackoff"] = True
     if cycle.status:
@@ -64,6 +74,17 @@ def pod_group_record(cycle: PodGroupCycleRecord) -> dict[str, Any]:
     if cycle.condition is not None:
         status, reason, message = cycle.condition
         out["condition"] = {"status": status, "reason": reason, "message": message}
+    return out
+
+
+def _placement_trial(trial: PlacementTrial) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": trial.name, "nodes": trial.nodes, "feasible": trial.feasible}
+    if trial.score is not None:
+        out["score"] = trial.score
+    if trial.plugin_scores:
+        out["scores"] = dict(trial.plugin_scores)
+    if trial.reason:
+        out["reason"] = trial.reason
     return out
 
 

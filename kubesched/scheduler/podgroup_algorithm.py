@@ -68,6 +68,19 @@ def group_unschedulable(*reasons: str) -> Status:
                   error=PodGroupUnschedulableError(", ".join((POD_GROUP_UNSCHEDULABLE, *reasons))))
 
 
+def infeasible_reason(result: PodGroupAlgorithmResult) -> str:
+    """Why a group did not fit a placement, for the explain output: how many of the pods
+    tried fit, and the first that did not with its own message (else the group's status)."""
+    fit = sum(1 for r in result.pod_results if r.status is None or r.requires_preemption)
+    head = f"{fit}/{len(result.pod_results)} pod(s) fit"
+    for r in result.pod_results:
+        if r.status is not None and not r.requires_preemption:
+            message = str(r.error) if r.error is not None else r.status.message
+            return f"{head}; the first that did not: {r.queued.pod.key}: {message}"
+    status = result.status
+    return f"{head}: {status.message}" if status is not None else head
+
+
 def status_error_text(status: Status) -> str:
     """upstream's ``status.AsError().Error()``: the wrapped error's text, else the message."""
     if isinstance(status.error, PodGroupUnschedulableError):
@@ -103,6 +116,8 @@ class PodGroupAlgorithmResult:
     waiting_on_preemption: bool = False
     placement: Placement | None = None  # the placement chosen, in the placement algorithm
     trials: list[PlacementTrial] = field(default_factory=list)
+    tied: list[str] = field(default_factory=list)  # placements tied for the best score (explain output)
+    tie_break: str = ""  # how the tie was broken: "first" or "random"
 
 
 Revert = Callable[[], None]
@@ -163,7 +178,8 @@ class PodGroupAlgorithm:
             if first is None:
                 first = result
             ok = result.status is None or result.waiting_on_preemption
-            trials.append(PlacementTrial(placement.name, len(placement.nodes), ok))
+            trials.append(PlacementTrial(placement.name, len(placement.nodes), ok,
+                                         reason="" if ok else infeasible_reason(result)))
             if ok:
                 result.placement = placement
                 feasible.append((placement, result))
@@ -196,16 +212,21 @@ class PodGroupAlgorithm:
             return None, status
         totals = [s.total_score for s in scores]
         by_name = {t.name: t for t in trials}
-        for (placement, _), total in zip(feasible, totals):
+        for (placement, _), total, plugin_scores in zip(feasible, totals, scores):
             trial = by_name.get(placement.name)
             if trial is not None:
                 trial.score = total
+                trial.plugin_scores = {p.name: p.score for p in plugin_scores.scores}
         top = max(totals)
         best = [i for i, total in enumerate(totals) if total == top]
         chosen = best[0]
         if len(best) > 1 and self.algorithm.tie_break == "random":
             chosen = best[self.algorithm.rng.randrange(len(best))]
-        return feasible[chosen][1], None
+        result = feasible[chosen][1]
+        if len(best) > 1:
+            result.tied = [feasible[i][0].name for i in best]
+            result.tie_break = "random" if self.algorithm.tie_break == "random" else "first"
+        return result, None
 
     # -- the pods in turn ---------------------------------------------------------------
     def _default_algorithm(self, fwk: Framework, group_state: CycleState, info: QueuedPodGroupInfo,

@@ -19,7 +19,9 @@ Pods that failed because their group did are requeued after backoff, as upstream
 treats every member of a group.
 
 Workload-aware preemption (upstream's ``runWorkloadAwarePreemption``, behind
-WorkloadAwarePreemption) is not modelled: ``pod_group_post_filter`` is where it goes in.
+WorkloadAwarePreemption) goes in through ``pod_group_post_filter``
+(``podgroup_preemption.py``): a group that waits on preemption fails its cycle as
+Unschedulable, and the pods that fit are nominated to the node they fit on.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ __all__ = ["PodGroupCycle", "PodGroupPostFilter"]
 log = logging.getLogger("kubesched.scheduler.podgroups")
 
 PodGroupPostFilter = Callable[[Framework, CycleState, QueuedPodGroupInfo], Status | None]
-"""Workload-aware preemption's entry (not modelled): given a group whose cycle was
+"""Workload-aware preemption's entry (``podgroup_preemption.py``): given a group whose cycle was
 Unschedulable, Success when victims are being removed (the group then waits on preemption),
 an error, or a rejection whose message is appended to the group's status."""
 
@@ -179,6 +181,11 @@ class PodGroupCycle(PodGroupAlgorithm):
                                        plugin=result.status.plugin, error=result.status.error)
         record.placements = result.trials
         record.placement = result.placement.name if result.placement is not None and result.status is None else None
+        record.tied, record.tie_break = result.tied, result.tie_break
+        group = self.pod_groups.pod_group(info.namespace, info.name)
+        if group is not None:  # the group's shape, for the explain output
+            record.policy = "gang" if group.is_gang else "basic"
+            record.min_count, record.topology_keys = group.min_count, group.topology_keys
         self._submit_pod_group_result(fwk, info, result, record, started)
 
     # -- submitPodGroupAlgorithmResult ------------------------------------------------
