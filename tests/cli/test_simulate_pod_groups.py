@@ -110,3 +110,17 @@ def test_the_text_report_says_when_generic_workload_left_pod_groups_unread(clust
     text = " ".join(_run(str(cluster)).split())
     assert "3 PodGroup(s) in the snapshot were not read: GenericWorkload is off, so their pods were scheduled one by one" in text
     assert "Pod groups (" not in text
+
+
+def test_the_report_page_data_lists_the_groups_with_their_members_in_the_pod_list(cluster: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r.html"
+    _run(str(cluster), "--feature-gates", ALL_GATES, "--report", str(out), "-q")
+    text = out.read_text()
+    start = text.index('<script id="data" type="application/json">') + len('<script id="data" type="application/json">')
+    data = json.loads(text[start:text.index("</script>", start)])
+    groups = {g["name"]: g for g in data["podGroups"]}
+    assert list(groups) == ["ml/train-xl", "ml/train", "ml/web"]  # the gang with nothing bound first
+    assert groups["ml/train-xl"]["unbound"] is True and groups["ml/train-xl"]["retries"] == 1
+    names = {g: sorted(data["pods"][i][1] for i in groups[g]["pods"]) for g in groups}
+    assert names["ml/web"] == ["web-0", "web-1", "web-2"]
+    assert data["groupRetries"] == [["ml/train-xl", 1]]
