@@ -17,6 +17,7 @@ from kubesched.objects import Node
 from kubesched.objects.dra import DeviceClass, RequestSpec, ResourceClaim, ResourceSlice
 
 from kubesched.cel import CelCache
+
 from .pool_versions import Stamp
 from .pool_records import Pool
 from .pools import SliceIndex, request_signature, spec_signature

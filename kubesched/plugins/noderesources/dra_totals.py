@@ -38,10 +38,10 @@ from ...objects.dra.device import Device
 from ...objects.node import Node
 from ...objects.resources import is_scalar_resource
 from ...cel import CelCache, CelError
-from ..dynamicresources.manager import DraManager
-from ..dynamicresources.shared_manager import registered_dra_manager
-from ..dynamicresources.plugin import allocator_features
 from ...structured import AllocatedState, DeviceID, SliceIndex, node_matches
+from ..dynamicresources.manager import DraManager
+from ..dynamicresources.plugin import allocator_features
+from ..dynamicresources.shared_manager import registered_dra_manager
 from .dra_scorer import DraScoreState, DraScoring
 
 __all__ = ["DraTotals", "ManagerDraScorer", "dra_manager_of"]
