@@ -460,6 +460,7 @@ def run_workload(
     measured: Callable[[str], bool] | None = None,
     prepare: Callable[[Simulation], None] | None = None,
     batching: bool = True,
+    registry: Any = None,
 ) -> WorkloadResult:
     """The one measured run every benchmark script uses: build a snapshot, load it, and time
     ``Simulation.run`` alone (scheduler_perf measures the scheduling of the measured pods,
@@ -473,6 +474,8 @@ def run_workload(
     ``trace_memory`` measures the Python heap peak of load + run with tracemalloc
     instead (the timing of such a run is meaningless and is reported as such).
     ``profiler`` (e.g. a ``cProfile.Profile``) is enabled around the measured run only.
+    ``registry``: the plugin registry (e.g. ``in_tree_registry(features)`` for other feature
+    gates; ``config`` should then come from it too); the in-tree one by default.
     """
     gc.collect()
     with Timer() as build_timer:
@@ -485,7 +488,7 @@ def run_workload(
         heap.__enter__()
     gc.collect()
     with Timer() as load_timer:
-        sim = new_simulation(snapshot, config, tie_break, seed)
+        sim = new_simulation(snapshot, config, tie_break, seed, registry)
     sim.scheduler.algorithm.batching = sim.scheduler.algorithm.batching and batching
     del snapshot
     if prepare is not None:
