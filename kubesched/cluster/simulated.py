@@ -85,7 +85,8 @@ class SimulatedCluster(SimulatedClaims):
         self.nominated: dict[str, str] = {}
         self.bindings: list[tuple[PodInfo, str]] = []
         self._pending_updates: list[PodInfo] = []
-        self.preemptions: list[tuple[PodInfo, PodInfo, str]] = []  # (victim, preemptor, node)
+        # (victim, preemptor, node): the preemptor is a pod, or a PodGroup (workload-aware preemption)
+        self.preemptions: list[tuple[PodInfo, PodInfo | PodGroup, str]] = []
         self._pending_deletions: list[PodInfo] = []
         self._pending_status: list[tuple[PodInfo, PodInfo]] = []  # (old, new) status-only changes
         self.bind_hook: Callable[[PodInfo, str], None] | None = None
@@ -152,6 +153,15 @@ class SimulatedCluster(SimulatedClaims):
         """A preemption's eviction: the victim is deleted at once (no grace period on the
         virtual clock) and the deletion reported as the informer would."""
         self.preemptions.append((victim, preemptor, node_name))
+        self._pending_deletions.append(victim)
+        if done is not None:
+            done(True)
+
+    def preempt_pod_for_group(self, victim: PodInfo, group: PodGroup, scheduler_name: str,
+                              done: Callable[[bool], None] | None = None) -> None:
+        """A pod group's preemption evicts ``victim`` (deleted at once, as ``preempt_pod``); the
+        node recorded is the victim's own, the group's domain being the whole cluster."""
+        self.preemptions.append((victim, group, victim.node_name))
         self._pending_deletions.append(victim)
         if done is not None:
             done(True)

@@ -16,7 +16,8 @@ Everything a plugin needs is importable from here; pod and node records come fro
 
 See ``docs/plugins.md`` for the extension points, the batch form over the node
 table, queueing hints, Permit, placement policies for pod groups (PlacementGenerate,
-PlacementScore, ``Handle.pod_group_manager``), and packaging.
+PlacementScore, ``Handle.pod_group_manager``), the PodGroupPostFilter point that only
+DefaultPreemption fills (workload-aware preemption), and packaging.
 """
 
 from .args import ArgsError, decode_args
@@ -83,6 +84,7 @@ from .placement import (
     PodGroupAssignments,
     ProposedAssignment,
 )
+from .podgroup_post_filter import DryRunSnapshot, PodGroupPostFilterPlugin, PodGroupSchedulingFunc
 from .podgroups import (
     NO_POD_GROUPS,
     PodGroupInfo,
@@ -117,6 +119,7 @@ __all__ = [
     "decode_args",
     "default_normalize_score",
     "DefaultPlugin",
+    "DryRunSnapshot",
     "EnqueueExtensions",
     "EventRecorder",
     "EventResource",
@@ -153,6 +156,8 @@ __all__ = [
     "PodGroupInfo",
     "PodGroupLister",
     "PodGroupManager",
+    "PodGroupPostFilterPlugin",
+    "PodGroupSchedulingFunc",
     "PodGroupState",
     "PodGroupStateLister",
     "PodGroupStatusWriter",

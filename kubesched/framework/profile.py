@@ -106,7 +106,7 @@ def build_framework(profile: Profile, registry: Registry, handle: Handle, path: 
     if problems:
         raise ConfigError(problems)
     return Framework(profile.scheduler_name, points, weights, profile.percentage_of_nodes_to_score, instances,
-                     placement_weights)
+                     placement_weights, handle.features.enable_workload_aware_preemption)
 
 
 def _weights(profile: Profile, point: str, instances: dict[str, Plugin]) -> dict[str, int]:

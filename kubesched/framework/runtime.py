@@ -7,7 +7,8 @@ table in one go for batch plugins and node by node for per-node ones.
 
 Each point's runs live by job: Filter in ``runtime_filter.py``, PreScore and Score in
 ``runtime_score.py``, Reserve through PostBind in ``runtime_binding.py``, a pod-group
-cycle's PlacementGenerate and PlacementScore in ``runtime_placement.py``; ``Framework``
+cycle's PlacementGenerate and PlacementScore in ``runtime_placement.py``, its
+PodGroupPostFilter (workload-aware preemption) in ``podgroup_post_filter.py``; ``Framework``
 inherits them and keeps the plugin lists, introspection, PreEnqueue, PreFilter and
 PostFilter here.
 """
@@ -46,6 +47,7 @@ from .measured import (
     second_status,
 )
 from .outcomes import EXTENSION_POINTS, POINT_METHODS, FilterOutcome, FrameworkError, ScoreOutcome, go_list
+from .podgroup_post_filter import PodGroupPostFilterRuns
 from .runtime_binding import BindingRuns
 from .runtime_filter import FilterRuns
 from .runtime_placement import PlacementRuns
@@ -74,9 +76,10 @@ def _skip_set(skipped: list[str]) -> frozenset[str]:
 __all__ = ["Framework", "FilterOutcome", "ScoreOutcome", "FrameworkError", "go_list", "EXTENSION_POINTS", "POINT_METHODS"]
 
 
-class Framework(FilterRuns, ScoreRuns, BindingRuns, SignRuns, PlacementRuns):
+class Framework(FilterRuns, ScoreRuns, BindingRuns, SignRuns, PlacementRuns, PodGroupPostFilterRuns):
     """One profile's plugins, in order, with their score weights (``weights`` for Score,
-    ``placement_weights`` for PlacementScore)."""
+    ``placement_weights`` for PlacementScore); ``workload_aware_preemption`` (the gate) gives
+    the profile's DefaultPreemption the PodGroupPostFilter point."""
 
     def __init__(
         self,
@@ -86,6 +89,7 @@ class Framework(FilterRuns, ScoreRuns, BindingRuns, SignRuns, PlacementRuns):
         percentage_of_nodes_to_score: int | None = None,
         instances: dict[str, Plugin] | None = None,
         placement_weights: dict[str, int] | None = None,
+        workload_aware_preemption: bool = False,
     ) -> None:
         self.profile_name = profile_name
         self.points: dict[str, list[Plugin]] = {p: list(points.get(p, [])) for p in EXTENSION_POINTS}
@@ -117,6 +121,7 @@ class Framework(FilterRuns, ScoreRuns, BindingRuns, SignRuns, PlacementRuns):
         self._post_bind = cast(list[PostBindPlugin], pts["postBind"])
         self._init_signing(pts)
         self._init_placements(pts["placementGenerate"], pts["placementScore"], placement_weights or {})
+        self._init_pod_group_post_filter(self.instances, workload_aware_preemption)
 
     @property
     def observe_point(self) -> PointObserver | None:

@@ -52,6 +52,7 @@ from .handle import HandleHub
 from .metrics import SchedulerMetrics, should_sample_plugins
 from .podgroup_cycle import GROUP_CYCLE_LOG_SIZE, PodGroupCycle, PodGroupPostFilter
 from .podgroup_events import PodGroupEvents
+from .podgroup_preemption import workload_aware_preemption
 from .preemption import attach_preemption
 
 __all__ = ["Scheduler", "ClusterClient", "Attempt", "BindingRunner", "run_inline", "BindingDone", "BindingWork", "DirectBinder"]
@@ -104,7 +105,9 @@ class Scheduler(EventHandlers, PodGroupEvents, PodGroupCycle, BindingCycle):
         self.gang_scheduling = features.enable_gang_scheduling
         self.placements_enabled = features.enable_topology_aware_workload_scheduling
         self.pod_groups = self.hub.pod_groups
-        self.pod_group_post_filter: PodGroupPostFilter | None = None  # workload-aware preemption: not modelled
+        # WorkloadAwarePreemption: an Unschedulable group asks DefaultPreemption for room (podgroup_preemption.py).
+        self.pod_group_post_filter: PodGroupPostFilter | None = (
+            workload_aware_preemption(self) if features.enable_workload_aware_preemption else None)
         self.group_cycles: deque[PodGroupCycleRecord] = deque(maxlen=GROUP_CYCLE_LOG_SIZE)
         self._group_from_backoff = False
         # group -> its cycles begun by a member popped from backoffQ while activeQ was empty

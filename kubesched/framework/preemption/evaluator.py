@@ -125,14 +125,14 @@ class Evaluator:
     """One profile's preemption: the framework to filter with, and where the cluster is read.
 
     ``execute(candidate, preemptor)`` evicts the chosen candidate's victims (the plugin's
-    executor); ``tie_break`` "name" makes the search start at the first node and take
+    executor; an Error status when a synchronous eviction failed); ``tie_break`` "name" makes the search start at the first node and take
     the smallest node name among tied candidates, "random" is upstream's random offset
     and (Go map order) random pick.
     """
 
     def __init__(self, fwk: Framework, snapshot: Callable[[], SnapshotView], nominator: NominatedPods | None,
                  pdbs: Callable[[], list[DisruptionBudget]],
-                 num_candidates: Callable[[int], int], execute: Callable[[Candidate, PodInfo], None],
+                 num_candidates: Callable[[int], int], execute: Callable[[Candidate, PodInfo], Status | None],
                  tie_break: str = "random", rng: random.Random | None = None,
                  extenders: CandidateFilter | None = None) -> None:
         self.fwk = fwk
@@ -181,7 +181,9 @@ class Evaluator:
             best = min(tied, key=lambda c: c.node)
         else:
             best = tied[0] if len(tied) == 1 else self.rng.choice(tied)
-        self._execute(best, pod)
+        failed = self._execute(best, pod)
+        if failed is not None:  # a synchronous eviction failed: upstream returns its status
+            return None, failed, PreemptionOutcome(failed.code, failed.message)
         outcome = PreemptionOutcome(Code.SUCCESS, "", best.node, list(best.victims), sorted(c.node for c in tied))
         return PostFilterResult(best.node), Status(Code.SUCCESS), outcome
 
