@@ -3,7 +3,10 @@
 The report follows cluster-capacity's: each spec's requirements, "The cluster can
 schedule N instance(s) of the pod X.", the termination reason (the scheduler's own
 message for the replica that did not fit), which nodes rejected it for which reason,
-and how the replicas spread over the nodes.
+and how the replicas spread over the nodes. A pod-group shape (a PodGroup and its pods)
+reads alike, with whole groups for replicas (``gang_capacity_lines``): how many more
+fit, why the next did not (its PodGroupScheduled condition, each placement it was tried
+in and why that placement was infeasible), and the topology domains they landed in.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from rich.table import Table
 
 from ..planning import CapacityResult, CapacitySpec, PlanningError, SpecCapacity, run_capacity, to_document
 from ..planning.inputs import DEFAULT_CONFIG, load_config_file, load_registry
-from .common import fail, plugin_option
+from .gang_capacity_report import gang_count_line, gang_requirement_lines, gang_termination_lines
+from .common import fail, feature_gates_option, plugin_option
 from .snapshot_source import SourceOptions, check_source, cluster_snapshot_file, edited_snapshot_file, source_options
 from .what_if_report import edit_lines
 from .progress import PhaseProgress
@@ -46,15 +50,20 @@ NAMES_SHOWN = 8  # node names listed per reason
 @click.option("--all-nodes", is_flag=True, help="List every node in the distribution, and every node name per reason.")
 @source_options
 @plugin_option
+@feature_gates_option
 def capacity(snapshot_and_pods: tuple[str, ...], config_file: str, max_replicas: int | None, output_format: str,
-             tie_break: str, seed: int | None, all_nodes: bool, plugins: tuple[str, ...], **cluster: Any) -> None:
+             tie_break: str, seed: int | None, all_nodes: bool, plugins: tuple[str, ...], feature_gates: tuple[str, ...],
+             **cluster: Any) -> None:
     """How many more replicas of each pod spec fit in SNAPSHOT, placed as the scheduler places them.
 
     Each POD.yaml holds a Pod, or a Deployment, StatefulSet, ReplicaSet,
     ReplicationController, Job or CronJob whose pod template is used. Replicas are
     created one at a time (round-robin over several specs) after the snapshot's own
-    pending pods are scheduled, until one does not fit. With --kubeconfig, SNAPSHOT is
-    taken from the cluster and not given.
+    pending pods are scheduled, until one does not fit. A POD.yaml that holds a
+    scheduling.k8s.io/v1alpha2 PodGroup with its pods (a Pod, or a workload) counts whole
+    groups instead: all or nothing, with the group's topology constraint (needs
+    --feature-gates GenericWorkload=true,GangScheduling=true[,TopologyAwareWorkloadScheduling=true]).
+    With --kubeconfig, SNAPSHOT is taken from the cluster and not given.
     """
     options = SourceOptions.pop(cluster)
     snapshot, pod_files = (None, snapshot_and_pods) if options.kubeconfig else (snapshot_and_pods[0], snapshot_and_pods[1:])
@@ -68,15 +77,15 @@ def capacity(snapshot_and_pods: tuple[str, ...], config_file: str, max_replicas:
     scratch = tempfile.TemporaryDirectory(prefix="kubesched-")
     if snapshot is None:
         try:
-            registry = load_registry(plugins)
+            registry = load_registry(plugins, feature_gates)
             configs = [load_config_file(config_file, registry)]
         except PlanningError as err:
             fail(err.lines)
         snapshot = cluster_snapshot_file(options, configs, registry, progress, scratch)
     shown = snapshot if not options.kubeconfig else f"cluster {options.context or options.kubeconfig}"
     snapshot, what_if = edited_snapshot_file(snapshot, options, scratch)
-    spec = CapacitySpec(snapshot, pod_files, config_file, max_replicas, seed, tie_break, plugins)
-    progress.start("placing replicas", unit="replicas placed")
+    spec = CapacitySpec(snapshot, pod_files, config_file, max_replicas, seed, tie_break, plugins, feature_gates)
+    progress.start("placing replicas", unit="replicas or groups placed")
     try:
         result = run_capacity(spec, progress=progress.update)
     except PlanningError as err:
@@ -88,7 +97,8 @@ def capacity(snapshot_and_pods: tuple[str, ...], config_file: str, max_replicas:
         for line in edit_lines(what_if):
             click.echo(line, err=True)
     if output_format == "json":
-        document = {"kind": "CapacityReport", "replicas": result.replicas, **_object(to_document(result))}
+        document = {"kind": "CapacityReport", "replicas": result.replicas, "groups": result.groups,
+                    **_object(to_document(result))}
         sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
         sys.stdout.flush()
         return
@@ -102,6 +112,11 @@ def _object(value: object) -> dict[str, object]:
 
 def _print(console: Console, text: str) -> None:
     console.print(text, highlight=False, markup=False)
+
+
+def _lines(console: Console, lines: list[str]) -> None:
+    for line in lines:
+        _print(console, line)
 
 
 def _requirements(console: Console, spec: SpecCapacity) -> None:
@@ -127,29 +142,31 @@ def _names(nodes: list[str], all_nodes: bool) -> str:
 
 
 def _distribution(result: CapacityResult, all_nodes: bool) -> Table:
+    # A column per spec, then per pod-group shape (its groups' pods).
+    columns = [(spec.name, spec.per_node) for spec in result.specs] + [(g.name, g.per_node) for g in result.gangs]
     totals: dict[str, int] = {}
-    for spec in result.specs:
-        for node, count in spec.per_node.items():
+    for _, per_node in columns:
+        for node, count in per_node.items():
             totals[node] = totals.get(node, 0) + count
     rows = sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))
     if all_nodes:
         shown = rows
     else:  # every spec's busiest nodes, so that a small spec is not crowded out by a big one
-        each = max(NODES_SHOWN // len(result.specs), 3)
-        picked = {node for spec in result.specs for node in list(spec.per_node)[:each]}
+        each = max(NODES_SHOWN // len(columns), 3)
+        picked = {node for _, per_node in columns for node in list(per_node)[:each]}
         shown = [row for row in rows if row[0] in picked]
     title = "Pod distribution among nodes"
     if len(shown) < len(rows):
         title += f" ({len(shown)} of {len(rows)} nodes; --all-nodes lists every node)"
     table = Table(title=title, title_justify="left")
     table.add_column("NODE")
-    for spec in result.specs:
-        table.add_column(spec.name, justify="right")
-    if len(result.specs) > 1:
+    for name, _ in columns:
+        table.add_column(name, justify="right")
+    if len(columns) > 1:
         table.add_column("TOTAL", justify="right")
     for node, total in shown:
-        cells = [str(spec.per_node.get(node, "")) for spec in result.specs]
-        table.add_row(node, *cells, *([str(total)] if len(result.specs) > 1 else []))
+        cells = [str(per_node.get(node, "")) for _, per_node in columns]
+        table.add_row(node, *cells, *([str(total)] if len(columns) > 1 else []))
     return table
 
 
@@ -163,16 +180,24 @@ def render_capacity(console: Console, result: CapacityResult, all_nodes: bool = 
     _print(console, "")
     for spec in result.specs:
         _requirements(console, spec)
+    for gang in result.gangs:
+        _lines(console, gang_requirement_lines(gang))
     for spec in result.specs:
         _print(console, f"The cluster can schedule {spec.replicas} instance(s) of the pod {spec.name}.")
+    for gang in result.gangs:
+        _print(console, gang_count_line(gang))
+    several = len(result.specs) + len(result.gangs) > 1
     for spec in result.specs:
         _print(console, "")
-        prefix = f"{spec.name}: " if len(result.specs) > 1 else ""
+        prefix = f"{spec.name}: " if several else ""
         _print(console, f"{prefix}Termination reason: {spec.termination}")
         if spec.node_reasons:
             _print(console, f"{prefix}Nodes that rejected the next replica, by reason:")
             for group in spec.node_reasons:
                 _print(console, f"    - {group.reason} ({len(group.nodes)}): {_names(group.nodes, all_nodes)}")
-    if result.replicas:
+    for gang in result.gangs:
+        _print(console, "")
+        _lines(console, gang_termination_lines(gang, f"{gang.name}: " if several else ""))
+    if result.replicas or result.groups:
         _print(console, "")
         console.print(_distribution(result, all_nodes))

@@ -24,6 +24,7 @@ from ..cluster.simulated import Simulation, SimulationResult
 from ..objects.pod import PodInfo
 from ..objects.podgroup import POD_GROUP_SCHEDULED, PodGroup
 from ..scheduler.attempt import PodGroupCycleRecord
+from ..scheduler.podgroup_algorithm import POD_GROUP_UNSCHEDULABLE
 
 __all__ = ["GroupCondition", "PodGroupSummary", "pod_group_summaries", "ignored_pod_groups", "POLICY_GANG",
            "POLICY_BASIC", "POLICY_MISSING"]
@@ -52,7 +53,7 @@ class PodGroupSummary:
     bound_before: list[str] = field(default_factory=list)  # already bound in the snapshot
     placed: dict[str, str] = field(default_factory=dict)  # pod -> node, placed by this run
     pending: list[str] = field(default_factory=list)  # still pending at the end (gated ones included)
-    pod_message: str = ""  # the message most of its pending pods ended with (the first such, on a tie)
+    pod_message: str = ""  # the message most of its pending pods ended with, those that fit nowhere first
     domains: list[str] = field(default_factory=list)  # constraint label values of its members' nodes
     nodes: int = 0  # distinct nodes its bound members are on
     condition: GroupCondition | None = None
@@ -137,8 +138,10 @@ def _fill_members(summary: PodGroupSummary, pending: list[PodInfo], bound: list[
         outcome = result.outcomes.get(key)
         if outcome is not None and outcome.message:
             messages[outcome.message] = messages.get(outcome.message, 0) + 1
-    if messages:
-        summary.pod_message = max(messages, key=lambda m: messages[m])
+    # A pod that fit nowhere says more than one that fit and waited for the rest of its gang.
+    telling = {m: n for m, n in messages.items() if not m.startswith(POD_GROUP_UNSCHEDULABLE)} or messages
+    if telling:
+        summary.pod_message = max(telling, key=lambda m: telling[m])
     if summary.topology_keys:
         key = summary.topology_keys[0]
         summary.domains = sorted({node_labels.get(n, {}).get(key, "") for n in nodes} - {""})

@@ -12,6 +12,10 @@ preempts lower-priority pods is retried once they are evicted and counts when it
 placed, as the scheduler would place it; and with several specs the replicas are
 interleaved round-robin as cluster-capacity does, but a spec whose replica does not fit
 drops out while the others go on, so each spec gets its own count and its own reason.
+
+A spec file holding a PodGroup is a pod-group shape (``gang_shapes.py``): whole copies of
+the group are counted instead of replicas, each all or nothing as the scheduler's
+pod-group cycle places it (``gang_capacity.py``), in the same round-robin.
 """
 
 from __future__ import annotations
@@ -26,19 +30,23 @@ from ..framework.config import needs_raw_objects
 from ..objects.pod import PodInfo
 from ..scheduler.fit_error import FitError
 from ..scheduler.scheduler import Attempt
+from .capacity_types import (
+    FAILED,
+    LIMIT_REACHED,
+    SCHEDULING_GATED,
+    UNSCHEDULABLE,
+    PodRequirements,
+    Termination,
+    requirements_of,
+)
 from .inputs import DEFAULT_CONFIG, TIE_BREAKS, PlanningError, load_config_file, load_registry, new_simulation, read_snapshot
 from .replicas import NodeReason, ReplicaSimulation, node_reasons
-from .templates import PodTemplate, read_templates
+from .gang_capacity import GangCapacity, GangCounter
+from .gang_shapes import GangShape, gang_shape, is_gang_file
+from .templates import PodTemplate, read_objects, read_templates
 
 __all__ = ["CapacitySpec", "CapacityResult", "SpecCapacity", "PodRequirements", "Termination", "run_capacity",
            "UNSCHEDULABLE", "LIMIT_REACHED", "SCHEDULING_GATED", "FAILED"]
-
-# Termination types, as cluster-capacity names its ``FailType``.
-UNSCHEDULABLE = "Unschedulable"
-LIMIT_REACHED = "LimitReached"
-SCHEDULING_GATED = "SchedulingGated"
-FAILED = "Error"  # the attempt ended with an error other than "no node fits"
-
 
 @dataclass(frozen=True, slots=True)
 class CapacitySpec:
@@ -51,30 +59,7 @@ class CapacitySpec:
     seed: int = 0
     tie_break: str = "random"
     plugins: tuple[str, ...] = ()  # out-of-tree plugins, module:attribute
-
-
-@dataclass(slots=True)
-class PodRequirements:
-    """What one replica asks for (cluster-capacity's "pod requirements")."""
-
-    cpu_millis: int
-    memory_bytes: int
-    ephemeral_storage_bytes: int
-    extended: dict[str, int]
-    node_selector: dict[str, str]
-    priority: int
-    scheduler_name: str
-
-
-@dataclass(slots=True)
-class Termination:
-    """Why counting stopped: ``type`` is Unschedulable, LimitReached, SchedulingGated or Error."""
-
-    type: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.type}: {self.message}"
+    feature_gates: tuple[str, ...] = ()  # --feature-gates values (Key=bool,...): pod groups need the workload gates
 
 
 @dataclass(slots=True)
@@ -107,10 +92,15 @@ class CapacityResult:
     preempted: list[str]  # pods the replicas preempted (evicted to make room), in order
     attempts: int  # scheduling attempts in all, the snapshot's pending pods' included
     seconds: float  # wall-clock time of the simulation (loading excluded)
+    gangs: list[GangCapacity] = field(default_factory=list)  # pod-group shapes: how many whole groups fit
 
     @property
     def replicas(self) -> int:
         return sum(s.replicas for s in self.specs)
+
+    @property
+    def groups(self) -> int:
+        return sum(g.groups for g in self.gangs)
 
 
 def run_capacity(spec: CapacitySpec, progress: Callable[[int], None] | None = None) -> CapacityResult:
@@ -124,9 +114,16 @@ def run_capacity(spec: CapacitySpec, progress: Callable[[int], None] | None = No
         raise PlanningError([f"tie break must be one of {', '.join(TIE_BREAKS)}, got {spec.tie_break!r}"])
     if not spec.pod_files:
         raise PlanningError(["give at least one pod spec file"])
-    registry = load_registry(spec.plugins)
+    registry = load_registry(spec.plugins, spec.feature_gates)
     config = load_config_file(spec.config, registry)
-    templates = read_templates(spec.pod_files)
+    inputs = _read_inputs(spec.pod_files)
+    features = registry.features
+    if inputs.gangs and not features.enable_generic_workload:
+        raise PlanningError([f"{shape.source}: {shape.title}: counting pod groups needs the workload gates, off by "
+                             "default as upstream: --feature-gates GenericWorkload=true,GangScheduling=true "
+                             "(and TopologyAwareWorkloadScheduling=true for a topology constraint)"
+                             for shape in inputs.gangs])
+    templates = inputs.templates + [m.template for shape in inputs.gangs for m in shape.members]
     snapshot = read_snapshot(spec.snapshot, registry, keep_raw_objects=needs_raw_objects(config, registry))
     _check_namespaces(templates, snapshot)
     recorder = _FailureRecorder([node.name for node in snapshot.nodes])
@@ -139,41 +136,75 @@ def run_capacity(spec: CapacitySpec, progress: Callable[[int], None] | None = No
     pending_placed = sum(1 for o in sim.outcomes.values() if o.node)
     preempted_before = len(sim.cluster.preemptions)
     taken = _taken_names(snapshot)
-    counters = [_Counter(t, i, taken) for i, t in enumerate(templates)]
+    taken_groups = {g.key for g in snapshot.pod_groups}
+    labels = {node.name: node.labels for node in snapshot.nodes}
+    counters: list[_Counter | GangCounter] = []
+    for item in inputs.order:  # the files' order: replicas and groups interleaved round-robin
+        if isinstance(item, GangShape):
+            counters.append(GangCounter(item, len(counters), taken, taken_groups, labels, features.enable_gang_scheduling,
+                                        features.enable_topology_aware_workload_scheduling))
+        else:
+            counters.append(_Counter(item, len(counters), taken))
     _count(sim, counters, recorder, spec.max_replicas, progress)
     preempted = [victim.key for victim, _, _ in sim.cluster.preemptions[preempted_before:]]
     return CapacityResult(
         snapshot=spec.snapshot, config=spec.config, seed=spec.seed, tie_break=spec.tie_break, nodes=len(snapshot.nodes),
         pending_pods=pending_pods, pending_placed=pending_placed,
-        specs=[c.result() for c in counters], preempted=preempted, attempts=sim.attempts, seconds=time.perf_counter() - started,
+        specs=[c.result() for c in counters if isinstance(c, _Counter)], preempted=preempted, attempts=sim.attempts,
+        seconds=time.perf_counter() - started, gangs=[c.result() for c in counters if isinstance(c, GangCounter)],
     )
 
 
-def _count(sim: ReplicaSimulation, counters: list[_Counter], recorder: _FailureRecorder, max_replicas: int | None,
-           progress: Callable[[int], None] | None) -> None:
-    """Place replicas round-robin over the specs still counting; a spec stops at its first
-    replica that does not fit (withdrawn, so no later binding wakes it) or at the bound."""
+@dataclass(slots=True)
+class _Inputs:
+    templates: list[PodTemplate]  # pods (and workloads' pod templates) to count replicas of
+    gangs: list[GangShape]  # pod groups to count whole copies of
+    order: list[PodTemplate | GangShape]  # both, in the files' order
+
+
+def _read_inputs(paths: tuple[str, ...]) -> _Inputs:
+    """Each file is a pod-group shape (it holds a PodGroup) or pod specs; every problem of
+    every file is reported at once."""
+    inputs = _Inputs([], [], [])
+    problems: list[str] = []
+    for path in paths:
+        objects = read_objects(path, problems)
+        try:
+            if is_gang_file(objects):
+                shape = gang_shape(objects, path)
+                inputs.gangs.append(shape)
+                inputs.order.append(shape)
+            else:
+                found = read_templates([path])
+                inputs.templates.extend(found)
+                inputs.order.extend(found)
+        except PlanningError as err:
+            problems.extend(line for line in err.lines if line not in problems)
+    if problems:
+        raise PlanningError(problems)
+    return inputs
+
+
+def _count(sim: ReplicaSimulation, counters: list[_Counter | GangCounter], recorder: _FailureRecorder,
+           max_replicas: int | None, progress: Callable[[int], None] | None) -> None:
+    """Place replicas (and whole pod groups) round-robin over the specs still counting; a
+    spec stops at its first replica or group that does not fit (withdrawn, so no later
+    binding wakes it) or at the bound."""
     active = list(counters)
     placed = 0
     while active:
         for counter in list(active):
-            if max_replicas is not None and counter.replicas >= max_replicas:
-                counter.termination = Termination(LIMIT_REACHED, f"the limit of {max_replicas} replica(s) was reached")
+            if max_replicas is not None and counter.count >= max_replicas:
+                counter.stop_at_limit(max_replicas)
                 active.remove(counter)
                 continue
-            pod = counter.next_replica()
-            recorder.watch(pod.uid)
-            outcome = sim.place(pod)
-            if outcome.node:
-                counter.placed(outcome.node)
+            fits = counter.place_next(sim) if isinstance(counter, GangCounter) else counter.place_next(sim, recorder)
+            if fits:
                 placed += 1
                 if progress is not None:
                     progress(placed)
-                continue
-            sim.withdraw(pod)
-            counter.termination = _termination(outcome)
-            counter.reasons = recorder.reasons
-            active.remove(counter)
+            else:
+                active.remove(counter)
 
 
 class _FailureRecorder:
@@ -208,6 +239,27 @@ class _Counter:
         self.termination = Termination(LIMIT_REACHED, "")
         self.reasons: list[NodeReason] = []
 
+    @property
+    def count(self) -> int:
+        return self.replicas
+
+    def stop_at_limit(self, limit: int) -> None:
+        self.termination = Termination(LIMIT_REACHED, f"the limit of {limit} replica(s) was reached")
+
+    def place_next(self, sim: ReplicaSimulation, recorder: _FailureRecorder) -> bool:
+        """Create the next replica and schedule it: True when it is bound; else it is
+        withdrawn and the termination says why."""
+        pod = self.next_replica()
+        recorder.watch(pod.uid)
+        outcome = sim.place(pod)
+        if outcome.node:
+            self.placed(outcome.node)
+            return True
+        sim.withdraw(pod)
+        self.termination = _termination(outcome)
+        self.reasons = recorder.reasons
+        return False
+
     def next_replica(self) -> PodInfo:
         t = self.template
         while f"{t.namespace}/{t.name}-{self._next}" in self._taken:
@@ -227,14 +279,8 @@ class _Counter:
     def result(self) -> SpecCapacity:
         t = self.template
         per_node = dict(sorted(self.per_node.items(), key=lambda kv: (-kv[1], kv[0])))
-        return SpecCapacity(t.name, t.kind, t.namespace, t.source, _requirements(t.parsed), self.replicas, per_node,
+        return SpecCapacity(t.name, t.kind, t.namespace, t.source, requirements_of(t.parsed), self.replicas, per_node,
                             self.termination, self.reasons)
-
-
-def _requirements(pod: PodInfo) -> PodRequirements:
-    r = pod.requests.requests
-    return PodRequirements(r.milli_cpu, r.memory, r.ephemeral_storage, dict(sorted(r.scalar.items())),
-                           dict(pod.node_selector), pod.priority, pod.scheduler_name)
 
 
 def _termination(outcome: PodOutcome) -> Termination:

@@ -19,6 +19,7 @@ from ..cluster.simulated import Simulation
 from ..cluster.snapshot import ClusterSnapshot, SnapshotError, load_snapshot
 from ..cluster.yaml_documents import YAMLError, yaml_documents
 from ..framework.config import ConfigError, SchedulerConfig, default_config, parse_config
+from ..framework.features import FeatureGateError, Features, parse_feature_gates
 from ..framework.loader import PluginLoadError, load_plugins
 from ..framework.registry import Registry
 from ..plugins.registry import in_tree_registry
@@ -40,10 +41,16 @@ class PlanningError(ValueError):
         super().__init__("\n".join(lines))
 
 
-def load_registry(plugins: Sequence[str] = ()) -> Registry:
-    """The in-tree plugins, installed ones (entry points) and ``module:attribute`` ones."""
+def load_registry(plugins: Sequence[str] = (), feature_gates: Sequence[str] = ()) -> Registry:
+    """The in-tree plugins, installed ones (entry points) and ``module:attribute`` ones, with
+    the default profile and plugins' gates from ``feature_gates`` (``--feature-gates`` values:
+    ``Key=bool,...``; a gate kube-scheduler would refuse is a ``PlanningError``)."""
     try:
-        return load_plugins(in_tree_registry(), plugins)
+        features = Features.from_gates(parse_feature_gates(list(feature_gates)))
+    except FeatureGateError as err:
+        raise PlanningError([str(err)]) from None
+    try:
+        return load_plugins(in_tree_registry(features), plugins)
     except PluginLoadError as err:
         raise PlanningError(err.lines) from None
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ..cluster.simulated import PodOutcome, Simulation
 from ..objects.pod import PodInfo
+from ..objects.podgroup import PodGroup
 from ..scheduler.fit_error import FitError
 
 __all__ = ["ReplicaSimulation", "NodeReason", "node_reasons", "NOT_EVALUATED"]
@@ -56,6 +57,32 @@ class ReplicaSimulation(Simulation):
         """Delete a pending pod (a replica that did not fit), so that no later binding
         wakes it and places it after the count stopped."""
         self.scheduler.on_pod_delete(pod)
+
+    def place_group(self, group: PodGroup, pods: list[PodInfo]) -> list[PodOutcome]:
+        """Add a PodGroup and its pods at once, as a controller creates them, and schedule
+        until the queue settles (the group's cycle, its binding or its failure, and any
+        pending pod the bindings wake); each pod's outcome, in ``pods``' order."""
+        s = self.scheduler
+        s.on_pod_group_add(group)
+        outcomes = []
+        for pod in pods:
+            outcome = self.outcomes[pod.key] = PodOutcome(pod.key)
+            outcomes.append(outcome)
+            s.on_pod_add(pod)
+        self.run()
+        return outcomes
+
+    def withdraw_group(self, group: PodGroup, pods: list[PodInfo]) -> None:
+        """Delete a group that did not fit whole, its pods bound or not (a basic group may
+        have bound some), so that the cluster holds whole groups only and nothing wakes it."""
+        s = self.scheduler
+        for pod in pods:
+            outcome = self.outcomes.get(pod.key)
+            if outcome is not None and outcome.node:
+                s.on_pod_delete(pod.copy_with(node_name=outcome.node))
+            elif pod.uid in s.pods:
+                s.on_pod_delete(pod)
+        s.on_pod_group_delete(group)
 
 
 @dataclass(slots=True)

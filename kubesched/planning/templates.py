@@ -19,7 +19,7 @@ from ..objects.errors import ObjectError
 from ..objects.pod import PodInfo, parse_pod
 from .inputs import PlanningError, parse_documents
 
-__all__ = ["PodTemplate", "read_templates", "TEMPLATE_KINDS"]
+__all__ = ["PodTemplate", "read_templates", "read_objects", "template_of", "TEMPLATE_KINDS"]
 
 JSONObject = dict[str, Any]
 
@@ -82,6 +82,16 @@ def read_templates(paths: list[str] | tuple[str, ...]) -> list[PodTemplate]:
     if problems:
         raise PlanningError(problems)
     return templates
+
+
+def read_objects(path: str, problems: list[str]) -> list[Mapping[str, Any]]:
+    """Every object in ``path`` (Lists unpacked); what cannot be read is added to ``problems``."""
+    return list(_objects(path, problems))
+
+
+def template_of(obj: Mapping[str, Any], path: str) -> PodTemplate:
+    """The spec of a Pod or a workload's pod template; ``PlanningError`` when it has none."""
+    return _template(obj, path)
 
 
 def _objects(path: str, problems: list[str]) -> Iterator[Mapping[str, Any]]:
