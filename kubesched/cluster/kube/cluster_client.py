@@ -231,7 +231,13 @@ class KubeClusterClient(ResourceClaimWrites):
     def preempt_pod(self, victim: PodInfo, preemptor: PodInfo, node_name: str,
                     done: Callable[[bool], None] | None = None) -> None:
         """Evict ``victim`` in the background; ``done(ok)`` is called on the event loop after."""
-        self._in_background(self._preempt(victim, preemptor, node_name, done))
+        self._in_background(self._preempt(victim, preemptor.key, preemptor.scheduler_name, "pod", done))
+
+    def preempt_pod_for_group(self, victim: PodInfo, group: PodGroup, scheduler_name: str,
+                              done: Callable[[bool], None] | None = None) -> None:
+        """``preempt_pod`` for a pod group's preemption (WorkloadAwarePreemption): the condition
+        says a "podgroup" is to be accommodated, as upstream's ``podGroupExecutorPreemptor``."""
+        self._in_background(self._preempt(victim, group.key, scheduler_name, "podgroup", done))
 
     def clear_nominated_node_name(self, pod: PodInfo) -> None:
         self._in_background(self._clear_nomination(pod))
@@ -247,12 +253,12 @@ class KubeClusterClient(ResourceClaimWrites):
         else:
             self._loop.call_soon_threadsafe(start)
 
-    async def _preempt(self, victim: PodInfo, preemptor: PodInfo, node_name: str,
+    async def _preempt(self, victim: PodInfo, preemptor: str, scheduler_name: str, kind: str,
                        done: Callable[[bool], None] | None) -> None:
         ok = False
         path = f"/api/v1/namespaces/{victim.namespace}/pods/{victim.name}"
         condition = {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
-                     "message": f"{preemptor.scheduler_name}: preempting to accommodate a higher priority pod",
+                     "message": f"{scheduler_name}: preempting to accommodate a higher priority {kind}",
                      "lastTransitionTime": _rfc3339(self._wall_clock())}
         try:
             await self._api.request("PATCH", f"{path}/status", body={"status": {"conditions": [condition]}},
@@ -264,10 +270,10 @@ class KubeClusterClient(ResourceClaimWrites):
         except ApiError as err:
             ok = err.is_not_found()  # already gone: the preemption has what it needs
             if not ok:
-                log.warning("preempting %s for %s failed: %s", victim.key, preemptor.key, err.message,
+                log.warning("preempting %s for %s failed: %s", victim.key, preemptor, err.message,
                             extra={"pod": victim.key})
         except Exception as err:  # noqa: BLE001 - a background task must report, not vanish
-            log.warning("preempting %s for %s failed: %s", victim.key, preemptor.key, err, extra={"pod": victim.key})
+            log.warning("preempting %s for %s failed: %s", victim.key, preemptor, err, extra={"pod": victim.key})
         if done is not None:
             done(ok)
 
