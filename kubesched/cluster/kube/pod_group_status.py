@@ -149,12 +149,12 @@ def _stamped(conditions: tuple[PodGroupCondition, ...], base: Sequence[PodGroupC
              now: str) -> tuple[PodGroupCondition, ...]:
     """``SetStatusCondition``'s transition times against ``base``: kept where the status is the
     same, ``now`` where it is new or changed (the scheduler left those None)."""
-    out = []
+    out: list[PodGroupCondition] = []
     for cond in conditions:
         if cond.last_transition_time is None:
             was = next((b for b in base if b.type == cond.type), None)
-            keep = was is not None and was.status == cond.status and was.last_transition_time is not None
-            cond = replace(cond, last_transition_time=was.last_transition_time if keep and was else now)
+            kept = was.last_transition_time if was is not None and was.status == cond.status else None
+            cond = replace(cond, last_transition_time=kept or now)
         out.append(cond)
     return tuple(out)
 
