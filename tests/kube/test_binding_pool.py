@@ -92,7 +92,7 @@ def test_binding_tasks_idle_between_bursts_take_the_next_binds() -> None:
 
 def test_binds_answered_slowly_by_a_distant_server_are_sent_more_at_once() -> None:
     # Every answer takes 50 ms whatever the load (the network's round trip, not the server's
-    # queue): the binding tasks grow past their 32 to keep a backlog of 600 moving.
+    # queue): the binding tasks grow past their 32 to keep a backlog of 2,000 moving.
     async def scenario() -> int:
         pool = BindingPool(asyncio.get_running_loop(), 1, lambda: None)
         in_flight = most = 0
@@ -104,10 +104,10 @@ def test_binds_answered_slowly_by_a_distant_server_are_sent_more_at_once() -> No
             await asyncio.sleep(0.05)
             in_flight -= 1
 
-        start = pool.direct(bind, ConcurrencyLimit(least=32, most=256))
-        for i in range(600):
+        start = pool.direct(bind, ConcurrencyLimit(least=32, most=256, round_seconds=0.05))
+        for i in range(2_000):
             start(_pod(f"p{i}"), "n1", lambda status: None)
-        assert await pool.drain(10)
+        assert await pool.drain(20)
         pool.shutdown()
         return most
 
@@ -122,7 +122,7 @@ def test_binds_answered_slowly_by_a_busy_server_are_not_sent_more_at_once() -> N
         server = asyncio.Lock()
         in_flight = most = 0
         most_after_the_try = 0
-        limit = ConcurrencyLimit(least=8, most=256)
+        limit = ConcurrencyLimit(least=8, most=256, round_seconds=0.05)
         tried = False
 
         async def bind(pod: PodInfo, node: str) -> None:

@@ -33,7 +33,7 @@ from .connection import Connection
 from .driver import LiveOptions, LiveScheduler
 from .endpoints import Endpoints
 from .errors import ApiError
-from .concurrency import MOST
+from .concurrency import MOST, ConcurrencyLimit
 from .events import EventBroadcaster, ObjectRef
 from .lease_events import LeaseEventRecorder
 from .leader import LeaderElector
@@ -140,10 +140,12 @@ async def run_scheduler(settings: RunSettings, *, stop: asyncio.Event | None = N
             problem = await pod_group_api_problem(api, settings.connection.server, settings.startup_timeout)
             if problem is not None:
                 raise StartupError(problem)
+        # Binds, event writes and status patches are scaled together (concurrency.py).
+        concurrency = ConcurrencyLimit()
         broadcaster = EventBroadcaster(events_api, qps=0,  # the events client does the throttling
-                                       high_water=settings.options.events_high_water)
+                                       high_water=settings.options.events_high_water, concurrency=concurrency)
         live = LiveScheduler(config, api, _PodEvents(broadcaster), registry=settings.registry,
-                             options=settings.options, metrics=metrics)
+                             options=settings.options, metrics=metrics, concurrency=concurrency)
         live.build()
         live.event_room = broadcaster
         _instrument(live, broadcaster, live_metrics)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
+import time
 from collections import deque
 from typing import Awaitable, Callable, Protocol
 
@@ -178,7 +179,7 @@ class BindingPool:
                 await waiter
                 continue
             pod, node_name, done = queue.popleft()
-            started = loop.time()
+            started = time.perf_counter()
             self.sending += 1
             try:
                 await bind(pod, node_name)
@@ -188,12 +189,12 @@ class BindingPool:
                                 plugin=_DEFAULT_BINDER, error=err)
             finally:
                 self.sending -= 1
-            now = loop.time()
-            before = limit.limit
+            now = time.perf_counter()
             limit.answered(now - started, bool(queue), now)
             self._finished(status, done)
-            for _ in range(min(limit.limit - before, len(queue))):  # the limit went up: more tasks at once
-                self._wake_binders()
+            # The limit went up (on this answer or an event write's: the limit is shared): more at once.
+            for _ in range(min(limit.limit - len(self._direct_workers), len(queue))):
+                self._direct_workers.append(loop.create_task(self._bind_queued(bind)))
 
     async def drain(self, timeout: float) -> bool:
         """Wait for bindings in flight (on shutdown); False if some were still running."""

@@ -120,7 +120,8 @@ class KubeClusterClient(ResourceClaimWrites):
     _api: Requester
 
     def __init__(self, api: Requester, loop: asyncio.AbstractEventLoop, events: PodEventSink, *,
-                 bind_timeout: float = 30.0, wall_clock: Callable[[], float] = time.time) -> None:
+                 bind_timeout: float = 30.0, wall_clock: Callable[[], float] = time.time,
+                 concurrency: ConcurrencyLimit | None = None) -> None:
         self._api = api
         self._loop = loop
         self._events = events
@@ -130,8 +131,8 @@ class KubeClusterClient(ResourceClaimWrites):
         self._waiting: dict[str, _StatusPatch] = {}  # pod uid -> latest patch not yet sent
         self._order: asyncio.Queue[str] | None = None
         self._workers: list[asyncio.Task[None]] = []
-        # 16 status patchers, more when the API server is far (as the binding tasks: concurrency).
-        self._status_limit = ConcurrencyLimit(least=_STATUS_WORKERS, what="status patches")
+        # 16 status patchers, more when the API server is far (the binding tasks' limit, in proportion).
+        self.concurrency = concurrency or ConcurrencyLimit()
         self.patches_sent = 0
         self.patches_skipped = 0
         self.victims_deleted = 0
@@ -146,7 +147,8 @@ class KubeClusterClient(ResourceClaimWrites):
     def start(self) -> None:
         self._loop_thread = threading.get_ident()
         self._order = asyncio.Queue()
-        self._workers = [self._loop.create_task(self._status_worker()) for _ in range(self._status_limit.limit)]
+        self._workers = [self._loop.create_task(self._status_worker())
+                         for _ in range(self.concurrency.share(_STATUS_WORKERS))]
 
     async def stop(self) -> None:
         self.stop_claim_waits()
@@ -305,9 +307,9 @@ class KubeClusterClient(ResourceClaimWrites):
 
     async def _status_worker(self) -> None:
         assert self._order is not None
-        limit, me = self._status_limit, asyncio.current_task()
+        limit, me = self.concurrency, asyncio.current_task()
         while True:
-            if len(self._workers) > limit.limit and me in self._workers:  # the limit came down
+            if len(self._workers) > limit.share(_STATUS_WORKERS) and me in self._workers:  # the limit came down
                 self._workers.remove(me)
                 return
             uid = await self._order.get()
@@ -334,6 +336,6 @@ class KubeClusterClient(ResourceClaimWrites):
                 seconds = time.perf_counter() - started
                 if self.on_call is not None:
                     self.on_call("pod_status_patch", ok, seconds)
-                limit.answered(seconds, not self._order.empty(), started + seconds)
-                while len(self._workers) < limit.limit and me in self._workers:  # the limit went up
+                limit.answered(seconds, None, started + seconds)
+                while len(self._workers) < limit.share(_STATUS_WORKERS) and me in self._workers:  # it went up
                     self._workers.append(self._loop.create_task(self._status_worker()))

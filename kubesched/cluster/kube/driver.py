@@ -34,6 +34,7 @@ from ...cache.cache import Cache
 from .binding import BindingPool, EventRoom
 from .client import ApiClient
 from .cluster_client import KubeClusterClient, PodEventSink
+from .concurrency import ConcurrencyLimit
 from .handlers import NamespaceInfo, NamespaceEvents, NodeEvents, ObjectEvents, PodEvents, parse_namespace
 from .informer import Informer, Resource
 from .pod_groups import pod_group_informer
@@ -91,13 +92,15 @@ def _parse_pod(raw: dict[str, object], keep_raw_objects: bool) -> PodInfo:
 class LiveScheduler:
     def __init__(self, config: SchedulerConfig, api: ApiClient, events: PodEventSink, *,
                  registry: Registry | None = None, options: LiveOptions | None = None,
-                 metrics: SchedulerMetrics | None = None) -> None:
+                 metrics: SchedulerMetrics | None = None, concurrency: ConcurrencyLimit | None = None) -> None:
         self.config = config
         self.api = api
         self.events = events
         self.registry = registry
         self.options = options or LiveOptions()
         self.metrics = metrics
+        # How many binds (and status patches, and the run app's event writes) are under way at once.
+        self.concurrency = concurrency or ConcurrencyLimit()
         self.informers: list[Informer[Node] | Informer[NamespaceInfo] | Informer[dict[str, object]]
                              | Informer[JSONObject] | Informer[PodInfo] | Informer[PodGroup]] = []
         self.scheduler: Scheduler | None = None
@@ -127,7 +130,7 @@ class LiveScheduler:
         loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
         clock = RealClock()
-        self.client = KubeClusterClient(self.api, loop, self.events)
+        self.client = KubeClusterClient(self.api, loop, self.events, concurrency=self.concurrency)
         self.client.start()
         self.bindings = BindingPool(loop, self.options.binding_workers, self.wake, self.metrics)
         self._keep_raw = self._keep_raw_objects()
@@ -135,7 +138,7 @@ class LiveScheduler:
         hub = HandleHub(cache, clock, self.client)
         scheduler = new_scheduler(self.config, self.client, clock, self.registry, on_attempt=self.options.on_attempt,
                                   run_binding=self.bindings, hub=hub, metrics=self.metrics,
-                                  direct_binder=self.bindings.direct(self.client.bind_async))
+                                  direct_binder=self.bindings.direct(self.client.bind_async, self.concurrency))
         self.scheduler = scheduler
         if self.metrics is not None:
             self.metrics.set_cache_size_source(lambda: cache_sizes(cache))

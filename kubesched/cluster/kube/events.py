@@ -224,7 +224,8 @@ class EventBroadcaster:
     def __init__(self, requester: EventRequester, *, reporting_controller: str = "default-scheduler",
                  reporting_instance: str | None = None, clock: Callable[[], float] = time.time,
                  high_water: int = HIGH_WATER, qps: float = 50.0, burst: int = 100,
-                 max_in_flight: int = EVENT_WRITERS, most_in_flight: int | None = None, max_tries: int = MAX_TRIES_PER_EVENT, retry_sleep: float = RETRY_SLEEP,
+                 max_in_flight: int = EVENT_WRITERS, most_in_flight: int | None = None,
+                 concurrency: ConcurrencyLimit | None = None, max_tries: int = MAX_TRIES_PER_EVENT, retry_sleep: float = RETRY_SLEEP,
                  rng: Callable[[], float] = random.random) -> None:
         self._requester = requester
         self.reporting_controller = reporting_controller
@@ -239,10 +240,11 @@ class EventBroadcaster:
         self._room.set()
         self._bucket = _TokenBucket(qps, burst)
         self._throttled = qps > 0  # run's events client throttles instead (qps 0 here)
-        # Writers under way: ``max_in_flight`` to start with, more while the queue waits and the
-        # answers take long for the network's sake only, as the binding tasks (concurrency).
-        self._writers_limit = ConcurrencyLimit(least=max_in_flight, most=most_in_flight or MOST,
-                                               what="event writes")
+        # Writers under way: ``max_in_flight`` scaled by ``concurrency`` (run's is the binding
+        # tasks' own: more while work waits and the answers take long for the network's sake only).
+        self._writers_limit = concurrency or ConcurrencyLimit(least=max_in_flight, most=most_in_flight or MOST,
+                                                              what="event writes")
+        self._writers_base = max_in_flight
         self._writers: list[asyncio.Task[None]] = []
         self._writing = 0  # writes under way
         self._max_tries = max_tries
@@ -316,7 +318,8 @@ class EventBroadcaster:
         task per event)."""
         heartbeats = [asyncio.create_task(self._every(FINISH_TIME, self.finish_series)),
                       asyncio.create_task(self._every(REFRESH_TIME, self.refresh_series))]
-        self._writers = [asyncio.create_task(self._writer()) for _ in range(self._writers_limit.limit)]
+        self._writers = [asyncio.create_task(self._writer())
+                         for _ in range(self._writers_limit.share(self._writers_base))]
         try:
             await asyncio.get_running_loop().create_future()  # until cancelled (writers never end on failures)
         finally:
@@ -361,11 +364,11 @@ class EventBroadcaster:
         return True
 
     async def _writer(self) -> None:
-        queue, room, limit = self._queue, self._room, self._writers_limit
+        queue, room, limit, base = self._queue, self._room, self._writers_limit, self._writers_base
         loop = asyncio.get_running_loop()
         me = asyncio.current_task()
         while True:
-            if len(self._writers) > limit.limit:  # the limit came down: one writer fewer
+            if len(self._writers) > limit.share(base):  # the limit came down: one writer fewer
                 if me in self._writers:
                     self._writers.remove(me)
                 return
@@ -378,15 +381,15 @@ class EventBroadcaster:
             if not room.is_set() and len(queue) < self._high_water:
                 room.set()
             self._writing += 1  # a write cut off at exit stays counted: it is lost (``_count_left``)
-            started = loop.time()
+            started = time.perf_counter()
             try:
                 await self._write(event)
             except Exception:  # noqa: BLE001 - a writer must survive any failure
                 log.exception("writing event %s/%s failed", event.namespace, event.name)
             self._writing -= 1
-            now = loop.time()
-            limit.answered(now - started, bool(queue), now)
-            while len(self._writers) < limit.limit and me in self._writers:  # the limit went up
+            now = time.perf_counter()
+            limit.answered(now - started, None, now)
+            while len(self._writers) < limit.share(base) and me in self._writers:  # the limit went up
                 self._writers.append(loop.create_task(self._writer()))
 
     async def drain(self) -> None:
