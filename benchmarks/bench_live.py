@@ -28,7 +28,9 @@ API client and JSON, and its top functions (``BENCH_LIVE_PROFILE_OUT=FILE`` keep
 
 Issue 26's columns: the Scheduled events' lag behind their pod's binding (p50/p99/max, as
 seen by the benchmark's watches), how many of them were written while pods were still
-being bound (``during binding``), and the events lost at exit (bound pods without a
+being bound (``during binding``) and when the last one was (beside the last bind: writing
+events as binds go takes some of the API server from the binds, and the test server is on
+the same two cores), and the events lost at exit (bound pods without a
 Scheduled event once the scheduler has stopped). ``--latency MS`` puts a proxy that adds
 MS milliseconds to every round trip (``latency_proxy.py``, its own process) between the
 scheduler and the API server; several values run one case each. ``--before REV`` runs
@@ -114,6 +116,7 @@ class Result:
     tree: str = ""  # "" the working tree, else the commit the scheduler ran from
     event_lags: list[float] = field(default_factory=list)  # Scheduled event seen - its pod seen bound
     events_during_binding: int = 0  # Scheduled events seen before the last pod was bound
+    last_event: float = 0.0  # seconds from the start to the last Scheduled event seen
     lost_at_exit: int = 0  # bound pods without a Scheduled event once the scheduler stopped
     interrupted: str = ""  # the signal that stopped the scheduler mid-burst, if any
 
@@ -149,7 +152,8 @@ class Result:
                 f"({self.cpu_to_sync:.2f} s CPU from start to synced), "
                 f"peak RSS {self.peak_rss_mib:.0f} MiB, events/pod {events:.2f}, "
                 f"attempts/unschedulable pod {attempts:.2f}, error attempts {self.errors:.0f}, {lag}"
-                f"Scheduled events written during binding {self.events_during_binding}, "
+                f"Scheduled events written during binding {self.events_during_binding}, last one at "
+                f"{self.last_event:.1f} s (the last bind at {self.seconds:.1f} s), "
                 f"events lost at exit {self.lost_at_exit}{share}{context}")
 
 
@@ -572,6 +576,7 @@ def run_case(mode: str, nodes: int, pods: int, bound: int, rate: float, profile:
                 seen = dict(watch.scheduled_events)
                 result.event_lags = [seen[n] - t for n, t in watch.bound.items() if n in seen]
                 result.events_during_binding = sum(1 for t in seen.values() if t < last_bound)
+                result.last_event = max(seen.values()) - start if seen else 0.0
             if measured:
                 result.events_written = _events_written(server.kubeconfig)
                 result.lost_at_exit = _scheduled_without_event(server.kubeconfig)[1]
