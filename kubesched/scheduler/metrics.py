@@ -368,6 +368,11 @@ class SchedulerMetrics:
         if victims is not None:
             self._victims.observe((), victims)
 
+    def preemption_victims(self, victims: int) -> None:
+        """A preemption carried out (a pod's or a pod group's): its victims, as upstream's
+        executor observes them when it acts."""
+        self._victims.observe((), victims)
+
     def batch_attempt(self, profile: str, result: str) -> None:
         """OpportunisticBatching's answer for one pod: no_hint, hint_used or hint_not_used."""
         self._batch_attempts.inc((profile, result))

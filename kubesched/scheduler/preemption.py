@@ -8,7 +8,7 @@ nominator so filtering counts nominated pods (``framework.preemption.apply_nomin
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from ..framework.preemption import Candidate, CandidateFilter, PreemptionOutcome
@@ -73,7 +73,7 @@ def extenders_filter(extenders: Sequence[PreemptionExtender], snapshot: Snapshot
 
 
 def attach_preemption(profiles: dict[str, Framework], algorithm: Algorithm, nominator: Nominator,
-                      snapshot: SnapshotView | None = None) -> None:
+                      snapshot: SnapshotView | None = None, observe_victims: Callable[[int], None] | None = None) -> None:
     extenders = [e for e in algorithm.extenders if e.supports_preemption()]
     for fwk in profiles.values():
         for plugin in fwk.points["postFilter"]:
@@ -81,7 +81,7 @@ def attach_preemption(profiles: dict[str, Framework], algorithm: Algorithm, nomi
                 candidates = extenders_filter(extenders, snapshot) if extenders and snapshot is not None else None
                 # The heap tie-break is deterministic: so is its preemption (smallest name among ties).
                 tie_break = "name" if algorithm.tie_break == "heap" else algorithm.tie_break
-                plugin.attach(fwk, nominator, tie_break, algorithm.rng, candidates)
+                plugin.attach(fwk, nominator, tie_break, algorithm.rng, candidates, observe_victims)
     algorithm.nominator = nominator
 
 

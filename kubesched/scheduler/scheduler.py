@@ -89,7 +89,7 @@ class Scheduler(EventHandlers, PodGroupEvents, PodGroupCycle, BindingCycle):
         self.hub = hub if hub is not None else HandleHub(cache, clock, client)
         self.waiting_pods = self.hub.waiting_pods
         self.nominator = Nominator()  # pending pods nominated to nodes (by preemption)
-        attach_preemption(profiles, algorithm, self.nominator, cache.snapshot())
+        attach_preemption(profiles, algorithm, self.nominator, cache.snapshot(), self._preemption_victims)
         self.metrics = metrics
         algorithm.now = clock.now  # OpportunisticBatching's state ages on the scheduler's clock
         algorithm.metrics = metrics
@@ -198,6 +198,11 @@ class Scheduler(EventHandlers, PodGroupEvents, PodGroupCycle, BindingCycle):
         else:
             self._start_binding(fwk, state, queued, assumed, host, attempt)
 
+    def _preemption_victims(self, count: int) -> None:
+        """A preemption's executor acted on ``count`` victims (preemption_victims)."""
+        if self.metrics is not None:
+            self.metrics.preemption_victims(count)
+
     def _skip(self, pod: PodInfo) -> bool:
         """Deleted or already assumed pods are not scheduled again."""
         return pod.terminating or self.cache.is_assumed(pod)
@@ -226,8 +231,8 @@ class Scheduler(EventHandlers, PodGroupEvents, PodGroupCycle, BindingCycle):
         if status.reasons and status.code != Code.SUCCESS:
             err.diagnosis.post_filter_msg = status.message
         preemption = state.get(PREEMPTION_OUTCOME)
-        if preemption is not None and self.metrics is not None:  # preemption_attempts_total, preemption_victims
-            self.metrics.preemption(len(preemption.victims) if preemption.code == Code.SUCCESS else None)
+        if preemption is not None and self.metrics is not None:  # preemption_attempts_total (victims: the executor's)
+            self.metrics.preemption(None)
         if result is not None and (status.is_success() or status.is_rejected()):
             return result.nominated_node_name, preemption
         return None, preemption

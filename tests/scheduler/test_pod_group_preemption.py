@@ -17,6 +17,7 @@ import pytest
 
 from kubesched.clock import VirtualClock
 from kubesched.cluster.simulated import SimulatedCluster, Simulation, SimulationResult
+from kubesched.cluster.snapshot import snapshot_from_objects
 from kubesched.framework import DryRunSnapshot, PodGroupSchedulingFunc
 from kubesched.framework.config import API_VERSION, KIND, parse_config
 from kubesched.framework.cycle_state import CycleState
@@ -28,6 +29,7 @@ from kubesched.objects.podgroup import PodGroup
 from kubesched.plugins.defaultpreemption import DefaultPreemption
 from kubesched.plugins.registry import UPSTREAM_ONLY, in_tree_registry
 from kubesched.scheduler.factory import new_scheduler
+from kubesched.scheduler.metrics import SchedulerMetrics
 from kubesched.scheduler.podgroup_preemption import CONSTRAINED, NOT_REGISTERED
 from kubesched.scheduler.scheduler import Scheduler
 from tests.helpers import make_node, make_pod, node
@@ -315,3 +317,20 @@ def test_a_group_s_members_wait_at_pre_enqueue_while_its_victims_are_evicted() -
     assert plugin.pre_enqueue(urgent) is None
     pending[1](True)
     assert plugin.executor.preempting == set()
+
+
+def test_a_group_s_preemption_counts_its_victims_as_upstream_s_executor_observes_them() -> None:
+    features = Features.from_gates(WAP)
+    registry = in_tree_registry(features)
+    config = parse_config({"apiVersion": API_VERSION, "kind": KIND}, registry, UPSTREAM_ONLY)
+    objects = [("t", {"kind": "Node", **n}) for n in two_nodes()] + [("t", pod_group("gang", 2, priority=100))]
+    objects += [("t", {"kind": "Pod", **p}) for p in fillers("low") + gang(2, "2")]
+    snapshot = snapshot_from_objects(objects, plugin_kinds=frozenset(k for _, k in registry.object_kinds()))
+    sim = Simulation(snapshot, config, registry, tie_break="name")
+    metrics = SchedulerMetrics()
+    metrics.enable_pod_groups()
+    sim.scheduler.metrics = metrics
+    sim.run()
+    text = metrics.exposition().decode()
+    assert "scheduler_preemption_victims_count 1.0" in text and "scheduler_preemption_victims_sum 4.0" in text
+    assert "scheduler_preemption_attempts_total 0.0" in text  # the members' PostFilter refused before preempting

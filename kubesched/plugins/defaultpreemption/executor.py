@@ -109,6 +109,7 @@ class Executor:
         self.plugin = plugin
         self.asynchronous = asynchronous
         self.nominator: NominatedPods | None = None
+        self.observe_victims: Callable[[int], None] | None = None  # preemption_victims, when kept
         self.preempting: set[str] = set()  # preemptor uids whose evictions are under way
         self.last_victims: dict[str, str] = {}  # preemptor uid -> its last victim's uid, once that is evicted
         self._last_victim_gone: set[str] = set()  # those last victims seen deleted or terminating since
@@ -126,11 +127,13 @@ class Executor:
         to_delete = [v for v in victims if not v.terminating]
         if not to_delete:  # every victim is already going: nothing to do, nothing to clear
             return
+        self._observe(len(victims))
         self.preempting.add(preemptor.uid)
         self._clear_nominations(node_name, preemptor)
         _AsyncEvictions(self, node_name, preemptor, to_delete).start()
 
     def _prepare(self, node_name: str, victims: Sequence[PodInfo], preemptor: Preemptor) -> Status | None:
+        self._observe(len(victims))
         failed: list[PodInfo] = []
 
         def note(victim: PodInfo) -> Done:
@@ -146,6 +149,11 @@ class Executor:
             return Status(Code.ERROR, f"preempting {failed[0].key} for {preemptor.kind} {preemptor.key} failed")
         self._clear_nominations(node_name, preemptor)
         return None
+
+    def _observe(self, victims: int) -> None:
+        """upstream's ``PreemptionVictims.Observe``: every victim of a preemption acted on."""
+        if self.observe_victims is not None:
+            self.observe_victims(victims)
 
     def preempt_one(self, victim: PodInfo, node_name: str, preemptor: Preemptor, done: Done) -> None:
         """upstream's ``PreemptPod``: a waiting pod is rejected in memory, any other evicted."""

@@ -14,7 +14,7 @@ it can (``VictimEvictor``), at once in the simulator, in the background live.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ...framework import Code, CycleState, Handle, Status
 from ...framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
@@ -60,11 +60,14 @@ class DefaultPreemption:
         handle.add_pod_handler(self.executor)  # a preemptor's last victim going lets it in
 
     def attach(self, fwk: Framework, nominator: NominatedPods | None, tie_break: str = "random",
-               rng: random.Random | None = None, extenders: CandidateFilter | None = None) -> None:
-        """Give the plugin the framework it runs in, the queue's nominator and the
-        preemption-capable extenders (as a filter of candidates)."""
+               rng: random.Random | None = None, extenders: CandidateFilter | None = None,
+               observe_victims: Callable[[int], None] | None = None) -> None:
+        """Give the plugin the framework it runs in, the queue's nominator, the
+        preemption-capable extenders (as a filter of candidates) and where to count the
+        victims of each preemption carried out (the preemption_victims metric)."""
         self.nominator = nominator
         self.executor.nominator = nominator
+        self.executor.observe_victims = observe_victims
         self.evaluator = Evaluator(fwk, self.handle.snapshot, nominator, self.pdbs,
                                    self.args.num_candidates, self._execute, tie_break, rng, extenders)
         shuffle = (rng or random.Random()) if tie_break == "random" else None
