@@ -334,3 +334,42 @@ def test_a_group_s_preemption_counts_its_victims_as_upstream_s_executor_observes
     text = metrics.exposition().decode()
     assert "scheduler_preemption_victims_count 1.0" in text and "scheduler_preemption_victims_sum 4.0" in text
     assert "scheduler_preemption_attempts_total 0.0" in text  # the members' PostFilter refused before preempting
+
+
+# -- upstream's integration scenarios (test/integration/scheduler/podgroup) ---------------
+def _one_node_cluster(pods: list[dict[str, Any]], groups: list[dict[str, Any]], gates: dict[str, bool]
+                      ) -> tuple[Simulation, SimulationResult]:
+    """One 4-cpu node in zone1; ``pods`` (bound ones first) of 1 cpu unless said."""
+    return simulate([node("node", cpu="4", zone="zone1")], pods, groups, gates=gates)
+
+
+def _bound(name: str, priority: int, cpu: str = "1") -> dict[str, Any]:
+    return raw_member(name, None, cpu=cpu, priority=priority, node_name="node")
+
+
+@pytest.mark.parametrize("gates", [WAP, TAS_WAP], ids=["TAS off", "TAS on"])
+def test_integration_gang_schedules_with_workload_aware_preemption(gates: dict[str, bool]) -> None:
+    pods = [_bound(f"low-p{i}", 10) for i in range(1, 5)] + [raw_member(f"p{i}", "pg1", priority=100) for i in range(1, 5)]
+    sim, result = _one_node_cluster(pods, [pod_group("pg1", 3, priority=100)], gates)
+    assert all(result.outcomes[f"default/p{i}"].node == "node" for i in range(1, 5))
+    assert victims(result) == [f"default/low-p{i}" for i in range(1, 5)]
+
+
+@pytest.mark.parametrize("gates", [WAP, TAS_WAP], ids=["TAS off", "TAS on"])
+def test_integration_gang_schedules_with_partial_workload_aware_preemption(gates: dict[str, bool]) -> None:
+    pods = [_bound("very-low-p1", 5), _bound("very-low-p2", 5), _bound("low-p1", 10), _bound("low-p2", 10),
+            raw_member("mid-p1", "mid-pg", priority=50), raw_member("mid-p2", "mid-pg", priority=50)]
+    sim, result = _one_node_cluster(pods, [pod_group("mid-pg", 2, priority=50)], gates)
+    assert {result.outcomes[f"default/mid-p{i}"].node for i in (1, 2)} == {"node"}
+    assert victims(result) == ["default/very-low-p1", "default/very-low-p2"]
+
+
+@pytest.mark.parametrize("gates", [{"GenericWorkload": True, "GangScheduling": True,
+                                    "TopologyAwareWorkloadScheduling": True}, TAS_WAP],
+                         ids=["does not use pod by pod preemption", "does not use workload preemption"])
+def test_integration_tas_gang_with_constraint(gates: dict[str, bool]) -> None:
+    pods = [_bound("very-low-p1", 5), _bound("very-low-p2", 5), _bound("low-p1", 10), _bound("low-p2", 10),
+            raw_member("mid-p1", "mid-pg", priority=50), raw_member("mid-p2", "mid-pg", priority=50)]
+    sim, result = _one_node_cluster(pods, [pod_group("mid-pg", 2, priority=50, topology=ZONE)], gates)
+    assert result.preemptions == []
+    assert result.outcomes["default/mid-p1"].node is None and result.outcomes["default/mid-p2"].node is None
