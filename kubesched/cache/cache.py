@@ -20,6 +20,7 @@ from ..objects.node import Node
 from ..objects.compact import PodCompactor
 from ..objects.nodeinfo import NodeInfo
 from ..objects.pod import PodInfo
+from .group_cycle_lists import GroupCycleLists
 from .node_table import NodeTable
 from .pod_groups import PodGroupStates
 from .snapshot import PlacementNodes, Snapshot, SnapshotError
@@ -63,6 +64,8 @@ class Cache:
         # off, pods naming a group are plain pods to the cache, as upstream's.
         self.pod_groups = PodGroupStates()
         self.generic_workload = False
+        # While a pod-group cycle runs: what upstream's per-cycle snapshot lists leave as they were.
+        self.group_cycle: GroupCycleLists | None = None
 
     # -- observers ----------------------------------------------------------
     def add_observer(self, observer: PodObserver) -> None:
@@ -129,14 +132,30 @@ class Cache:
         for observer in self._observers:
             observer.nodes_changed()
 
+    # -- pod-group cycles ---------------------------------------------------
+    def begin_pod_group_cycle(self) -> None:
+        """A pod-group cycle starts: from now until ``end_pod_group_cycle`` the snapshot's
+        ``pod_group_cycle_lists`` answers for upstream's snapshot of this cycle, whose lists
+        are not refreshed as members are assumed (``group_cycle_lists``)."""
+        self.group_cycle = GroupCycleLists()
+
+    def end_pod_group_cycle(self) -> None:
+        self.group_cycle = None
+
     # -- placing pods -------------------------------------------------------
     def _place(self, pod: PodInfo, info: NodeInfo) -> None:
+        if self.group_cycle is not None:
+            self.group_cycle.placing(pod, info)
         info.add_pod(pod)
         self.table.account_pod(info.row, pod, 1)
         for observer in self._observers:
             observer.pod_added(pod, info)
 
     def _unplace(self, pod: PodInfo, info: NodeInfo) -> None:
+        if self.group_cycle is not None:
+            placed = info.pods.get(pod.uid)
+            if placed is not None:
+                self.group_cycle.removing(placed, info)
         if info.remove_pod(pod):
             self.table.account_pod(info.row, pod, -1)
             for observer in self._observers:

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..objects.nodeinfo import NodeInfo
 from ..objects.pod import PodInfo
+from .group_cycle_lists import GroupCycleLists
 from .node_table import NodeTable
 
 __all__ = ["CacheView", "PlacementNodes", "Snapshot", "SnapshotError"]
@@ -26,6 +27,7 @@ class CacheView(Protocol):
     by_row: list[NodeInfo | None]
     namespaces: dict[str, dict[str, str]]
     namespace_generation: int
+    group_cycle: GroupCycleLists | None
 
     def namespace_labels(self, namespace: str) -> dict[str, str]: ...
 
@@ -133,3 +135,8 @@ class Snapshot:
     def pods(self) -> Iterable[PodInfo]:
         """Every pod placed on a node (bound or assumed)."""
         return (pod for info in self._cache.nodes.values() for pod in info.pods.values())
+
+    def pod_group_cycle_lists(self) -> GroupCycleLists | None:
+        """While a pod-group cycle runs, what upstream's per-cycle snapshot lists leave out of
+        the pods the cycle placed (``framework.views.PodGroupCycleLists``); None otherwise."""
+        return self._cache.group_cycle

@@ -13,7 +13,7 @@ snapshot order (``order``) is upstream's: zones interleaved round-robin.
 
 from __future__ import annotations
 
-from typing import Callable, Hashable, Iterable, Mapping, Protocol, Sequence, TypeVar
+from typing import Callable, Collection, Hashable, Iterable, Mapping, Protocol, Sequence, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -31,6 +31,7 @@ __all__ = [
     "CodeArray",
     "FloatArray",
     "NodeTableView",
+    "PodGroupCycleLists",
     "SnapshotView",
     "PodObserver",
     "CPU",
@@ -251,6 +252,40 @@ class SnapshotView(Protocol):
 
     def pods(self) -> Iterable[PodInfo]:
         """Every pod placed on a node (bound or assumed)."""
+        ...
+
+    def pod_group_cycle_lists(self) -> "PodGroupCycleLists | None":
+        """During a pod-group cycle, what upstream's per-cycle snapshot lists leave out of the
+        pods the cycle assumed (``PodGroupCycleLists``); None outside one."""
+        ...
+
+
+class PodGroupCycleLists(Protocol):
+    """The pods a pod-group cycle assumed as upstream's per-cycle snapshot lists them.
+
+    Upstream tries a pod group's members on one snapshot, assuming each member that fits in
+    it (``Snapshot.AssumePod``): the member joins its node's pods, but the snapshot's lists
+    of nodes holding pods with pod affinity (``HavePodsWithAffinityList``) or with required
+    pod anti-affinity (``HavePodsWithRequiredAntiAffinityList``), and its set of claims in
+    use (``IsPVCUsedByPods``), stay as the cycle found them. A plugin that walks those lists
+    misses a member on a node that was not listed already; kubesched's indexes see every
+    placed pod, so plugins subtract these to decide as upstream does (InterPodAffinity's
+    existing pods' terms, VolumeRestrictions' ReadWriteOncePod check).
+    """
+
+    def unlisted_affinity_pods(self) -> Collection[tuple[PodInfo, NodeInfo]]:
+        """Pods declaring pod affinity or anti-affinity (even with no term), each with its
+        node, on nodes that held no such pod when the cycle began."""
+        ...
+
+    def unlisted_required_anti_affinity_pods(self) -> Collection[tuple[PodInfo, NodeInfo]]:
+        """Pods with required pod anti-affinity terms, each with its node, on nodes that held
+        no such pod when the cycle began."""
+        ...
+
+    def claim_users_added(self, namespace: str, claim: str) -> int:
+        """How many more placed pods use this PersistentVolumeClaim than when the cycle
+        began (negative when fewer): the cycle's set of claims in use is the one it began with."""
         ...
 
 

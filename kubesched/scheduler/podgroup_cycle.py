@@ -166,19 +166,25 @@ class PodGroupCycle(PodGroupAlgorithm):
         if self.metrics is not None:
             for member in info.queued_pods:
                 self._cycle_started[member.uid] = started
-        result = self._pod_group_algorithm(fwk, group_state, info, True, self.placements_enabled)
-        if self.metrics is not None:
-            self.metrics.pod_group_algorithm(self.clock.now() - started)
-        post_filter = self.pod_group_post_filter
-        if post_filter is not None and result.status is not None and result.status.code == Code.UNSCHEDULABLE:
-            status = post_filter(fwk, group_state, info)
-            if status is None or status.is_success():
-                result.waiting_on_preemption = True
-            elif status.code == Code.ERROR:
-                result.status = status
-            else:
-                result.status = Status(result.status.code, *result.status.reasons, status.message,
-                                       plugin=result.status.plugin, error=result.status.error)
+        # The cycle's one snapshot (upstream's UpdateSnapshot here): its lists stay as they are
+        # while members are assumed, through workload-aware preemption's dry run too.
+        self.cache.begin_pod_group_cycle()
+        try:
+            result = self._pod_group_algorithm(fwk, group_state, info, True, self.placements_enabled)
+            if self.metrics is not None:
+                self.metrics.pod_group_algorithm(self.clock.now() - started)
+            post_filter = self.pod_group_post_filter
+            if post_filter is not None and result.status is not None and result.status.code == Code.UNSCHEDULABLE:
+                status = post_filter(fwk, group_state, info)
+                if status is None or status.is_success():
+                    result.waiting_on_preemption = True
+                elif status.code == Code.ERROR:
+                    result.status = status
+                else:
+                    result.status = Status(result.status.code, *result.status.reasons, status.message,
+                                           plugin=result.status.plugin, error=result.status.error)
+        finally:
+            self.cache.end_pod_group_cycle()
         record.placements = result.trials
         record.placement = result.placement.name if result.placement is not None and result.status is None else None
         record.tied, record.tie_break = result.tied, result.tie_break

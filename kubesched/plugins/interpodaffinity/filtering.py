@@ -12,7 +12,7 @@ Score.
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Collection, Mapping
 
 import numpy as np
 
@@ -71,16 +71,26 @@ class FilterState:
         return out
 
 
-def filter_state(index: AffinityIndex, table: NodeTableView, pod: PodInfo,
-                 ns_labels: Mapping[str, str]) -> FilterState | None:
+def filter_state(index: AffinityIndex, table: NodeTableView, pod: PodInfo, ns_labels: Mapping[str, str],
+                 unlisted: Collection[tuple[PodInfo, NodeInfo]] = ()) -> FilterState | None:
     """PreFilter's three maps; None (Skip) when the pod has no required term and no
-    placed pod's anti-affinity selects it."""
+    placed pod's anti-affinity selects it.
+
+    ``unlisted``: placed pods with required anti-affinity that upstream's snapshot does not
+    list (a pod-group cycle's members on nodes its ``HavePodsWithRequiredAntiAffinityList``
+    left out, ``PodGroupCycleLists``). Upstream's ``getExistingAntiAffinityCounts`` walks
+    that list only, so their terms count for nothing; the index counted them, and they are
+    taken out again."""
     aff = pod.pod_affinity
+    own: NamespaceLabels = lambda _ns: ns_labels  # noqa: E731 - the pod's own namespace
     existing = TopologyCounts(table)
     for entry in index.matching_terms(REQUIRED_ANTI_AFFINITY, pod.namespace, pod.labels):
         if entry.counts.total:
             key = entry.term.topology_key
             entry.counts.accumulate(key, table.label_column(key)[0], existing.array(key))
+    if unlisted:
+        for other, node in unlisted:
+            _count_existing_terms(existing, other, node, pod.namespace, pod.labels, own, -1)
     required, required_anti = aff.required_affinity, aff.required_anti_affinity
     if not required and not required_anti and existing.is_empty():
         return None
@@ -93,7 +103,6 @@ def filter_state(index: AffinityIndex, table: NodeTableView, pod: PodInfo,
         for term in required:
             key = term.topology_key
             counts.accumulate(key, table.label_column(key)[0], affinity.array(key))
-        own: NamespaceLabels = lambda _ns: ns_labels  # noqa: E731 - the pod's own namespace
         self_match = all(condition_matches(c, pod.namespace, pod.labels, own) for c in conds)
     anti = TopologyCounts(table)
     for term in required_anti:
@@ -102,13 +111,21 @@ def filter_state(index: AffinityIndex, table: NodeTableView, pod: PodInfo,
     return FilterState(pod, ns_labels, affinity, anti, existing, self_match)
 
 
+def _count_existing_terms(existing: TopologyCounts, other: PodInfo, node: NodeInfo, namespace: str,
+                          pod_labels: Mapping[str, str], own: NamespaceLabels, sign: int) -> None:
+    """``other``'s required anti-affinity terms that select the incoming pod (its namespace,
+    labels and namespace labels), counted ``sign`` times at their pairs on ``node``."""
+    labels = node.node.labels
+    for term in other.pod_affinity.required_anti_affinity:
+        if term.topology_key in labels and condition_matches(condition_of(term), namespace, pod_labels, own):
+            existing.add(term.topology_key, labels[term.topology_key], sign)
+
+
 def update_with_pod(s: FilterState, other: PodInfo, node: NodeInfo, sign: int, ns_labels: NamespaceLabels) -> None:
     """``AddPod`` (sign 1) / ``RemovePod`` (sign -1): ``other`` placed on or taken off ``node``."""
     labels = node.node.labels
     own: NamespaceLabels = lambda _ns: s.ns_labels  # noqa: E731
-    for term in other.pod_affinity.required_anti_affinity:
-        if term.topology_key in labels and condition_matches(condition_of(term), s.namespace, s.labels, own):
-            s.existing.add(term.topology_key, labels[term.topology_key], sign)
+    _count_existing_terms(s.existing, other, node, s.namespace, s.labels, own, sign)
     if s.affinity_terms and all(
         condition_matches(condition_of(t), other.namespace, other.labels, ns_labels) for t in s.affinity_terms
     ):

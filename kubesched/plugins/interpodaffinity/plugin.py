@@ -38,6 +38,12 @@ label columns, one ``bincount`` per term. A map is held as one array per topolog
 key over that key's value ids, with a zero pad at the end so that ``array[ids]`` reads
 0 for nodes without the label (their id is -1).
 
+Inside a pod-group cycle upstream reads existing pods' terms through its snapshot's lists
+of nodes with such pods (PreFilter's existing anti-affinity; PreScore when the incoming pod
+has no preferred term), which the cycle's assumed members do not join: a member on a node
+not already listed is invisible there, though the incoming pod's own terms see it. The
+snapshot's ``pod_group_cycle_lists`` names those members, and their terms are taken out.
+
 The plugin class is here; PreFilter/Filter are in ``filtering.py``, PreScore/Score in
 ``scoring.py``, the queueing hints in ``hints.py``, the topology maps in
 ``topology_counts.py``, the name and reasons in ``names.py``.
@@ -135,7 +141,9 @@ class InterPodAffinity:
         aff = pod.pod_affinity
         if not aff.required_affinity and not aff.required_anti_affinity and not self.index.has_terms():
             return None, SKIP  # filter_state's None: no term of its own, none placed to meet
-        s = filter_state(self.index, table, pod, snapshot.namespace_labels(pod.namespace))
+        lists = snapshot.pod_group_cycle_lists()
+        unlisted = lists.unlisted_required_anti_affinity_pods() if lists is not None else ()
+        s = filter_state(self.index, table, pod, snapshot.namespace_labels(pod.namespace), unlisted)
         if s is None:
             return None, SKIP
         state.write(PRE_FILTER_STATE_KEY, s)
@@ -178,7 +186,9 @@ class InterPodAffinity:
         has_constraints = bool(aff.preferred_affinity or aff.preferred_anti_affinity)
         if not has_constraints and (self.args.ignore_preferred_terms_of_existing_pods or not self.index.has_terms()):
             return SKIP  # (score_state's None when no placed pod declares a term)
-        s = score_state(self.index, table, pod, self.args.hard_pod_affinity_weight)
+        lists = snapshot.pod_group_cycle_lists() if not has_constraints else None
+        unlisted = lists.unlisted_affinity_pods() if lists is not None else ()
+        s = score_state(self.index, table, pod, self.args.hard_pod_affinity_weight, unlisted)
         if s is None:
             return SKIP
         state.write(PRE_SCORE_STATE_KEY, s)

@@ -118,22 +118,23 @@ class RowCounts:
         rows = np.flatnonzero(self._arr)
         return list(zip(rows.tolist(), self._arr[rows].tolist()))
 
-    def accumulate(self, key: str, ids: LabelIds, out: IntArray, weight: int = 1) -> bool:
+    def accumulate(self, key: str, ids: LabelIds, out: IntArray, weight: int = 1) -> int:
         """``out[ids[row]] += weight * count`` for each row with a count and a value of the
         topology ``key`` (``ids``: its label column; ``out``: one slot per value id plus the
-        pad). True when any row contributed, as upstream's maps then get an entry."""
+        pad). Returns the counts that contributed (non-zero when any row did, as upstream's
+        maps then get an entry)."""
         if self.total == 0:
-            return False
+            return 0
         arr = self._arr
         if arr is None:
-            hit = False
+            hit = 0
             n = len(ids)
             for row, count in self._map.items():
                 if row < n:
                     value = ids[row]
                     if value >= 0:
                         out[value] += weight * count
-                        hit = True
+                        hit += count
             return hit
         proj = self._proj.get(key) if self._proj is not None else None
         if proj is None or proj.ids is not ids or len(proj.sums) != len(out):
@@ -142,12 +143,12 @@ class RowCounts:
                 self._proj = {}
             self._proj[key] = proj
         if proj.labeled == 0:
-            return False
+            return 0
         if weight == 1:
             out += proj.sums
         else:
             out += weight * proj.sums
-        return True
+        return proj.labeled
 
     @staticmethod
     def _project(counts: IntArray, ids: LabelIds, slots: int) -> _Projection:

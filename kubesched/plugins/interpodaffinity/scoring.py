@@ -10,6 +10,8 @@ this is the preferred half of its job, sharing no state with Filter.
 
 from __future__ import annotations
 
+from typing import Collection
+
 import numpy as np
 
 from ...framework.cycle_state import CycleState, StateKey
@@ -17,7 +19,15 @@ from ...framework.interfaces import MAX_NODE_SCORE
 from ...framework.views import IntArray, NodeTableView, RowArray
 from ...objects.nodeinfo import NodeInfo
 from ...objects.pod import PodInfo
-from .index import PREFERRED_AFFINITY, PREFERRED_ANTI_AFFINITY, REQUIRED_AFFINITY, AffinityIndex, RowCounts, condition_of
+from .index import (
+    PREFERRED_AFFINITY,
+    PREFERRED_ANTI_AFFINITY,
+    REQUIRED_AFFINITY,
+    AffinityIndex,
+    RowCounts,
+    condition_matches,
+    condition_of,
+)
 from .names import NAME
 from .topology_counts import TopologyCounts
 
@@ -37,16 +47,22 @@ class ScoreState:
         return self
 
 
-def score_state(index: AffinityIndex, table: NodeTableView, pod: PodInfo, hard_pod_affinity_weight: int) -> ScoreState | None:
-    """PreScore's topology scores; None (Skip) when no term met a pod on a node with its key."""
+def score_state(index: AffinityIndex, table: NodeTableView, pod: PodInfo, hard_pod_affinity_weight: int,
+                unlisted: Collection[tuple[PodInfo, NodeInfo]] = ()) -> ScoreState | None:
+    """PreScore's topology scores; None (Skip) when no term met a pod on a node with its key.
+
+    ``unlisted``: placed pods declaring pod affinity that upstream's snapshot does not list
+    (a pod-group cycle's members on nodes its ``HavePodsWithAffinityList`` left out,
+    ``PodGroupCycleLists``), given only when the incoming pod has no preferred term: then
+    upstream's PreScore walks that list alone, so their terms count for nothing (nor make
+    the plugin score); the index counted them, and they are taken out again."""
     aff = pod.pod_affinity
     topology_score = TopologyCounts(table)
-    fired = False
+    fired = 0  # (pod, term) pairs that met on a node with the term's key
 
     def add(counts: RowCounts, key: str, weight: int) -> None:
         nonlocal fired
-        if counts.accumulate(key, table.label_column(key)[0], topology_score.array(key), weight):
-            fired = True
+        fired += counts.accumulate(key, table.label_column(key)[0], topology_score.array(key), weight)
 
     for weighted in aff.preferred_affinity:
         term = weighted.term
@@ -62,9 +78,31 @@ def score_state(index: AffinityIndex, table: NodeTableView, pod: PodInfo, hard_p
         add(entry.counts, entry.term.topology_key, entry.weight)
     for entry in index.matching_terms(PREFERRED_ANTI_AFFINITY, pod.namespace, pod.labels):
         add(entry.counts, entry.term.topology_key, -entry.weight)
-    if not fired:
+    for other, node in unlisted:
+        fired -= _take_out_existing_terms(topology_score, other, node, pod, index, hard)
+    if fired <= 0:
         return None
     return ScoreState(topology_score)
+
+
+def _take_out_existing_terms(topology_score: TopologyCounts, other: PodInfo, node: NodeInfo, pod: PodInfo,
+                             index: AffinityIndex, hard: int) -> int:
+    """Subtract what ``other``'s own terms gave the incoming pod on ``node`` (upstream's
+    ``processExistingPod`` for a pod without preferred terms: ``other``'s required affinity
+    at ``hard``, its preferred affinity and anti-affinity at their weights); how many of its
+    terms had met."""
+    labels = node.node.labels
+    oa = other.pod_affinity
+    weighted = [(t, hard) for t in oa.required_affinity] if hard > 0 else []
+    weighted += [(w.term, w.weight) for w in oa.preferred_affinity]
+    weighted += [(w.term, -w.weight) for w in oa.preferred_anti_affinity]
+    met = 0
+    for term, weight in weighted:
+        key = term.topology_key
+        if key in labels and condition_matches(condition_of(term), pod.namespace, pod.labels, index.namespace_labels):
+            topology_score.add(key, labels[key], -weight)
+            met += 1
+    return met
 
 
 def read_score_state(state: CycleState) -> ScoreState:

@@ -9,7 +9,10 @@
   rejects the pod here first (``persistentvolumeclaim "<name>" not found``).
 
 Claims in use are counted incrementally from the placed pods (upstream's snapshot
-``usedPVCSet``), so PreFilter does not walk the cluster.
+``usedPVCSet``), so PreFilter does not walk the cluster. Upstream's set is the snapshot's,
+which a pod-group cycle does not refresh as it assumes members: inside one, a claim counts
+as used when it was in use as the cycle began (``PodGroupCycleLists``), so a member whose
+ReadWriteOncePod claim an earlier member of the cycle took does not conflict.
 """
 
 from __future__ import annotations
@@ -142,11 +145,20 @@ class VolumeRestrictions:
                 return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f'persistentvolumeclaim "{volume.claim}" not found')
             if "ReadWriteOncePod" in pvc.access_modes:
                 rwop.add(pvc.name)
-        conflicts = sum(1 for claim in rwop if (pod.namespace, claim) in self.use.counts)
+        conflicts = sum(1 for claim in rwop if self._used(snapshot, pod.namespace, claim))
         if not check_disks and conflicts == 0:
             return None, SKIP
         state.write(_STATE, _State(frozenset(rwop), conflicts, check_disks))
         return None, None
+
+    def _used(self, snapshot: SnapshotView, namespace: str, claim: str) -> bool:
+        """upstream's ``IsPVCUsedByPods``: in a pod-group cycle, the claims in use when the
+        cycle began (its snapshot's ``usedPVCSet`` is not refreshed as members are assumed)."""
+        users = self.use.counts.get((namespace, claim), 0)
+        lists = snapshot.pod_group_cycle_lists()
+        if lists is not None:
+            users -= lists.claim_users_added(namespace, claim)
+        return users > 0
 
     def add_pod(self, state: CycleState, pod_to_schedule: PodInfo, pod_to_add: PodInfo, node: NodeInfo) -> Status | None:
         self._update(state, pod_to_add, 1)
