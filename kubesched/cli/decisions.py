@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..framework.status import Status
+from ..scheduler.attempt import PodGroupCycleRecord
 from ..scheduler.explain import pod_group_record
 from ..scheduler.fit_error import FitError
 from ..scheduler.scheduler import Attempt
@@ -162,11 +163,24 @@ def _extras(attempt: Attempt, decision: Decision) -> None:
     if isinstance(binding, dict):
         decision.extra["binding"] = binding
     if attempt.pod_group is not None:  # the pod-group cycle it was tried in (--explain's "podGroup")
-        decision.extra["podGroup"] = pod_group_record(attempt.pod_group)
+        decision.extra["podGroup"] = _cycle_record(attempt.pod_group)
     for name in DEVICE_ATTRIBUTES:
         value = getattr(attempt, name, None)
         if isinstance(value, (list, dict)) and value:
             decision.extra["devices"] = value
+
+
+_last_cycle: list[tuple[PodGroupCycleRecord, dict[str, Any]]] = []
+
+
+def _cycle_record(cycle: PodGroupCycleRecord) -> dict[str, Any]:
+    """The cycle's ``podGroup`` record, made once for all its pods: they are reported one
+    after another, and a cycle over fifty racks names fifty placements."""
+    if _last_cycle and _last_cycle[0][0] is cycle:
+        return _last_cycle[0][1]
+    record = pod_group_record(cycle)
+    _last_cycle[:] = [(cycle, record)]
+    return record
 
 
 def decision_of(attempt: Attempt) -> Decision:

@@ -65,7 +65,7 @@ class _Table:
 
 
 def _detail(decision: Decision | None, preempted: list[list[str]], victim_of: str | None, nodes: _Table,
-            plugin_lists: _Table) -> dict[str, Any]:
+            plugin_lists: _Table, cycles: _Table | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if decision is not None:
         out["a"] = decision.attempt
@@ -85,6 +85,9 @@ def _detail(decision: Decision | None, preempted: list[list[str]], victim_of: st
             out["pre"] = decision.preemption
         if decision.extra:
             out["x"] = {name: _jsonable(value) for name, value in decision.extra.items()}
+            cycle = out["x"].pop("podGroup", None)
+            if cycle is not None and cycles is not None:  # a pod-group cycle: stored once for all its pods
+                out["g"] = cycles(orjson.dumps(cycle, option=orjson.OPT_SORT_KEYS))
             binding = out["x"].pop("binding", None)
             if isinstance(binding, dict):  # as --explain names them: the Permit record and the rest
                 permit = binding.get("permit")
@@ -135,7 +138,7 @@ def report_data(summary: RunSummary, decisions: dict[str, Decision], what_if: Wh
         by_preemptor.setdefault(preemptor, []).append([victim, node])
         victim_of[victim] = preemptor
     pods: list[list[Any]] = []
-    nodes, plugin_lists = _Table(), _Table()
+    nodes, plugin_lists, cycles = _Table(), _Table(), _Table()
     keys = list(result.outcomes) + [k for k in result.ignored_pods if k not in result.outcomes]
     for key in keys:
         outcome = result.outcomes.get(key)
@@ -145,7 +148,7 @@ def report_data(summary: RunSummary, decisions: dict[str, Decision], what_if: Wh
         if status == 3 and outcome is not None and outcome.preempted_by:
             message = message or f"preempted by {outcome.preempted_by}"
         message_index = messages.setdefault(message, len(messages))
-        detail = _detail(decisions.get(key), by_preemptor.get(key, []), victim_of.get(key), nodes, plugin_lists)
+        detail = _detail(decisions.get(key), by_preemptor.get(key, []), victim_of.get(key), nodes, plugin_lists, cycles)
         encoded = orjson.dumps(detail, option=orjson.OPT_SORT_KEYS)
         detail_index = details.setdefault(encoded, len(details))
         pods.append([namespace, name, status, nodes(outcome.node) if outcome is not None and outcome.node else -1,
@@ -175,6 +178,7 @@ def report_data(summary: RunSummary, decisions: dict[str, Decision], what_if: Wh
         "podGroups": pod_groups_page_data(summary.pod_groups, {key: i for i, key in enumerate(keys)}),
         "podGroupsIgnored": summary.ignored_pod_groups,
         "groupRetries": [[group, count] for group, count in sorted(result.group_backoff_retries.items())],
+        "groupCycles": [orjson.loads(c) for c in cycles.values()],  # the pod-group cycles details refer to ("g")
         "listed": listed or {},
         "messages": list(messages),
         "nodes": nodes.values(),

@@ -245,7 +245,6 @@
     if (name === "binding") {
       return `<h4>Binding cycle</h4><p>${esc(v.result)}${v.stage ? " at " + esc(v.stage) : ""}${v.plugin ? " (" + esc(v.plugin) + ")" : ""}${v.message ? ": " + esc(v.message) : ""}</p>`;
     }
-    if (name === "podGroup") return "";  // drawn first, by detail()
     if (name === "walk") {
       return `<p class="note">node walk: from index ${esc(v.start)}, ${esc(v.evaluated)} node(s) visited, ${esc(v.feasibleFound)} feasible found` +
         `${v.hint && v.hint !== "none" ? ", hint " + esc(v.hint) + (v.hintNode ? " (" + esc(v.hintNode) + ")" : "") : ""}</p>`;
@@ -259,7 +258,7 @@
     let h = `<h3>${esc(p[0] + "/" + p[1])}: <span class="status-${p[2]}">${esc(D.statuses[p[2]])}</span>${p[3] >= 0 ? " on " + esc(node(p[3])) : ""}</h3>`;
     if (D.messages[p[5]]) h += `<p>${esc(D.messages[p[5]])}</p>`;
     if (d.a !== undefined) h += `<p class="note">attempt ${d.a} (profile ${esc(d.p)}): ${d.ev} node(s) evaluated${d.fe ? ", " + d.fe + " feasible" : ""}</p>`;
-    if (d.x && d.x.podGroup) h += groupCycle(d.x.podGroup);  // the group cycle first: it decided the rest
+    if (d.g !== undefined) h += groupCycle(D.groupCycles[d.g]);  // the group cycle first: it decided the rest
     if (d.pf) h += `<h4>PreFilter</h4><p>${esc(d.pf[0])}: ${esc(d.pf[2].join("; ") || d.pf[1])} (${d.pf[3]} node(s))</p>`;
     if (d.f) h += "<h4>Filter verdicts, grouped by reason</h4><table><thead><tr><th class=\"num\">nodes</th><th>plugin</th><th>reason</th><th>code</th><th>for example</th></tr></thead><tbody>" +
       d.f.map(([plugin, code, reasons, n, nodes]) => `<tr><td class="num">${n}</td><td>${esc(plugin || "extender")}</td><td>${esc(reasons.join("; ") || code)}</td>` +
