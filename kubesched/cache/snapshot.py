@@ -7,7 +7,7 @@ another; ``cache.py`` re-exports it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Protocol, Sequence
+from typing import Iterable, Protocol, Sequence, cast
 
 import numpy as np
 
@@ -56,11 +56,12 @@ class Snapshot:
     (``assume_placement``, upstream's ``AssumePlacement``); plugins still see every node.
     """
 
-    __slots__ = ("_cache", "placement", "__weakref__")
+    __slots__ = ("_cache", "placement", "_node_tuple", "__weakref__")
 
     def __init__(self, cache: CacheView) -> None:
         self._cache = cache
         self.placement: PlacementNodes | None = None
+        self._node_tuple: tuple[int, tuple[NodeInfo, ...]] | None = None  # (node generation, nodes)
 
     # -- placements (pod-group cycles) ----------------------------------------------
     def assume_placement(self, name: str, rows: Sequence[int] | np.ndarray) -> None:
@@ -120,6 +121,20 @@ class Snapshot:
         """Node infos in snapshot order."""
         by_row = self._cache.by_row
         return [by_row[r] for r in self._cache.table.order]
+
+    def node_tuple(self) -> tuple[NodeInfo, ...]:
+        """Node infos in snapshot order (``list()``) as one tuple, the same object until a node
+        is added, removed or changed in what the scheduler reads (``table.node_generation``):
+        a pod-group cycle's parent placement, built once rather than per group cycle, by
+        which placement generators recognise the parent they derived domains from before."""
+        table = self._cache.table
+        kept = self._node_tuple
+        if kept is not None and kept[0] == table.node_generation:
+            return kept[1]
+        # rows in the order are live: no None among them
+        nodes = cast("tuple[NodeInfo, ...]", tuple(map(self._cache.by_row.__getitem__, table.order.tolist())))
+        self._node_tuple = (table.node_generation, nodes)
+        return nodes
 
     def namespace_labels(self, namespace: str) -> dict[str, str]:
         return self._cache.namespace_labels(namespace)

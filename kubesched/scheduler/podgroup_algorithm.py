@@ -25,8 +25,9 @@ The results say, per pod, what happened and what the binding cycle needs; the cy
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from ..cache.cache import Cache, Snapshot, SnapshotError
 from ..clock import Clock
@@ -38,6 +39,7 @@ from ..framework.queued_pod import QueuedPodInfo
 from ..framework.runtime import Framework
 from ..framework.runtime_binding import PERMIT_WAIT_REASONS
 from ..framework.status import Code, Status
+from ..objects.nodeinfo import NodeInfo
 from ..objects.pod import PodInfo
 from ..queue.nominator import Nominator
 from ..queue.scheduling_queue import SchedulingQueue
@@ -122,6 +124,16 @@ class PodGroupAlgorithmResult:
 
 Revert = Callable[[], None]
 
+_ROW = operator.attrgetter("row")
+
+
+def _snapshot_owns(by_row: Sequence[NodeInfo | None], rows: list[int], nodes: Sequence[NodeInfo]) -> bool:
+    """Whether each of ``nodes`` is the snapshot's own NodeInfo at its row (one C-level pass)."""
+    try:
+        return all(map(operator.is_, map(by_row.__getitem__, rows), nodes))
+    except IndexError:
+        return False
+
 
 class PodGroupAlgorithm:
     """The algorithm half of ``Scheduler``'s pod-group cycle."""
@@ -152,7 +164,8 @@ class PodGroupAlgorithm:
                              run_post_filters: bool) -> PodGroupAlgorithmResult:
         snapshot = self.cache.snapshot()
         group_state.record_plugin_metrics = True  # upstream always records them here, for now
-        placements, status = fwk.run_placement_generate(group_state, info, snapshot.list())
+        nodes = snapshot.node_tuple()  # the parent: one tuple for as long as the nodes stay as they are
+        placements, status = fwk.run_placement_generate(group_state, info, nodes)
         if status is not None and not status.is_success():
             return PodGroupAlgorithmResult(status=status)
         first: PodGroupAlgorithmResult | None = None
@@ -160,15 +173,19 @@ class PodGroupAlgorithm:
         trials: list[PlacementTrial] = []
         by_row = snapshot.node_infos
         for placement in placements:
-            rows = [info_.row for info_ in placement.nodes]
-            if any(row >= len(by_row) or by_row[row] is not info_ for row, info_ in zip(rows, placement.nodes)):
-                return PodGroupAlgorithmResult(status=Status(
-                    Code.ERROR, f"failed to assume pod group placement: node of placement {placement.name!r} "
-                                "is not the same instance as in the snapshot"))
-            try:
-                snapshot.assume_placement(placement.name, rows)
-            except SnapshotError as err:
-                return PodGroupAlgorithmResult(status=Status(Code.ERROR, f"failed to assume pod group placement: {err}"))
+            if placement.nodes is nodes:  # the parent itself: every node, no restriction
+                snapshot.forget_placement()
+            else:
+                rows = list(map(_ROW, placement.nodes))
+                if not _snapshot_owns(by_row, rows, placement.nodes):
+                    return PodGroupAlgorithmResult(status=Status(
+                        Code.ERROR, f"failed to assume pod group placement: node of placement {placement.name!r} "
+                                    "is not the same instance as in the snapshot"))
+                try:
+                    snapshot.assume_placement(placement.name, rows)
+                except SnapshotError as err:
+                    return PodGroupAlgorithmResult(status=Status(
+                        Code.ERROR, f"failed to assume pod group placement: {err}"))
             try:
                 result = self._default_algorithm(fwk, group_state, info, run_post_filters)
             finally:

@@ -220,6 +220,24 @@ def test_snapshot_order_interleaves_zones_round_robin():
     assert [i.name for i in cache.snapshot().list()] == cache.node_names()
 
 
+def test_the_snapshot_node_tuple_is_its_list_kept_as_one_object_until_a_node_changes():
+    """A pod-group cycle's parent placement: the same tuple cycle after cycle (placement
+    generators recognise it), a new one once a node comes, goes or changes what it says."""
+    cache = cache_with(make_node("a1", zone="a"), make_node("b1", zone="b"), make_node("a2", zone="a"))
+    snapshot = cache.snapshot()
+    first = snapshot.node_tuple()
+    assert list(first) == snapshot.list() and snapshot.node_tuple() is first
+    cache.add_pod(make_pod("p", node_name="a1"))
+    cache.update_node(make_node("a1", zone="a"))  # nothing the scheduler reads changed
+    assert snapshot.node_tuple() is first
+    cache.update_node(make_node("a1", zone="a", labels={"rack": "r1"}))
+    relabelled = snapshot.node_tuple()
+    assert relabelled is not first and list(relabelled) == snapshot.list()
+    cache.remove_node("b1")
+    cache.add_node(make_node("c1", zone="c"))
+    assert [i.name for i in snapshot.node_tuple()] == cache.node_names() == ["a1", "c1", "a2"]
+
+
 def test_nodes_without_a_zone_form_their_own_group():
     cache = cache_with(make_node("x1"), make_node("a1", zone="a"), make_node("x2"), make_node("a2", zone="a"))
     assert cache.node_names() == ["x1", "a1", "x2", "a2"]

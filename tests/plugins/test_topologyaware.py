@@ -6,6 +6,7 @@ domain (upstream's order is a map's)."""
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 
 import pytest
@@ -154,3 +155,62 @@ def test_a_missing_pod_group_is_an_error() -> None:
     _, status = topologyaware.new(None, group_handle(FakePodGroups()).handle).generate_placements(
         CycleState(), PodGroupInfo("default", "pg"), Placement("", ()))
     assert status is not None and (status.code, status.message) == (Code.ERROR, 'podgroup.scheduling.k8s.io "pg" not found')
+
+
+# -- the label index and the memo (kubesched's; upstream walks the nodes each time) -----------
+def _constrained(cache: Cache) -> tuple[topologyaware.TopologyPlacement, FakePodGroups]:
+    groups = FakePodGroups((group("pg", 2, topology="rack"),), (member("p", "pg"),))
+    return topologyaware.new(None, group_handle(groups, cache).handle), groups
+
+
+def _domains(pl: topologyaware.TopologyPlacement, parent: Placement) -> list[tuple[str, list[str]]]:
+    result, status = pl.generate_placements(CycleState(), PodGroupInfo("default", "pg"), parent)
+    assert status is None and result is not None
+    return [(p.name, p.node_names()) for p in result.placements]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_domains_from_the_label_index_are_those_of_a_walk_over_the_parent(seed: int) -> None:
+    """Random clusters (some nodes without the label, a parent that is any subset of the nodes
+    in any order): the indexed domains are the walked ones, node order included."""
+    rnd = random.Random(seed)
+    cache = Cache()
+    for i in range(rnd.randint(0, 40)):
+        labels = {"rack": f"r{rnd.randint(0, 6)}"} if rnd.random() < 0.8 else {"other": "x"}
+        cache.add_node(make_node(f"n{i}", labels=labels))
+    infos = list(cache.nodes.values())
+    rnd.shuffle(infos)
+    parent = tuple(infos[: rnd.randint(0, len(infos))])
+    pl, _ = _constrained(cache)
+    walked: dict[str, list[str]] = {}
+    for info in parent:
+        if "rack" in info.node.labels:
+            walked.setdefault(info.node.labels["rack"], []).append(info.node.name)
+    assert _domains(pl, Placement("", parent)) == sorted(walked.items())
+
+
+def test_the_same_parent_gets_the_same_domains_until_a_node_changes() -> None:
+    cache = Cache()
+    for name, rack in [("a", "r1"), ("b", "r2"), ("c", "r1")]:
+        cache.add_node(make_node(name, labels={"rack": rack}))
+    pl, _ = _constrained(cache)
+    parent = Placement("", tuple(cache.nodes[n] for n in "abc"))
+    assert _domains(pl, parent) == [("r1", ["a", "c"]), ("r2", ["b"])]
+    cache.update_node(make_node("c", labels={"rack": "r2"}))
+    assert _domains(pl, parent) == [("r1", ["a"]), ("r2", ["b", "c"])]
+    cache.remove_node("a")
+    cache.add_node(make_node("d", labels={"rack": "r3"}))
+    parent = Placement("", tuple(cache.nodes[n] for n in "bcd"))
+    assert _domains(pl, parent) == [("r2", ["b", "c"]), ("r3", ["d"])]
+
+
+def test_nodes_that_are_not_the_snapshot_s_are_read_one_by_one() -> None:
+    """A parent of NodeInfos the handle's snapshot does not hold (a plugin's own copies): the
+    domains come from their own labels, not from the table's rows."""
+    cache = Cache()
+    cache.add_node(make_node("a", labels={"rack": "r1"}))
+    other = Cache()
+    other.add_node(make_node("x", labels={"rack": "r9"}))
+    other.add_node(make_node("y", labels={"rack": "r8"}))
+    pl, _ = _constrained(cache)
+    assert _domains(pl, Placement("", tuple(other.nodes.values()))) == [("r8", ["y"]), ("r9", ["x"])]
