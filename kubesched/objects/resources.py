@@ -144,6 +144,10 @@ class PodRequests:
     # Requests with upstream's non-missing defaults (100m / 200Mi per container
     # lacking them); what NodeResourcesFit's scoring adds to a node's non-zero sum.
     scoring: Resource
+    # ``scoring`` without pod-level resources (``spec.resources``), for the one reader that
+    # skips them: NodeResourcesFit's placement scorer, which upstream builds without the
+    # PodLevelResources flag. None when the pod sets none (then it is ``scoring``).
+    container_scoring: Resource | None = None
 
 
 def _add(total: ResourceList, extra: Quantities) -> None:
@@ -254,9 +258,12 @@ def _compute_pod_requests(
         node_defaults = defaults
     non_zero = pod_request_list(containers, init_containers, pod_level, overhead, node_defaults) if node_defaults else requests
     scoring = pod_request_list(containers, init_containers, pod_level, overhead, defaults)
+    container_scoring = (Resource.from_list(pod_request_list(containers, init_containers, None, overhead, defaults))
+                         if pod_level_set else None)
     return PodRequests(
         requests=Resource.from_list(requests),
         non_zero_milli_cpu=milli_value(non_zero[CPU]) if CPU in non_zero else 0,
         non_zero_memory=value(non_zero[MEMORY]) if MEMORY in non_zero else 0,
         scoring=Resource.from_list(scoring),
+        container_scoring=container_scoring,
     )

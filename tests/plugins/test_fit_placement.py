@@ -19,7 +19,7 @@ from kubesched.plugins.noderesources.resource_allocation import ResourceSpec
 from kubesched.scheduler.handle import HandleHub
 from kubesched.clock import VirtualClock
 
-from ..helpers import make_node, make_pod
+from ..helpers import container, make_node, make_pod
 
 GPU = "nvidia.com/gpu"
 CPU_MEM = (ResourceSpec("cpu", 1), ResourceSpec("memory", 1))
@@ -111,3 +111,24 @@ def test_the_profiles_strategy_does_not_change_the_placement_formula() -> None:
 def test_without_topology_aware_scheduling_the_plugin_scores_no_placement() -> None:
     pl = fit_placement.new(FitArgs(), handle(Cache(), topology_aware=False))  # type: ignore[arg-type]
     assert not hasattr(pl, "score_placement")
+
+
+@pytest.mark.parametrize("containers, pod_level, score", [
+    # Upstream's placement scorer is getScorer(MostAllocated) alone, without the feature
+    # flags NewFit sets on the plugin's own scorer: its PodRequests skip spec.resources.
+    ([{"cpu": "1", "memory": "1Gi"}], {"cpu": "3", "memory": "3Gi"}, 25),  # 1 of 4 cpu, 1 of 4Gi
+    # A container without requests counts the 100m / 200Mi defaults, as for any pod.
+    ([{}], {"cpu": "2", "memory": "2Gi"}, 3),  # (100m of 4 = 2) + (200Mi of 4Gi = 4) -> 3
+    ([{"cpu": "1", "memory": "1Gi"}], None, 25),
+], ids=["pod-level-resources-left-out", "container-defaults-without-pod-level", "no-pod-level-resources"])
+def test_a_placement_counts_its_pods_container_requests_not_their_pod_level_resources(
+        containers: list[dict[str, str]], pod_level: dict[str, str] | None, score: int) -> None:
+    cache = Cache()
+    cache.add_node(make_node("node1", cpu="4", memory="4Gi"))
+    args = FitArgs(scoring_strategy=ScoringStrategy("MostAllocated", CPU_MEM))
+    pl = fit_placement.new(args, handle(cache))  # type: ignore[arg-type]
+    pod = make_pod("p", containers=[container(f"c{i}", requests=r) for i, r in enumerate(containers)],
+                   pod_requests=pod_level)
+    got, _ = pl.score_placement(CycleState(), PodGroupInfo("default", "pg", [pod]),  # type: ignore[attr-defined]
+                                PodGroupAssignments(Placement("", (cache.nodes["node1"],)), [Assignment(pod, "node1")]))
+    assert got == score

@@ -8,21 +8,23 @@ resources and weights are the profile's). A fuller placement scores higher, so a
 goes where it fills the domain most, leaving others whole for larger groups. An extended
 resource the proposed pods do not ask for is left out, as are resources no node of the
 placement has. DRA-backed extended resources are not counted here (upstream's placement
-scorer reads no DRA).
+scorer reads no DRA). Nor are pod-level resources (``spec.resources``): upstream makes the
+placement scorer apart from the plugin's own, without its feature flags, so its requests
+are the containers' (with the defaults) and the overhead, PodLevelResources or not.
 """
 
 from __future__ import annotations
 
 from ...framework import MAX_SCORE, Handle, PodGroupAssignments, PodGroupCycleState, PodGroupInfo, Status
 from ...objects.nodeinfo import NodeInfo
-from ...objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource
+from ...objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PodRequests, Resource, is_scalar_resource
 from .dra_scorer import dra_scorer
 from .fit import NodeResourcesFit, extended_index_of
 from .fit import new as fit_new
 from .fit_args import FitArgs
-from .resource_allocation import ResourceSpec, pod_request_vector
+from .resource_allocation import ResourceSpec
 
-__all__ = ["NodeResourcesFitPlacement", "new", "placement_score"]
+__all__ = ["NodeResourcesFitPlacement", "new", "placement_requests", "placement_score"]
 
 
 def _node_amounts(info: NodeInfo, name: str) -> tuple[int, int]:
@@ -39,12 +41,19 @@ def _node_amounts(info: NodeInfo, name: str) -> tuple[int, int]:
     return 0, 0
 
 
+def placement_requests(requests: PodRequests) -> Resource:
+    """A proposed pod's requests as upstream's placement scorer reads them: with the
+    100m/200Mi container defaults, without pod-level resources."""
+    return requests.scoring if requests.container_scoring is None else requests.container_scoring
+
+
 def placement_score(resources: tuple[ResourceSpec, ...], assignments: PodGroupAssignments) -> int:
     """MostAllocated of the placement's nodes taken together with the proposed pods on them."""
     requested = [0] * len(resources)
     for proposed in assignments.proposed_assignments:
-        for i, amount in enumerate(pod_request_vector(proposed.pod.requests, resources, use_requested=False)):
-            requested[i] += amount
+        asked = placement_requests(proposed.pod.requests)
+        for i, spec in enumerate(resources):
+            requested[i] += asked.get(spec.name)
     allocatable = [0] * len(resources)
     for info in assignments.placement.nodes:
         for i, spec in enumerate(resources):
