@@ -104,7 +104,7 @@ def _result(record: Mapping[str, Any]) -> str:
         where = record.get("placement")
         head = f"bound to placement {where}" if where else "scheduled"
         return f"  result: {head}" + (f"; {said}" if said else "")
-    head = f"not scheduled: {status}"
+    head = f"not scheduled: {status}" + (f" ({record['reason']})" if record.get("reason") else "")
     if said and condition.get("message") and str(condition["message"]) in status:
         said = f"PodGroupScheduled {condition.get('status')} ({condition.get('reason')})"
     return f"  result: {head}" + (f"; {said}" if said else "")

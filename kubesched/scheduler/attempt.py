@@ -56,6 +56,9 @@ class PodGroupCycleRecord:
     topology_keys: tuple[str, ...] = ()
     tied: list[str] = field(default_factory=list)
     tie_break: str = ""
+    # For the explain output, when a group with no placements failed: how many of its pods
+    # fit and the first that did not, with its message (placements carry their own).
+    reason: str = ""
 
 
 @dataclass(slots=True)

@@ -52,8 +52,9 @@ def pod_group_record(cycle: PodGroupCycleRecord) -> dict[str, Any]:
     popped in, its shape (policy, minCount, topology keys), its pods in the order tried, the
     placements tried (name, nodes, feasible, the total and per-plugin scores when scored,
     why the group did not fit an infeasible one), the one bound and the placements it tied
-    with (and how the tie was broken), why the group failed, and the PodGroupScheduled
-    condition the cycle called for."""
+    with (and how the tie was broken), why the group failed (and, with no placements, how
+    many of its pods fit and the first that did not), and the PodGroupScheduled condition
+    the cycle called for."""
     out: dict[str, Any] = {"group": cycle.group, "cycle": cycle.cycle, "order": list(cycle.order)}
     if cycle.policy:
         out["policy"] = cycle.policy
@@ -71,6 +72,8 @@ def pod_group_record(cycle: PodGroupCycleRecord) -> dict[str, Any]:
         out["fromBackoff"] = True
     if cycle.status:
         out["status"] = cycle.status
+    if cycle.reason:
+        out["reason"] = cycle.reason
     if cycle.condition is not None:
         status, reason, message = cycle.condition
         out["condition"] = {"status": status, "reason": reason, "message": message}

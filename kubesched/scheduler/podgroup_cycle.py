@@ -45,6 +45,7 @@ from .podgroup_algorithm import (
     PodGroupAlgorithmResult,
     PodResult,
     group_unschedulable,
+    infeasible_reason,
     status_error_text,
 )
 from .podgroup_condition import condition_for, next_conditions
@@ -192,6 +193,8 @@ class PodGroupCycle(PodGroupAlgorithm):
         if group is not None:  # the group's shape, for the explain output
             record.policy = "gang" if group.is_gang else "basic"
             record.min_count, record.topology_keys = group.min_count, group.topology_keys
+        if result.status is not None and result.pod_results and not result.trials:  # why, pod by pod (explain)
+            record.reason = infeasible_reason(result)
         self._submit_pod_group_result(fwk, info, result, record, started)
 
     # -- submitPodGroupAlgorithmResult ------------------------------------------------

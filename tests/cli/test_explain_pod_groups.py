@@ -14,7 +14,8 @@ from click.testing import CliRunner
 
 from kubesched.cli.explain_group_text import group_cycle_lines
 from kubesched.cli.main import cli
-from tests.cli.gangs import ALL_GATES, gang_cluster
+from tests.cli.dumps import write_list
+from tests.cli.gangs import ALL_GATES, gang_cluster, member, pod_group, racks
 
 
 def _run(*args: str) -> str:
@@ -123,3 +124,18 @@ def test_a_group_with_no_topology_constraint_lists_no_placement() -> None:
                                "condition": {"status": "True", "reason": "Scheduled", "message": ""}})
     assert lines == ["pod group ml/web (basic): cycle 2, 2 pod(s) tried in order: ml/w0, ml/w1",
                      "  result: scheduled; PodGroupScheduled True (Scheduled)"]
+
+
+def test_a_gang_with_no_placements_says_how_many_pods_fit_and_the_first_that_did_not(tmp_path: Path) -> None:
+    snapshot = write_list(tmp_path / "s.yaml", [*racks(), pod_group("big", 5),
+                                                 *[member(f"big-{i}", "big", "6") for i in range(5)]])
+    explain = tmp_path / "e.jsonl"
+    _run(str(snapshot), "--feature-gates", "GenericWorkload=true,GangScheduling=true", "--explain", str(explain))
+    [record] = {json.dumps(json.loads(line)["podGroup"]): json.loads(line)["podGroup"]
+                for line in explain.read_text().splitlines()}.values()
+    assert "placements" not in record and record["status"] == "pod group is unschedulable"
+    # four 8-CPU nodes hold one 6-CPU pod each: the fifth fits nowhere
+    assert record["reason"].startswith("4/5 pod(s) fit; the first that did not: ml/big-")
+    assert "0/4 nodes are available: 4 Insufficient cpu." in record["reason"]
+    text = _run(str(snapshot), "--feature-gates", "GenericWorkload=true,GangScheduling=true", "--explain-pods", "ml/big-0")
+    assert f"  result: not scheduled: pod group is unschedulable ({record['reason']}); PodGroupScheduled False" in text

@@ -175,7 +175,7 @@
       if (tied.length > 1) h += `<p class="note">${esc(tied.join(", "))} tied for the best score: ${v.tieBreak === "random" ? "one picked at random (--tie-break random, seeded)" : "the first in generation order taken (upstream picks at random; --tie-break random does too)"}</p>`;
     } else if (P.length && !P[0].feasible) h += `<p>on all ${P[0].nodes} node(s): infeasible${P[0].reason ? ": " + esc(P[0].reason) : ""}</p>`;
     const c = v.condition;
-    h += `<p>${v.status ? `<b class="status-1">not scheduled</b>: ${esc(v.status)}` : `<b class="status-0">${v.placement ? "bound to placement " + esc(v.placement) : "scheduled"}</b>`}` +
+    h += `<p>${v.status ? `<b class="status-1">not scheduled</b>: ${esc(v.status)}${v.reason ? " (" + esc(v.reason) + ")" : ""}` : `<b class="status-0">${v.placement ? "bound to placement " + esc(v.placement) : "scheduled"}</b>`}` +
       (c ? `; PodGroupScheduled ${esc(c.status)} (${esc(c.reason)})${c.message && c.message !== v.status ? ": " + esc(c.message) : ""}` : "") + "</p>";
     return h;
   }
