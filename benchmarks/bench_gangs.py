@@ -53,12 +53,15 @@ from __future__ import annotations
 import argparse
 import cProfile
 import dataclasses
+import hashlib
 import json
 import os
 import statistics
+import gc
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -68,6 +71,7 @@ from common import (  # noqa: E402
     NODE_DEFAULT,
     POD_DEFAULT,
     ZONE_LABEL,
+    Timer,
     WorkloadResult,
     bind_round_robin,
     build_snapshot,
@@ -75,6 +79,8 @@ from common import (  # noqa: E402
     format_result,
     make_nodes,
     make_pods,
+    new_simulation,
+    peak_rss_mib,
     run_workload,
 )
 
@@ -247,6 +253,12 @@ def _scheduled_condition(group: Any) -> str:
     return "(none)"
 
 
+def bindings_digest(result: SimulationResult) -> str:
+    """A digest of every binding in order, to tell runs (trees, gates) that decided alike."""
+    text = "\n".join(f"{pod} {node}" for pod, node in result.placements)
+    return f"{len(result.placements)} bindings, sha1 {hashlib.sha1(text.encode()).hexdigest()[:12]}"
+
+
 # -- one measured run ------------------------------------------------------------------
 def run_gangs(shape: GangShape, args: argparse.Namespace, profiler: Any = None, warmup: bool = True) -> WorkloadResult:
     registry, config = registry_and_config(True)
@@ -255,8 +267,11 @@ def run_gangs(shape: GangShape, args: argparse.Namespace, profiler: Any = None, 
                      tie_break=args.tie_break)
     checks: list[GangCheck] = []
 
+    digests: list[str] = []
+
     def inspect(sim: Simulation, result: SimulationResult) -> None:
         checks.append(check_gangs(shape, sim, result))
+        digests.append(bindings_digest(result))
 
     name = (f"SchedulingGangs ({shape.nodes} nodes in {shape.racks} racks, {shape.gangs} gangs of {shape.gang_size}, "
             "workload gates on)")
@@ -280,6 +295,7 @@ def run_gangs(shape: GangShape, args: argparse.Namespace, profiler: Any = None, 
                       f"{check.unbound_whole}/{shape.gangs - gangs_fit} too-large gangs wholly unbound"
                       + ("" if not check.problems else f"; {len(check.problems)} PROBLEMS, first: "
                          + "; ".join(check.problems[:3])))
+    extra["bindings"] = digests[0]
     extra["_gangs_bound"] = check.bound_whole
     result.unschedulable = len(check.problems) + (fitting_pods - result.scheduled)
     result.extra["_failed"] = bool(check.problems) or result.scheduled != fitting_pods
@@ -293,17 +309,72 @@ def run_basic(gates_on: bool, args: argparse.Namespace, profiler: Any = None, wa
         run_workload("warm-up", build_basic(200, 20, 400), config=config, registry=registry, seed=args.seed,
                      tie_break=args.tie_break)
     label = "workload gates on, no pod group" if gates_on else "workload gates off"
+    digests: list[str] = []
     result = run_workload(f"SchedulingBasic ({label})", build_basic(nodes, init, pods), config=config,
-                          registry=registry, seed=args.seed, tie_break=args.tie_break, profiler=profiler)
+                          registry=registry, seed=args.seed, tie_break=args.tie_break, profiler=profiler,
+                          on_simulation=lambda sim, res: digests.append(bindings_digest(res)))
+    result.extra["bindings"] = digests[0]
     result.extra["_failed"] = bool(result.unschedulable)
     return result
 
 
-def measure(variant: str, args: argparse.Namespace, profiler: Any = None) -> WorkloadResult:
+def run_basic_interleaved(args: argparse.Namespace) -> list[WorkloadResult]:
+    """SchedulingBasic with the gates off and on, both loaded in this process and scheduled in
+    alternating chunks of ``--chunk`` attempts (off, on, on, off, ...), each side's wall and CPU
+    time summed over its chunks: the machine's load, which drifts by the second, hits both alike."""
+    nodes, init, pods = args.nodes or 5000, args.init_pods if args.init_pods is not None else 1000, args.pods or 10000
+    sides: list[tuple[str, Simulation, Timer]] = []
+    build_seconds = load_seconds = 0.0
+    for gates_on in (False, True):
+        registry, config = registry_and_config(gates_on)
+        if not args.no_warmup:
+            run_workload("warm-up", build_basic(200, 20, 400), config=config, registry=registry, seed=args.seed,
+                         tie_break=args.tie_break)
+        with Timer() as built:
+            snapshot = build_basic(nodes, init, pods)()
+        with Timer() as loaded:
+            sim = new_simulation(snapshot, config, args.tie_break, args.seed, registry)
+        del snapshot
+        build_seconds += built.seconds
+        load_seconds += loaded.seconds
+        label = "workload gates on, no pod group" if gates_on else "workload gates off"
+        sides.append((label, sim, Timer()))
+    gc.collect()
+    results: dict[str, SimulationResult] = {}
+    settled: set[str] = set()
+    round_ = 0
+    while len(settled) < len(sides):
+        for label, sim, timer in (sides if round_ % 2 == 0 else sides[::-1]):
+            if label in settled:
+                continue
+            before = sim.attempts
+            started, cpu_started = time.perf_counter(), time.process_time()
+            results[label] = sim.run(max_attempts=before + args.chunk)
+            timer.seconds += time.perf_counter() - started
+            timer.cpu_seconds += time.process_time() - cpu_started
+            if sim.attempts < before + args.chunk:
+                settled.add(label)
+        round_ += 1
+    out = []
+    for label, sim, timer in sides:
+        result = results[label]
+        scheduled = sum(1 for o in result.outcomes.values() if o.node)
+        r = WorkloadResult(f"SchedulingBasic ({label}; interleaved in chunks of {args.chunk} attempts)", nodes, init,
+                           pods, scheduled, pods - scheduled, result.attempts, build_seconds / 2, load_seconds / 2,
+                           timer.seconds, timer.cpu_seconds, peak_rss_mib())
+        r.extra["bindings"] = bindings_digest(result)
+        r.extra["_failed"] = bool(r.unschedulable)
+        out.append(r)
+    return out
+
+
+def measure(variant: str, args: argparse.Namespace, profiler: Any = None) -> list[WorkloadResult]:
     warm = not args.no_warmup
     if variant == "gangs":
-        return run_gangs(shape_from(args), args, profiler, warm)
-    return run_basic(variant == "basic-on", args, profiler, warm)
+        return [run_gangs(shape_from(args), args, profiler, warm)]
+    if variant == "basic-interleaved":
+        return run_basic_interleaved(args)
+    return [run_basic(variant == "basic-on", args, profiler, warm)]
 
 
 def shape_from(args: argparse.Namespace) -> GangShape:
@@ -318,11 +389,11 @@ def shape_from(args: argparse.Namespace) -> GangShape:
 
 
 # -- runs in fresh interpreters ----------------------------------------------------------
-def run_child(variant: str, args: argparse.Namespace, tree: str | None) -> WorkloadResult:
-    """One measured run in a fresh interpreter (its own peak RSS; ``tree``: another kubesched)."""
+def run_child(variant: str, args: argparse.Namespace, tree: str | None) -> list[WorkloadResult]:
+    """One measurement in a fresh interpreter (its own peak RSS; ``tree``: another kubesched)."""
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
         command = [sys.executable, __file__, "--child", variant, "--child-result", out.name,
-                   "--seed", str(args.seed), "--tie-break", args.tie_break]
+                   "--seed", str(args.seed), "--tie-break", args.tie_break, "--chunk", str(args.chunk)]
         for flag in ("nodes", "racks", "gangs", "init_pods", "pods"):
             value = getattr(args, flag)
             if value is not None:
@@ -333,7 +404,7 @@ def run_child(variant: str, args: argparse.Namespace, tree: str | None) -> Workl
         if tree is not None:
             env["PYTHONPATH"] = tree + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         subprocess.run(command, check=True, env=env)
-        return WorkloadResult(**json.loads(Path(out.name).read_text()))
+        return [WorkloadResult(**r) for r in json.loads(Path(out.name).read_text())]
 
 
 def print_result(result: WorkloadResult, tree_label: str) -> None:
@@ -370,13 +441,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-warmup", action="store_true", help="skip the untimed small run before each measurement")
     parser.add_argument("--in-process", action="store_true", help="every run in this process (no --before)")
     parser.add_argument("--profile", metavar="FILE", help="cProfile one in-process run into FILE (slows it down)")
-    parser.add_argument("--child", choices=["gangs", "basic-on", "basic-off"], help=argparse.SUPPRESS)
+    parser.add_argument("--separate", action="store_true",
+                        help="SchedulingBasic_WorkloadGates: each side in its own interpreter, alternating, instead "
+                             "of both in one process in alternating chunks (always so with --before)")
+    parser.add_argument("--chunk", type=int, default=500,
+                        help="attempts per chunk when the two SchedulingBasic sides alternate in one process")
+    parser.add_argument("--child", choices=["gangs", "basic-on", "basic-off", "basic-interleaved"],
+                        help=argparse.SUPPRESS)
     parser.add_argument("--child-result", metavar="FILE", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
     if args.child:
-        result = measure(args.child, args)
-        Path(args.child_result).write_text(json.dumps(dataclasses.asdict(result)))
+        results = measure(args.child, args)
+        Path(args.child_result).write_text(json.dumps([dataclasses.asdict(r) for r in results]))
         return 0
     print(f"kubesched from {Path(kubesched.__file__).parent}" + (f"; before: {args.before}" if args.before else ""),
           flush=True)
@@ -384,7 +461,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.profile:
         variant = "gangs" if names[0] == "SchedulingGangs" else "basic-on"
         profiler = cProfile.Profile()
-        result = measure(variant, args, profiler)
+        [result] = measure(variant, args, profiler)
         dump_profile(profiler, args.profile, "tottime")
         print_result(result, "")
         return 1 if result.extra.get("_failed") else 0
@@ -394,23 +471,34 @@ def main(argv: list[str] | None = None) -> int:
     failed = False
     for name in names:
         variants = ["gangs"] if name == "SchedulingGangs" else ["basic-off", "basic-on"]
+        interleaved = name == "SchedulingBasic_WorkloadGates" and not args.separate and not args.before
         # Every (variant, tree) side once per round; the order turns each round (A B, B A, ...),
         # so that a drifting load hits every side alike.
         sides = [(v, t) for v in variants for t in trees]
         runs: dict[tuple[str, str], list[WorkloadResult]] = {(v, label): [] for v, (label, _) in sides}
         for round_ in range(args.repeat):
-            for variant, (label, tree) in (sides if round_ % 2 == 0 else list(reversed(sides))):
-                if args.in_process and tree is None:
-                    result = measure(variant, args)
-                else:
-                    result = run_child(variant, args, tree)
+            measured: list[tuple[str, str, WorkloadResult]] = []
+            if interleaved:  # both sides in one process, in alternating chunks
+                found = measure("basic-interleaved", args) if args.in_process else run_child("basic-interleaved", args, None)
+                measured = [(v, "", r) for v, r in zip(variants, found)]
+            else:
+                for variant, (label, tree) in (sides if round_ % 2 == 0 else list(reversed(sides))):
+                    [result] = measure(variant, args) if args.in_process and tree is None else \
+                        run_child(variant, args, tree)
+                    measured.append((variant, label, result))
+            for variant, label, result in measured:
                 print_result(result, label)
                 failed = failed or bool(result.extra.get("_failed"))
                 runs[(variant, label)].append(result)
-        print(f"{name}, {args.repeat} run(s) of each side, alternating:", flush=True)
+        how = (f"both sides in one process, alternating chunks of {args.chunk} attempts" if interleaved
+               else "alternating, each in its own interpreter" if not args.in_process else "alternating, in this process")
+        print(f"{name}, {args.repeat} run(s) of each side ({how}):", flush=True)
         for (variant, label), results in runs.items():
             side = {"gangs": "gates on", "basic-off": "gates off", "basic-on": "gates on, no groups"}[variant]
             print("  " + summary(f"{side}{' [' + label + ']' if label else ''}", results), flush=True)
+        digests = {r.extra.get("bindings") for results in runs.values() for r in results}
+        print(f"  bindings: {'the same in every run' if len(digests) == 1 else 'DIFFER between runs'} "
+              f"({'; '.join(sorted(str(d) for d in digests))})", flush=True)
         if name == "SchedulingBasic_WorkloadGates":
             for label, _ in trees:
                 off, on = runs[("basic-off", label)], runs[("basic-on", label)]
@@ -418,8 +506,10 @@ def main(argv: list[str] | None = None) -> int:
                              / statistics.median(r.pods_per_cpu_second for r in off))
                 ratio_wall = (statistics.median(r.pods_per_second for r in on)
                               / statistics.median(r.pods_per_second for r in off))
+                pairs = ", ".join(f"{b.pods_per_cpu_second / a.pods_per_cpu_second:.3f}" for a, b in zip(off, on))
                 print(f"  gates on / gates off{' [' + label + ']' if label else ''}: {ratio_cpu:.3f} by CPU time, "
-                      f"{ratio_wall:.3f} by wall time (medians; above 1 is faster with the gates on)", flush=True)
+                      f"{ratio_wall:.3f} by wall time (medians; above 1 is faster with the gates on; "
+                      f"by CPU time run by run: {pairs})", flush=True)
             print(f"  upstream threshold (context only, an API server and etcd in the loop): {BASIC_UPSTREAM}",
                   flush=True)
     return 1 if failed else 0
