@@ -70,6 +70,18 @@ def group_unschedulable(*reasons: str) -> Status:
                   error=PodGroupUnschedulableError(", ".join((POD_GROUP_UNSCHEDULABLE, *reasons))))
 
 
+def fit_error_on_node(pod_key: str, status: Status) -> FitError:
+    """upstream's FitError for a member Reserve or Permit rejected on its node: that one node
+    with the status, and the rejecting plugin recorded (``Diagnosis.AddPluginStatus``), so
+    the member goes back to the queue as unschedulable by it, not as failed by an error."""
+    diagnosis = Diagnosis(absent_status=status)
+    if status.plugin:
+        diagnosis.unschedulable_plugins.add(status.plugin)
+        if status.code == Code.PENDING:
+            diagnosis.pending_plugins.add(status.plugin)
+    return FitError(pod_key, 1, diagnosis)
+
+
 def infeasible_reason(result: PodGroupAlgorithmResult) -> str:
     """Why a group did not fit a placement, for the explain output: how many of the pods
     tried fit, and the first that did not with its own message (else the group's status)."""
@@ -352,7 +364,7 @@ class PodGroupAlgorithm:
             out.status, out.error, out.host, out.nominated = status, None, "", ""
             out.requires_preemption = False
             if status.is_rejected():  # upstream: a FitError naming only this node
-                out.error = FitError(pod.key, 1, Diagnosis(absent_status=status))
+                out.error = fit_error_on_node(pod.key, status)
             return None
         return revert
 
@@ -373,4 +385,4 @@ class PodGroupAlgorithm:
             return
         out.permit_status = status
         if status is not None and status.is_rejected():
-            out.error = FitError(out.queued.pod.key, 1, Diagnosis(absent_status=status))
+            out.error = fit_error_on_node(out.queued.pod.key, status)

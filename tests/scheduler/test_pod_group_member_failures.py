@@ -1,0 +1,90 @@
+"""How a member that fit its node but was refused there goes back to the queue.
+
+Inside a pod-group cycle upstream turns a Reserve or Permit rejection into a FitError naming
+that one node (``assumeAndReserve``, pkg/scheduler/schedule_one.go, and
+``podGroupPodSchedulingAlgorithm``, schedule_one_podgroup.go), recording the rejecting plugin
+with ``Diagnosis.AddPluginStatus``. ``handleSchedulingFailure`` copies the FitError's plugins
+onto the pod, so ``AddUnschedulableIfNotPresent`` counts the attempt as unschedulable
+(``UnschedulableCount``, which ends a run of errors), not as an error: the member's next
+backoff grows with its unschedulable attempts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from kubesched.clock import VirtualClock
+from kubesched.cluster.simulated import SimulatedCluster
+from kubesched.framework.config import API_VERSION, KIND, parse_config
+from kubesched.framework.cycle_state import CycleState
+from kubesched.framework.features import Features
+from kubesched.framework.queued_pod import QueuedPodInfo
+from kubesched.framework.status import Code, Status
+from kubesched.objects.nodeinfo import NodeInfo
+from kubesched.objects.pod import PodInfo
+from kubesched.plugins.registry import UPSTREAM_ONLY, in_tree_registry
+from kubesched.scheduler.factory import new_scheduler
+from kubesched.scheduler.scheduler import Scheduler
+from tests.helpers import make_node
+
+from .podgroup_support import group, member
+
+NAME = "Refusing"
+
+
+@dataclass
+class Refusing:
+    """Lets every pod through Filter; refuses the named pods at Reserve or at Permit."""
+
+    reserve_status: dict[str, Status] = field(default_factory=dict)
+    permit_status: dict[str, Status] = field(default_factory=dict)
+    name: str = NAME
+
+    def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status | None:
+        return None
+
+    def reserve(self, state: CycleState, pod: PodInfo, node_name: str) -> Status | None:
+        return self.reserve_status.get(pod.name)
+
+    def unreserve(self, state: CycleState, pod: PodInfo, node_name: str) -> None:
+        pass
+
+    def permit(self, state: CycleState, pod: PodInfo, node_name: str) -> tuple[Status | None, float]:
+        return self.permit_status.get(pod.name), 0.0
+
+
+def scheduler(plugin: Refusing) -> Scheduler:
+    registry = in_tree_registry(Features.from_gates({"GenericWorkload": True}))
+    registry.add(NAME, lambda args, handle: plugin)
+    plugins = {"multiPoint": {"enabled": [{"name": "PrioritySort"}, {"name": "DefaultBinder"}],
+                              "disabled": [{"name": "*"}]},
+               **{point: {"enabled": [{"name": NAME}]} for point in ("filter", "reserve", "permit")}}
+    config = parse_config({"apiVersion": API_VERSION, "kind": KIND,
+                           "profiles": [{"schedulerName": "default-scheduler", "plugins": plugins}]},
+                          registry, UPSTREAM_ONLY)
+    clock = VirtualClock()
+    sched = new_scheduler(config, SimulatedCluster(clock), clock, registry, tie_break="name")
+    sched.on_node_add(make_node("node1"))
+    sched.on_pod_group_add(group())
+    return sched
+
+
+def queued(sched: Scheduler, name: str) -> QueuedPodInfo:
+    found = [info for infos in sched.queue.pending_pods().values() for info in infos if info.pod.name == name]
+    assert len(found) == 1
+    return found[0]
+
+
+@pytest.mark.parametrize("at", ["reserve", "permit"])
+@pytest.mark.parametrize("code", [Code.UNSCHEDULABLE, Code.PENDING])
+def test_a_member_refused_on_its_node_is_unschedulable_by_the_refusing_plugin(at: str, code: Code) -> None:
+    refused = Status(code, "no room here")
+    sched = scheduler(Refusing(**{f"{at}_status": {"p1": refused}}))  # type: ignore[arg-type]
+    sched.on_pod_add(member("p1"))
+    sched.schedule_one()
+    info = queued(sched, "p1")
+    assert info.unschedulable_plugins == {NAME}
+    assert info.pending_plugins == ({NAME} if code == Code.PENDING else set())
+    assert (info.unschedulable_count, info.consecutive_errors_count) == (1, 0)
