@@ -147,6 +147,22 @@ def _snapshot_owns(by_row: Sequence[NodeInfo | None], rows: list[int], nodes: Se
         return False
 
 
+def _foreign_placement_problem(snapshot: Snapshot, placement: Placement) -> str:
+    """Why upstream's ``Snapshot.AssumePlacement`` refuses a placement holding NodeInfos that
+    are not the snapshot's own (a placement plugin's copies): the first such node, by name,
+    missing or another instance. "" when it does not look: a placement of as many nodes as
+    the snapshot is no restriction at all."""
+    if len(placement.nodes) == snapshot.num_nodes:
+        return ""
+    for info in placement.nodes:
+        own = snapshot.get(info.name)
+        if own is None:
+            return f"node {info.name} in placement is not present in snapshot"
+        if own is not info:
+            return f"node {info.name} in placement is not the same instance as in the snapshot"
+    return ""
+
+
 class PodGroupAlgorithm:
     """The algorithm half of ``Scheduler``'s pod-group cycle."""
 
@@ -189,15 +205,18 @@ class PodGroupAlgorithm:
                 snapshot.forget_placement()
             else:
                 rows = list(map(_ROW, placement.nodes))
-                if not _snapshot_owns(by_row, rows, placement.nodes):
-                    return PodGroupAlgorithmResult(status=Status(
-                        Code.ERROR, f"failed to assume pod group placement: node of placement {placement.name!r} "
-                                    "is not the same instance as in the snapshot"))
-                try:
-                    snapshot.assume_placement(placement.name, rows)
-                except SnapshotError as err:
-                    return PodGroupAlgorithmResult(status=Status(
-                        Code.ERROR, f"failed to assume pod group placement: {err}"))
+                if _snapshot_owns(by_row, rows, placement.nodes):
+                    try:
+                        snapshot.assume_placement(placement.name, rows)
+                    except SnapshotError as err:
+                        return PodGroupAlgorithmResult(status=Status(
+                            Code.ERROR, f"failed to assume pod group placement: {err}"))
+                else:
+                    problem = _foreign_placement_problem(snapshot, placement)
+                    if problem:
+                        return PodGroupAlgorithmResult(status=Status(
+                            Code.ERROR, f"failed to assume pod group placement: {problem}"))
+                    snapshot.forget_placement()  # as many nodes as the snapshot: no restriction
             try:
                 result = self._default_algorithm(fwk, group_state, info, run_post_filters)
             finally:
