@@ -49,10 +49,14 @@ class FailureHandling:
             queued.pending_plugins = set(err.diagnosis.pending_plugins)
             reason = "Unschedulable"
         elif status.is_rejected():
-            if status.plugin:
-                queued.unschedulable_plugins = {status.plugin}
             if err is None:  # Reserve, Permit or PreBind: upstream reports a FitError on the chosen node
                 err = FitError(pod.key, 1, Diagnosis(absent_status=status))
+                if status.plugin:  # with the plugin in it (Diagnosis.AddPluginStatus)
+                    queued.unschedulable_plugins = {status.plugin}
+                    if status.code == Code.PENDING:
+                        queued.pending_plugins = {status.plugin}
+            # Otherwise (a pod-group member failing with its group's status) upstream has no
+            # FitError to take rejectors from: the pod returns with none, as after an error.
             reason = "Unschedulable"
         else:
             reason = "SchedulerError"

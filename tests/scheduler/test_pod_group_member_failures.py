@@ -6,7 +6,8 @@ that one node (``assumeAndReserve``, pkg/scheduler/schedule_one.go, and
 with ``Diagnosis.AddPluginStatus``. ``handleSchedulingFailure`` copies the FitError's plugins
 onto the pod, so ``AddUnschedulableIfNotPresent`` counts the attempt as unschedulable
 (``UnschedulableCount``, which ends a run of errors), not as an error: the member's next
-backoff grows with its unschedulable attempts.
+backoff grows with its unschedulable attempts. A member failing with its group's own status
+(no FitError) returns with no rejector, as after an error.
 """
 
 from __future__ import annotations
@@ -27,9 +28,9 @@ from kubesched.objects.pod import PodInfo
 from kubesched.plugins.registry import UPSTREAM_ONLY, in_tree_registry
 from kubesched.scheduler.factory import new_scheduler
 from kubesched.scheduler.scheduler import Scheduler
-from tests.helpers import make_node
+from tests.helpers import make_node, make_pod
 
-from .podgroup_support import group, member
+from .podgroup_support import default_scheduler, group, member
 
 NAME = "Refusing"
 
@@ -88,3 +89,31 @@ def test_a_member_refused_on_its_node_is_unschedulable_by_the_refusing_plugin(at
     assert info.unschedulable_plugins == {NAME}
     assert info.pending_plugins == ({NAME} if code == Code.PENDING else set())
     assert (info.unschedulable_count, info.consecutive_errors_count) == (1, 0)
+
+
+def test_a_member_failing_with_its_groups_status_goes_back_with_no_rejecting_plugin() -> None:
+    """No node has the group's topology key: TopologyPlacementGenerator finds no placement and
+    the framework answers Unschedulable "no feasible placements found" with the plugin's name
+    (``RunPlacementGeneratePlugins``). Every member fails with that status, which is no
+    FitError: ``handleSchedulingFailure`` clears the pod's rejectors and finds none to copy,
+    so ``AddUnschedulableIfNotPresent`` counts the attempt as an error."""
+    sched, cluster = default_scheduler({"GenericWorkload": True, "GangScheduling": True,
+                                        "TopologyAwareWorkloadScheduling": True})
+    sched.on_pod_group_add(group(topology="topology.kubernetes.io/rack"))
+    sched.on_pod_add(member("p1", cpu="1"))
+    sched.schedule_one()
+    assert cluster.conditions["default/p1"] == ("Unschedulable", "no feasible placements found")
+    info = queued(sched, "p1")
+    assert (info.unschedulable_plugins, info.pending_plugins) == (set(), set())
+    assert (info.unschedulable_count, info.consecutive_errors_count) == (0, 1)
+
+
+@pytest.mark.parametrize("at", ["reserve", "permit"])
+def test_a_pod_of_no_group_refused_pending_on_its_node_is_pending_on_the_refusing_plugin(at: str) -> None:
+    """The same FitError outside pod groups (``assumeAndReserve``, ``schedulingCycle``): a
+    Pending status puts the plugin among the pod's pending plugins too."""
+    sched = scheduler(Refusing(**{f"{at}_status": {"solo": Status(Code.PENDING, "later")}}))  # type: ignore[arg-type]
+    sched.on_pod_add(make_pod("solo", uid="solo", cpu="1"))
+    sched.schedule_one()
+    info = queued(sched, "solo")
+    assert (info.unschedulable_plugins, info.pending_plugins) == ({NAME}, {NAME})
