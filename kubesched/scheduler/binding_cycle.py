@@ -222,7 +222,7 @@ class BindingCycle(FailureHandling):
         rejected = status.is_rejected()
         if forgotten and not rejected:
             self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, assumed, None)
-        self._handle_failure(fwk, queued, status, None, None, binding=True)
+        self._handle_failure(fwk, queued, status, None, "", binding=True)  # upstream's clearNominatedNode
         if forgotten and rejected:
             self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, assumed, None, lambda p: p.uid != assumed.uid)
 

@@ -167,7 +167,7 @@ class Scheduler(EventHandlers, PodGroupEvents, PodGroupCycle, BindingCycle):
         try:
             self.cache.assume_pod(assumed, host)
         except Exception as err:
-            self._handle_failure(fwk, queued, Status.as_error(err), err, None)
+            self._handle_failure(fwk, queued, Status.as_error(err), err, "")
             return
         self.nominator.delete(pod)  # placed: its nomination, if any, has served
         try:
@@ -177,7 +177,7 @@ class Scheduler(EventHandlers, PodGroupEvents, PodGroupCycle, BindingCycle):
         if status is not None:
             binding_failed(attempt, "Reserve", status)
             self._undo(fwk, state, assumed, host)
-            self._handle_failure(fwk, queued, status, None, None)
+            self._handle_failure(fwk, queued, status, None, "")  # upstream's clearNominatedNode
             return
         try:
             status, waits = fwk.run_permit(state, assumed, host)
@@ -187,7 +187,7 @@ class Scheduler(EventHandlers, PodGroupEvents, PodGroupCycle, BindingCycle):
         if status is not None and status.code != Code.WAIT:
             binding_failed(attempt, "Permit", status)
             self._undo(fwk, state, assumed, host)
-            self._handle_failure(fwk, queued, status, None, None)
+            self._handle_failure(fwk, queued, status, None, "")
             return
         to_activate = state.get(PODS_TO_ACTIVATE)
         if to_activate:  # at the end of a successful scheduling cycle, as upstream; then cleared
