@@ -6,6 +6,7 @@ the placement-scoring plugin only with TopologyAwareWorkloadScheduling on."""
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 
 import pytest
@@ -13,6 +14,8 @@ import pytest
 from kubesched.cache.cache import Cache
 from kubesched.framework import Assignment, CycleState, Placement, PodGroupAssignments, PodGroupInfo
 from kubesched.framework.features import Features
+from kubesched.objects.nodeinfo import NodeInfo
+from kubesched.objects.pod import PodInfo
 from kubesched.plugins.noderesources import fit_placement
 from kubesched.plugins.noderesources.fit_args import FitArgs, ScoringStrategy
 from kubesched.plugins.noderesources.resource_allocation import ResourceSpec
@@ -132,3 +135,48 @@ def test_a_placement_counts_its_pods_container_requests_not_their_pod_level_reso
     got, _ = pl.score_placement(CycleState(), PodGroupInfo("default", "pg", [pod]),  # type: ignore[attr-defined]
                                 PodGroupAssignments(Placement("", (cache.nodes["node1"],)), [Assignment(pod, "node1")]))
     assert got == score
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_a_placement_is_scored_as_its_nodes_summed_one_by_one(seed: int) -> None:
+    """Random placements (nodes without some resource, a GPU on some, pods already there, any
+    subset of the nodes in any order): the score is MostAllocated over the sums a walk of the
+    placement's nodes gives, each resource counted only on nodes that have it."""
+    rnd = random.Random(seed)
+    cache = Cache()
+    for i in range(rnd.randint(1, 30)):
+        cache.add_node(make_node(f"n{i}", cpu=rnd.choice(["0", "2", "4", "8500m"]),
+                                 memory=rnd.choice(["0", "4Gi", "16Gi"]), ephemeral=rnd.choice([None, "0", "10Gi"]),
+                                 extended={GPU: rnd.choice([0, 1, 4])} if rnd.random() < 0.5 else None))
+    names = list(cache.nodes)
+    for i in range(rnd.randint(0, 20)):
+        cache.add_pod(make_pod(f"e{i}", node_name=rnd.choice(names),
+                               requests={"cpu": f"{rnd.randint(0, 900)}m", "memory": f"{rnd.randint(0, 512)}Mi",
+                                         "ephemeral-storage": f"{rnd.randint(0, 2)}Gi"}))
+    resources = (ResourceSpec("cpu", rnd.randint(1, 3)), ResourceSpec("memory", 1),
+                 ResourceSpec("ephemeral-storage", 1), ResourceSpec(GPU, 2))
+    pods = [make_pod(f"p{i}", uid=f"p{i}", requests={"cpu": f"{rnd.randint(0, 2000)}m", GPU: str(rnd.randint(0, 1))})
+            for i in range(rnd.randint(1, 8))]
+    rnd.shuffle(names)
+    nodes = tuple(cache.nodes[n] for n in names[: rnd.randint(1, len(names))])
+    score = fit_placement.placement_score(resources, PodGroupAssignments(
+        Placement("p", nodes), [Assignment(p, rnd.choice(names)) for p in pods]))
+    assert score == _walked_score(resources, nodes, pods)
+
+
+def _walked_score(resources: tuple[ResourceSpec, ...], nodes: tuple[NodeInfo, ...], pods: list[PodInfo]) -> int:
+    total = weights = 0
+    for spec in resources:
+        wanted = sum(fit_placement.placement_requests(p.requests).get(spec.name) for p in pods)
+        if wanted == 0 and spec.name == GPU:
+            continue  # an extended resource no proposed pod asks for
+        capacity = 0
+        for info in nodes:
+            node_allocatable, node_requested = fit_placement._node_amounts(info, spec.name)
+            if node_allocatable:
+                capacity += node_allocatable
+                wanted += node_requested
+        if capacity:
+            total += min(wanted, capacity) * 100 // capacity * spec.weight
+            weights += spec.weight
+    return total // weights if weights else 0

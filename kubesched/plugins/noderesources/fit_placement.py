@@ -15,6 +15,9 @@ are the containers' (with the defaults) and the overhead, PodLevelResources or n
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Sequence
+
 from ...framework import MAX_SCORE, Handle, PodGroupAssignments, PodGroupCycleState, PodGroupInfo, Status
 from ...objects.nodeinfo import NodeInfo
 from ...objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PodRequests, Resource, is_scalar_resource
@@ -41,6 +44,35 @@ def _node_amounts(info: NodeInfo, name: str) -> tuple[int, int]:
     return 0, 0
 
 
+_AMOUNT_GETTERS = {
+    CPU: (operator.attrgetter("allocatable.milli_cpu"), operator.attrgetter("non_zero_requested.milli_cpu")),
+    MEMORY: (operator.attrgetter("allocatable.memory"), operator.attrgetter("non_zero_requested.memory")),
+    EPHEMERAL_STORAGE: (operator.attrgetter("allocatable.ephemeral_storage"),
+                        operator.attrgetter("requested.ephemeral_storage")),
+}
+
+
+def _summed_amounts(nodes: Sequence[NodeInfo], name: str) -> tuple[int, int]:
+    """``_node_amounts`` summed over the nodes that have the resource (allocatable above 0).
+
+    A placement is scored once per feasible placement of every group cycle, over all its
+    nodes: cpu, memory and ephemeral storage are read in C-level passes, not node by node."""
+    getters = _AMOUNT_GETTERS.get(name)
+    if getters is None:  # an extended resource: few placements ask for one
+        allocatable = held = 0
+        for info in nodes:
+            node_allocatable, node_requested = _node_amounts(info, name)
+            if node_allocatable:
+                allocatable += node_allocatable
+                held += node_requested
+        return allocatable, held
+    read_allocatable, read_requested = getters
+    allocatables = list(map(read_allocatable, nodes))
+    if 0 not in allocatables:  # every node has it (the usual case)
+        return sum(allocatables), sum(map(read_requested, nodes))
+    return sum(allocatables), sum(r for a, r in zip(allocatables, map(read_requested, nodes)) if a)
+
+
 def placement_requests(requests: PodRequests) -> Resource:
     """A proposed pod's requests as upstream's placement scorer reads them: with the
     100m/200Mi container defaults, without pod-level resources."""
@@ -55,15 +87,12 @@ def placement_score(resources: tuple[ResourceSpec, ...], assignments: PodGroupAs
         for i, spec in enumerate(resources):
             requested[i] += asked.get(spec.name)
     allocatable = [0] * len(resources)
-    for info in assignments.placement.nodes:
-        for i, spec in enumerate(resources):
-            if requested[i] == 0 and is_scalar_resource(spec.name):
-                continue  # an extended resource the group does not ask for: not scored
-            node_allocatable, node_requested = _node_amounts(info, spec.name)
-            if node_allocatable == 0:
-                continue
-            allocatable[i] += node_allocatable
-            requested[i] += node_requested
+    nodes = assignments.placement.nodes
+    for i, spec in enumerate(resources):
+        if requested[i] == 0 and is_scalar_resource(spec.name):
+            continue  # an extended resource the group does not ask for: not scored
+        allocatable[i], held = _summed_amounts(nodes, spec.name)
+        requested[i] += held
     score = weight_sum = 0
     for spec, wanted, capacity in zip(resources, requested, allocatable):
         if capacity == 0:
