@@ -79,8 +79,8 @@ class DefaultPreemption:
     def pre_enqueue(self, pod: PodInfo) -> Status | None:
         """Asynchronous preemption: a preemptor whose victims are still being evicted waits;
         with WorkloadAwarePreemption, a pod group's member waits while its group's are."""
-        if not self.handle.features.enable_async_preemption:
-            return None
+        if not self.handle.features.enable_async_preemption or not self.executor.preempting:
+            return None  # (the common case: no preemption under way, nothing to look up)
         if pod.pod_group_name is not None and self.handle.features.enable_workload_aware_preemption:
             group = self._pod_group(pod.namespace, pod.pod_group_name)
             if group is None:  # not ours to hold back a pod whose group is missing
