@@ -91,7 +91,9 @@ class EventHandlers:
         if pod.node_name:
             self.cache.add_pod(pod)  # the cache keeps its own compact copy, without the raw document
             self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_ADD, None, pod)
-        elif self.responsible_for(pod) and not pod.terminating:
+        elif self.responsible_for(pod):
+            # A pod being deleted is queued too (and counts in its group): popped, it is
+            # skipped with an event (upstream's skipPodSchedule); its deletion removes it.
             self.pods[pod.uid] = pod
             self.cache.add_pod_group_member(pod)  # a pod group's member counts from now on (GenericWorkload)
             if self.queue.add(pod) == ACTIVE and pod.nominated_node_name:
@@ -127,9 +129,6 @@ class EventHandlers:
                     self.pods[new.uid] = new
                 if new.terminating and (old is None or not old.terminating):
                     self._assumed_pod_deleted(new)
-                return
-            if new.terminating:
-                self.on_pod_delete(new)
                 return
             self.pods[new.uid] = new
             self.nominator.update(old, new)

@@ -204,8 +204,13 @@ class Scheduler(EventHandlers, PodGroupEvents, PodGroupCycle, BindingCycle):
             self.metrics.preemption_victims(count)
 
     def _skip(self, pod: PodInfo) -> bool:
-        """Deleted or already assumed pods are not scheduled again."""
-        return pod.terminating or self.cache.is_assumed(pod)
+        """upstream's ``skipPodSchedule``: a pod being deleted (said in an event) or already
+        assumed is not scheduled; the caller tells the queue it is done with it."""
+        if pod.terminating:
+            self.client.record_event(pod, "Warning", "FailedScheduling",
+                                     f"skip schedule deleting pod: {pod.namespace}/{pod.name}")
+            return True
+        return self.cache.is_assumed(pod)
 
     def _notify(self, queued: QueuedPodInfo, fwk: Framework, result: ScheduleResult | None,
                 error: Exception | None, snapshot: Snapshot, started: float,

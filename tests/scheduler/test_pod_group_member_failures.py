@@ -24,13 +24,13 @@ from kubesched.framework.features import Features
 from kubesched.framework.queued_pod import QueuedPodInfo
 from kubesched.framework.status import Code, Status
 from kubesched.objects.nodeinfo import NodeInfo
-from kubesched.objects.pod import PodInfo
+from kubesched.objects.pod import PodInfo, parse_pod
 from kubesched.plugins.registry import UPSTREAM_ONLY, in_tree_registry
 from kubesched.scheduler.factory import new_scheduler
 from kubesched.scheduler.scheduler import Scheduler
-from tests.helpers import make_node, make_pod
+from tests.helpers import make_node, make_pod, pod
 
-from .podgroup_support import default_scheduler, group, member
+from .podgroup_support import default_scheduler, group, member, raw_member
 
 NAME = "Refusing"
 
@@ -117,3 +117,37 @@ def test_a_pod_of_no_group_refused_pending_on_its_node_is_pending_on_the_refusin
     sched.schedule_one()
     info = queued(sched, "solo")
     assert (info.unschedulable_plugins, info.pending_plugins) == ({NAME}, {NAME})
+
+
+# -- pods being deleted ------------------------------------------------------------------------
+def _deleting(raw: dict[str, object]) -> PodInfo:
+    raw["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"  # type: ignore[index]
+    return parse_pod(raw)
+
+
+def test_a_pending_pod_being_deleted_is_popped_and_skipped_with_upstreams_event() -> None:
+    """upstream's informer handlers queue a pending pod whatever its deletionTimestamp; popped,
+    ``skipPodSchedule`` says so in a FailedScheduling event and drops it."""
+    sched, cluster = default_scheduler()
+    sched.on_pod_add(_deleting(pod("going", uid="going", cpu="1")))
+    sched.schedule_one()
+    assert cluster.events == [("default/going", "Warning", "FailedScheduling", "skip schedule deleting pod: default/going")]
+    assert cluster.bindings == [] and sched.queue.where("going") == ""
+
+
+def test_a_gang_member_being_deleted_counts_towards_min_count_but_is_not_scheduled() -> None:
+    """The member being deleted is still a member (``AddPodGroupMember``): three of three make
+    the quorum GangScheduling's PreEnqueue asks for, so the group is tried; its cycle skips
+    the deleted one (``skipPodGroupPodSchedule``), two cannot reach minCount at Permit, and
+    the group is unschedulable."""
+    sched, cluster = default_scheduler()
+    sched.on_pod_group_add(group(min_count=3))
+    sched.on_pod_add(member("m1", cpu="1"))
+    sched.on_pod_add(member("m2", cpu="1"))
+    sched.on_pod_add(_deleting(raw_member("m3", "pg", cpu="1")))
+    sched.schedule_one()
+    assert ("default/m3", "Warning", "FailedScheduling", "skip schedule deleting pod: default/m3") in cluster.events
+    assert cluster.bindings == []
+    assert sched.group_cycles[-1].order == ["default/m1", "default/m2"]  # m3 popped, then skipped
+    assert cluster.conditions["default/m1"][0] == "Unschedulable"
+    assert sched.group_cycles[-1].condition[:2] == ("False", "Unschedulable")
