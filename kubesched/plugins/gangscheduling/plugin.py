@@ -126,9 +126,23 @@ class GangScheduling:
         return None, 0.0
 
     def _allow_waiting(self, group_state: PodGroupState) -> None:
-        """Allow every assumed member waiting at Permit, in the order they began to wait
-        (upstream's order is a set's, and its waiting pods go on concurrently; kubesched's
-        may go on at once, so the order is made deterministic)."""
+        """Allow every assumed member waiting at Permit, in the order they began to wait.
+
+        Upstream ranges over ``AssumedPods()``, a set, so its order is random; the order
+        changes no decision, status or message, which is why kubesched keeps the waiting
+        order (deterministic) rather than imitating a random one:
+
+        * the same pods are allowed whatever the order (every assumed member found waiting),
+          and allowing one neither rejects another nor changes the quorum the others need:
+          they are allowed already, and each binds on the node it was assumed on;
+        * an allowed pod only leaves WaitOnPermit; upstream then binds each in its own
+          goroutine, so the order of the binds, of their Scheduled events and of the informer
+          confirming them (the AssignedPodAdd events that may wake other pods) is the API
+          server's, not this loop's. kubesched's simulator binds an allowed pod at once, so
+          there these come in waiting order (the group cycle's member order), which is one of
+          the orders upstream can produce; the member completing the quorum binds after them,
+          as its own binding cycle starts only when its Permit returns.
+        """
         assumed = group_state.assumed_pods()
         if not assumed:
             return
