@@ -70,6 +70,14 @@ def group_unschedulable(*reasons: str) -> Status:
                   error=PodGroupUnschedulableError(", ".join((POD_GROUP_UNSCHEDULABLE, *reasons))))
 
 
+def _wrapped(message: str, cause: BaseException | None) -> Exception:
+    """Go's ``fmt.Errorf("...: %w", err)``: an error whose text is ``message`` (the group's
+    condition and its pods' messages read it), with ``cause`` under it."""
+    err = RuntimeError(message)
+    err.__cause__ = cause
+    return err
+
+
 def fit_error_on_node(pod_key: str, status: Status) -> FitError:
     """upstream's FitError for a member Reserve or Permit rejected on its node: that one node
     with the status, and the rejecting plugin recorded (``Diagnosis.AddPluginStatus``), so
@@ -290,8 +298,8 @@ class PodGroupAlgorithm:
                 if status is not None and not status.is_success() and not pod_result.requires_preemption:
                     if status.is_rejected():
                         continue  # the group may still be feasible without this pod
-                    result.status = Status(Code.ERROR, "failed to schedule other pod from a pod group: "
-                                           + status_error_text(status), error=status.error)
+                    message = "failed to schedule other pod from a pod group: " + status_error_text(status)
+                    result.status = Status(Code.ERROR, message, error=_wrapped(message, status.error))
                     result.waiting_on_preemption = False
                     break
                 if revert is not None:
