@@ -21,7 +21,7 @@ REGISTRY = in_tree_registry()
 # Plugins whose both forms the suite must compare: if one lost a form, this list says so.
 BOTH_FILTER_FORMS = {"NodeUnschedulable", "NodeName", "NodePorts", "TaintToleration", "NodeAffinity",
                      "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity", "NodeDeclaredFeatures",
-                     "DynamicResources"}
+                     "DynamicResources", "NodeVolumeLimits", "VolumeBinding"}
 BOTH_SCORE_FORMS = {"TaintToleration", "NodeAffinity", "PodTopologySpread", "InterPodAffinity", "DynamicResources"}
 
 # Non-default args worth their own run.
@@ -61,9 +61,10 @@ def test_the_plugins_with_both_forms_are_the_expected_ones() -> None:
 # StorageCapacityScoring): no score to range-check; the rest of the contract still applies.
 NEVER_SCORE = {"VolumeBinding"}
 # Plugins whose PreFilter skips every pod random_clusters makes (no pod there needs a node
-# feature or has a ResourceClaim): their forms are compared in their own specs
-# (tests/plugins/test_nodedeclaredfeatures.py, test_dynamicresources.py); the rest applies here.
-NOTHING_TO_FILTER = {"NodeDeclaredFeatures", "DynamicResources"}
+# feature, has a ResourceClaim or a PVC): their forms are compared in their own specs
+# (tests/plugins/test_nodedeclaredfeatures.py, test_dynamicresources.py, and for the storage
+# filters test_volume_filter_forms.py, on random clusters with claims); the rest applies here.
+NOTHING_TO_FILTER = {"NodeDeclaredFeatures", "DynamicResources", "NodeVolumeLimits", "VolumeBinding"}
 
 
 @pytest.mark.parametrize("name", REGISTRY.names())

@@ -11,7 +11,7 @@ the next filter.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Mapping, overload
 
 import numpy as np
 
@@ -22,11 +22,40 @@ from ...objects.storage import CSINodeInfo
 from ..volumebinding.index import StorageIndex
 from .migration import IN_TREE_PLUGINS, migration_on
 
-__all__ = ["AttachedVolumes", "Entry", "Resolver"]
+__all__ = ["AttachedVolumes", "Entry", "NodeLimits", "Resolver", "counts_on", "node_limits", "over_limit"]
 
 # One attachable volume: (in-tree plugin it is migrated from, or ""; unique name; CSI driver).
 Entry = tuple[str, str, str]
 Resolver = Callable[[PodInfo], list[Entry]]
+# What a node's CSINode says: per driver, its attach limit; the in-tree plugins it migrated.
+NodeLimits = tuple[Mapping[str, int], frozenset[str]]
+
+_NO_LIMITS: NodeLimits = ({}, frozenset())
+
+
+def node_limits(csi_node: CSINodeInfo | None) -> NodeLimits:
+    """A node's per-driver limits and migrated plugins; both forms of Filter read a node
+    through this, the columns row by row, the per-node form for the node it is given."""
+    if csi_node is None:
+        return _NO_LIMITS
+    return csi_node.limits, frozenset(p for p in IN_TREE_PLUGINS if migration_on(csi_node, p))
+
+
+def counts_on(plugin: str, migrated: frozenset[str]) -> bool:
+    """Whether a volume counts on a node: a CSI volume always, one of an in-tree plugin only
+    where that plugin is migrated."""
+    return not plugin or plugin in migrated
+
+
+@overload
+def over_limit(new: int, have: int, limit: int) -> bool: ...
+@overload
+def over_limit(new: IntArray, have: IntArray, limit: IntArray) -> BoolArray: ...
+def over_limit(new: int | IntArray, have: int | IntArray, limit: int | IntArray) -> bool | BoolArray:
+    """The node fails when the pod brings new volumes of a driver the node limits and the
+    attached plus new ones exceed the limit (``limit`` < 0: no limit). Elementwise on
+    columns (batch form) as on counts (per-node form)."""
+    return (new > 0) & (limit >= 0) & (have + new > limit)
 
 
 class AttachedVolumes:
@@ -38,6 +67,7 @@ class AttachedVolumes:
         self.counts: dict[str, IntArray] = {}  # driver -> distinct volumes attached, per row
         self.limits: dict[str, IntArray] = {}  # driver -> allocatable count per row (-1: none)
         self.migrated: dict[str, BoolArray] = {}  # in-tree plugin -> rows whose CSINode migrated it
+        self.migrated_on: list[frozenset[str]] = []  # row -> the plugins its CSINode migrated
         self.where: dict[str, dict[int, int]] = {}  # unique volume -> row -> pods using it there
         for kind in ("PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode"):
             index.stores[kind].add_handler(self)
@@ -65,9 +95,10 @@ class AttachedVolumes:
             self._apply(pod, node.row, -1)
 
     def _apply(self, pod: PodInfo, row: int, delta: int) -> None:
+        migrated = self.migrated_on[row]
         for plugin, unique, driver in self.resolve(pod):
-            if plugin and not self.migrated[plugin][row]:
-                continue  # counted on nodes where its plugin is migrated only
+            if not counts_on(plugin, migrated):
+                continue
             rows = self.where.setdefault(unique, {})
             before = rows.get(row, 0)
             after = before + delta
@@ -93,22 +124,21 @@ class AttachedVolumes:
         size = snapshot.table.size
         self.size, self.counts, self.limits, self.where = size, {}, {}, {}
         self.migrated = {plugin: np.zeros(size, dtype=bool) for plugin in IN_TREE_PLUGINS}
+        self.migrated_on = [_NO_LIMITS[1]] * size
         infos = snapshot.node_infos
         for row in range(size):
             info = infos[row]
             if info is None:
                 continue
-            csi_node: CSINodeInfo | None = self.index.csi_node(info.node.name)
-            if csi_node is None:
-                continue
-            for driver, limit in csi_node.limits.items():
+            limits, migrated = node_limits(self.index.csi_node(info.node.name))
+            for driver, limit in limits.items():
                 column = self.limits.get(driver)
                 if column is None:
                     column = self.limits[driver] = np.full(size, -1, dtype=np.int64)
                 column[row] = limit
-            for plugin in IN_TREE_PLUGINS:
-                if migration_on(csi_node, plugin):
-                    self.migrated[plugin][row] = True
+            self.migrated_on[row] = migrated
+            for plugin in migrated:
+                self.migrated[plugin][row] = True
         self.dirty = False
         for row in range(size):
             info = infos[row]

@@ -4,7 +4,9 @@ A node's CSINode says how many volumes of each CSI driver it can attach
 (``spec.drivers[].allocatable.count``). Filter counts the distinct volumes
 (``<driver>/<handle>``) of the pods already on the node, adds the pod's new ones, and
 fails the node (Unschedulable) if some driver would go over its limit; in batch form,
-from per-driver columns kept as pods are placed (``attached.AttachedVolumes``). A claim's
+from per-driver columns kept as pods are placed (``attached.AttachedVolumes``), in
+per-node form (preemption's dry run) from the pods of the NodeInfo it is given; both
+read a node and test the limit through the same helpers of ``attached``. A claim's
 driver comes from its bound PV (``spec.csi``, or a migrated in-tree source), or, for
 a claim not bound yet, from its StorageClass's provisioner, with a handle unique to
 the claim. Inline in-tree volumes count once their plugin is migrated on the node.
@@ -36,10 +38,10 @@ from ...framework import (
 )
 from ..helper import claim_hint
 from ...framework.signing import UNSIGNED_NAMESPACE, SignFragment, sign_volumes
-from ...objects import PodInfo
+from ...objects import NodeInfo, PodInfo
 from ...objects.storage import PersistentVolumeClaim
 from ..volumebinding.index import StorageIndex, storage_index
-from .attached import AttachedVolumes, Entry
+from .attached import AttachedVolumes, Entry, counts_on, node_limits, over_limit
 from .migration import CSI_DRIVER_OF_PLUGIN, IN_TREE_PLUGINS, PLUGIN_OF_SOURCE, inline_csi_volume
 
 __all__ = ["NAME", "ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED", "CSILimits", "new"]
@@ -58,8 +60,16 @@ class _MissingClaim(Exception):
 
 @dataclass(slots=True)
 class _State:
-    volumes: dict[str, tuple[str, str]]  # unique name -> (in-tree plugin or "", driver)
+    by_driver: dict[str, list[tuple[str, str]]]  # driver -> the pod's (unique name, in-tree plugin or "")
     error: Status | None  # a claim of the pod cannot be looked up: every node fails with this
+
+
+def _by_driver(entries: list[Entry]) -> dict[str, list[tuple[str, str]]]:
+    """The pod's volumes per driver, each unique name once."""
+    out: dict[str, dict[str, str]] = {}
+    for plugin, unique, driver in entries:
+        out.setdefault(driver, {})[unique] = plugin
+    return {driver: list(found.items()) for driver, found in out.items()}
 
 
 _STATE: StateKey[_State] = StateKey("PreFilter" + NAME)
@@ -88,7 +98,7 @@ class CSILimits:
         except _MissingClaim as err:
             state.write(_STATE, _State({}, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, str(err))))
             return None, None
-        state.write(_STATE, _State({unique: (plugin, driver) for plugin, unique, driver in entries}, None))
+        state.write(_STATE, _State(_by_driver(entries), None))
         return None, None
 
     def filter_nodes(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView, candidates: BoolArray) -> NodeVerdicts:
@@ -102,23 +112,45 @@ class CSILimits:
             return NodeVerdicts.from_mask(np.zeros(size, dtype=bool), s.error)
         attached = self.attached.current(snapshot)
         failed = np.zeros(size, dtype=bool)
-        for driver in {d for _, d in s.volumes.values()}:
+        for driver, volumes in s.by_driver.items():
             limit = attached.limits.get(driver)
             if limit is None:
                 continue  # no node limits this driver
             new = np.zeros(size, dtype=np.int64)
-            for unique, (plugin, d) in s.volumes.items():
-                if d != driver:
-                    continue
+            for unique, plugin in volumes:
                 counts = attached.migrated[plugin].astype(np.int64) if plugin else np.ones(size, dtype=np.int64)
                 rows = attached.where.get(unique)
                 if rows:
                     counts[list(rows)] = 0  # attached there already: counted once
                 new += counts
             have = attached.counts.get(driver)
-            total = new if have is None else have + new
-            failed |= (new > 0) & (limit >= 0) & (total > limit)
+            failed |= over_limit(new, np.zeros(size, dtype=np.int64) if have is None else have, limit)
         return NodeVerdicts.from_mask(~failed, EXCEEDED)
+
+    def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status | None:
+        """The per-node form, for what-if nodes (preemption's dry run without its victims,
+        a node with its nominated pods added): the volumes of the pods ``node_info`` holds,
+        not the columns of the table, with the same counting rules and limit test."""
+        s = state.get(_STATE)
+        if s is None:
+            return None
+        if s.error is not None:
+            return s.error
+        limits, migrated = node_limits(self.index.csi_node(node_info.node.name))
+        if not any(driver in limits for driver in s.by_driver):
+            return None
+        attached: dict[str, set[str]] = {}
+        for other in node_info.pods.values():
+            if other.volumes:
+                for plugin, unique, driver in self.entries(other):
+                    if counts_on(plugin, migrated):
+                        attached.setdefault(driver, set()).add(unique)
+        for driver, volumes in s.by_driver.items():
+            have = attached.get(driver, set())
+            new = sum(1 for unique, plugin in volumes if counts_on(plugin, migrated) and unique not in have)
+            if over_limit(new, len(have), limits.get(driver, -1)):
+                return EXCEEDED
+        return None
 
     def entries(self, pod: PodInfo, new_pod: bool = False) -> list[Entry]:
         """The pod's attachable volumes: (in-tree plugin or "", ``<driver>/<handle>``, driver).

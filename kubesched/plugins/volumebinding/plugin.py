@@ -170,6 +170,12 @@ class VolumeBinding:
             rows = rows & ~found  # a PV of their own fits there: only the others need a look
         return NodeVerdicts.per_row(size, rows, snapshot.node_infos, lambda info: self.filter_node(s, info.node))
 
+    def filter(self, state: CycleState, pod: PodInfo, node: NodeInfo) -> Status | None:
+        """The per-node form (preemption's dry run, a node with nominated pods added):
+        upstream's Filter, ``filter_node``, which ``filter_nodes`` answers per row with."""
+        s = state.get(_STATE)
+        return None if s is None else self.filter_node(s, node.node)
+
     def _pinned_rows(self, s: _State, snapshot: SnapshotView) -> BoolArray | None:
         """One unbound claim and PVs each pinned to label values (local PVs on their hosts):
         the rows that have one, from the label columns at once. None: not that case."""
