@@ -373,9 +373,10 @@ class PodGroupAlgorithm:
             out.status, out.error, out.host, out.nominated = Status.as_error(err), err, "", ""
             out.requires_preemption = False
             return None
+        # upstream's assume: DeleteNominatedPodIfExists, whatever the pod says; the revert puts
+        # back only the nomination the pod itself carries (status.nominatedNodeName)
         nominated = pod.nominated_node_name
-        if nominated:
-            self.nominator.delete(pod)  # assuming takes the nomination's place, for now
+        self.nominator.delete(pod)
 
         def revert() -> None:
             self._undo(fwk, state, assumed, host)

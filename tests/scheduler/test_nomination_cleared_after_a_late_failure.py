@@ -125,3 +125,29 @@ def test_a_pod_group_member_refused_while_preparing_its_binding_loses_its_nomina
     sched.queue.activate([member])
     sched.schedule_one()
     assert bound(cluster) == {"p": "n1"}
+
+
+def test_a_member_assumed_in_a_group_cycle_leaves_the_nominator_even_if_it_does_not_carry_its_nomination() -> None:
+    """The nominator may hold a nomination the pod object does not show yet (the status patch
+    not back from the informer). Upstream's ``assume`` calls ``DeleteNominatedPodIfExists``
+    all the same, so the assumed member does not also count on its nominated node for the
+    next members' filters; its revert restores only ``status.nominatedNodeName`` (none here).
+    m1 goes to n1 (node selector) while the nominator still has it on n2: m2 then fits n2."""
+    registry = in_tree_registry(Features.from_gates({"GenericWorkload": True}))
+    config = parse_config({"apiVersion": API_VERSION, "kind": KIND}, registry, UPSTREAM_ONLY)
+    clock = VirtualClock()
+    cluster = SimulatedCluster(clock)
+    sched = new_scheduler(config, cluster, clock, registry, tie_break="name")
+    for name in ("n1", "n2"):
+        sched.on_node_add(make_node(name, cpu="2"))
+    sched.on_pod_group_add(group())
+    members = []
+    for name, priority, selector in (("m1", 10, {"kubernetes.io/hostname": "n1"}), ("m2", 0, None)):
+        raw = pod(name, uid=name, cpu="2", priority=priority, node_selector=selector)
+        raw["spec"]["schedulingGroup"] = {"podGroupName": "pg"}
+        members.append(parse_pod(raw))
+    for m in members:
+        sched.on_pod_add(m)
+    sched.nominator.add(members[0], "n2")  # the scheduler's own nomination, not on the pod yet
+    sched.schedule_one()
+    assert bound(cluster) == {"m1": "n1", "m2": "n2"}
