@@ -19,6 +19,7 @@ from ...objects.errors import ObjectError
 from ...objects.pod import PodInfo
 from .binding_conditions import DEFAULT_BINDING_TIMEOUT, pre_bind_wait
 from .extended_claim import claim_document
+from .group_claims import POD_GROUPS, is_reserved_for_pod
 from .manager import DraManager
 from .names import SPECIAL_CLAIM_NAME
 from .skipped import PRE_BIND_SKIP
@@ -93,8 +94,11 @@ class BindingMixin:
         if s.empty():
             return None
         client = self.writer()
+        group_claims = self.features.enable_dra_workload_resource_claims
         for index, claim in enumerate(s.claims):
-            if any(ref.uid == pod.uid for ref in claim.status.reserved_for):
+            if is_reserved_for_pod(pod, claim, group_claims):
+                continue
+            if group_claims and self._reserved_by_group_meanwhile(s, index, pod):
                 continue
             try:
                 s.claims[index] = self._bind_claim(s, index, pod, node_name, client)
@@ -102,6 +106,24 @@ class BindingMixin:
                 return Status.as_error(err)
         return pre_bind_wait(self.handle, self.manager, self.features, s.claims, pod, node_name,
                              self.binding_timeout)
+
+    def _reserved_by_group_meanwhile(self, s: DraState, index: int, pod: PodInfo) -> bool:
+        """A claim of the pod's PodGroup that an earlier member's PreBind of the same group cycle
+        already allocated and reserved for the group: the stored claim replaces this pod's copy
+        and its share of the pending allocation is dropped. Upstream's bindClaim writes the
+        shared allocation again for every member and the API server refuses all but the first
+        ('got allocated elsewhere in the meantime'); kubesched takes the stored reservation."""
+        if index not in s.shared and (s.bindings is None or index >= len(s.bindings)
+                                      or s.bindings[index].resource != POD_GROUPS):
+            return False
+        claim = s.claims[index]
+        current = self.manager.get_claim(claim.namespace, claim.name)
+        if current is None or current.allocation is None or not is_reserved_for_pod(pod, current, True):
+            return False
+        if index in s.shared:
+            self.manager.remove_pending_allocation(claim.meta.uid)
+        s.claims[index] = current
+        return True
 
     def _bind_claim(self, s: DraState, index: int, pod: PodInfo, node_name: str,
                     client: ResourceClaimWriter | None) -> ResourceClaim:
@@ -113,6 +135,7 @@ class BindingMixin:
         if client is None:
             raise BindError("writing ResourceClaims needs a cluster client that supports them")
         pending_uid = claim.meta.uid
+        stored = False
         try:
             raw: JSONObject | None
             found = s.node_allocations.get(node_name)
@@ -127,20 +150,26 @@ class BindingMixin:
                 raw = self.manager.raw_claim(claim)
             if raw is None:
                 raise BindError(f"claim {claim.namespace}/{claim.name} got deleted in the meantime")
-            consumer = {"resource": "pods", "name": pod.name, "uid": pod.uid}
+            consumer: JSONObject = {"resource": "pods", "name": pod.name, "uid": pod.uid}
+            if s.bindings is not None and index < len(s.bindings):
+                ref = s.bindings[index]
+                consumer = {"resource": ref.resource, "name": ref.name, "uid": ref.uid}
+                if ref.api_group:
+                    consumer = {"apiGroup": ref.api_group, **consumer}
             allocation_json = allocation_to_json(allocation) if allocation is not None else None
             if allocation is not None and allocation_json is not None:
                 self.manager.written_allocation(allocation_json, allocation)
-            stored = client.bind_resource_claim(
+            written = client.bind_resource_claim(
                 raw, allocation_json, consumer,
                 set_allocation_timestamp=(self.features.enable_dra_device_binding_conditions
                                           and self.features.enable_dra_resource_claim_device_status))
-            current = _held(self.manager, stored)
+            current = _held(self.manager, written)
             if current is not None:
                 bound = current
             else:
-                bound = _parse_with(self.manager, stored)
-                self.manager.assume_claim(stored, bound)
+                bound = _parse_with(self.manager, written)
+                self.manager.assume_claim(written, bound)
+            stored = True
             if is_extended and found is not None:
                 client.patch_pod_extended_resource_claim_status(pod, {
                     "requestMappings": [m.to_json() for m in found.mappings],
@@ -148,8 +177,8 @@ class BindingMixin:
                 })
             return bound
         finally:
-            if allocation is not None:
-                self.manager.remove_pending_allocation(pending_uid)
+            if allocation is not None:  # the last sharer, or stored now: no longer in flight
+                self.manager.remove_pending_allocation(pending_uid, force=stored)
 
 
 def _held(manager: DraManager, doc: JSONObject) -> ResourceClaim | None:

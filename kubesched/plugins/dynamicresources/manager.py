@@ -94,6 +94,9 @@ class DraManager:
         self.slices: dict[str, ResourceSlice] = {}
         self.allocated = AllocatedState()
         self.in_flight: dict[str, ResourceClaim] = {}  # claim uid -> the claim with its pending allocation
+        # claim uid -> how many pods of one pod-group cycle use its pending allocation (upstream's
+        # inFlightAllocation.sharers): always 1 unless DRAWorkloadResourceClaims shares it.
+        self.sharers: dict[str, int] = {}
         self._slice_index: SliceIndex | None = None
         self._written: dict[int, tuple[JSONObject, AllocationResult]] = {}
         self._specs: dict[str, ResourceClaimSpec] = {}  # repr of a raw claim spec -> its record
@@ -259,21 +262,33 @@ class DraManager:
         return self.in_flight.get(uid)
 
     def signal_pending_allocation(self, uid: str, claim: ResourceClaim) -> None:
-        """Reserve: the claim's devices are taken from now on."""
+        """Reserve: the claim's devices are taken from now on. A claim already in flight gains a
+        sharer (a later pod of the same pod-group cycle reusing the pending allocation)."""
         with self._lock:
+            if uid in self.in_flight:
+                self.sharers[uid] = self.sharers.get(uid, 1) + 1
+                return
             self.in_flight[uid] = claim
+            self.sharers[uid] = 1
             if claim.allocation is not None:
                 self._touch(claim.allocation)
 
-    def remove_pending_allocation(self, uid: str) -> bool:
-        """Unreserve, or PreBind done: the in-flight allocation is gone; False when none was pending."""
+    def remove_pending_allocation(self, uid: str, force: bool = False) -> bool:
+        """Unreserve, or PreBind done: one sharer less; the in-flight allocation is gone when it was
+        the last one or ``force`` (the allocation is stored now). True when it went, False when it
+        is still shared or none was pending (upstream's ``MaybeRemoveClaimPendingAllocation``)."""
         with self._lock:
+            count = self.sharers.get(uid, 1)
+            if uid in self.in_flight and not force and count > 1:
+                self.sharers[uid] = count - 1
+                return False
             return self._drop_in_flight(uid)
 
     def _drop_in_flight(self, uid: str) -> bool:
         """The in-flight allocation of claim ``uid`` is gone (its devices freed, unless a stored
         allocation took them again: that one notes its own touch); lock held."""
         claim = self.in_flight.pop(uid, None)
+        self.sharers.pop(uid, None)
         if claim is not None and claim.allocation is not None:
             self._touch(claim.allocation, freed=True)
         return claim is not None

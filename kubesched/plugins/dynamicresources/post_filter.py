@@ -30,14 +30,18 @@ from ...framework.handle import JSONObject
 from ...objects.dra import ResourceClaim
 from ...objects.pod import PodInfo
 from .binding import BindingMixin
+from .claims import ClaimNotCreated
+from .group_claims import is_for_pod_group, is_reserved_for_pod, name_from_pod_group
 from .names import ERR_NOTHING_TO_DEALLOCATE, NAME, SPECIAL_CLAIM_NAME
 from .state import DraState, STATE
 
-__all__ = ["PostFilterMixin", "RandomChoices", "DEALLOCATED", "DELETED", "STILL_NOT_SCHEDULABLE"]
+__all__ = ["PostFilterMixin", "RandomChoices", "DEALLOCATED", "DELETED", "STILL_NOT_SCHEDULABLE",
+           "UNRESERVED_FOR_POD_GROUP"]
 
 DEALLOCATED = "deallocation of ResourceClaim completed"
 DELETED = "deletion of ResourceClaim completed"
 STILL_NOT_SCHEDULABLE = "still not schedulable"
+UNRESERVED_FOR_POD_GROUP = "ResourceClaim unreserved for PodGroup"
 _NO_WRITER = "{} a ResourceClaim needs a cluster client that writes claims"
 
 
@@ -94,7 +98,51 @@ class PostFilterMixin(BindingMixin):
                 return None, self._deallocate(claim)
         if ext is not None and ext.name != SPECIAL_CLAIM_NAME:
             return None, self._delete(ext)
+        if self.features.enable_dra_workload_resource_claims:
+            status = self._unreserve_pod_group_claims(pod)
+            if status is not None:
+                return None, status
         return None, Status(Code.UNSCHEDULABLE, STILL_NOT_SCHEDULABLE)
+
+    def _unreserve_pod_group_claims(self, pod: PodInfo) -> Status | None:
+        """upstream's ``unreservePodGroupClaims``: while none of the pod's group is placed (bound
+        or assumed), take the group out of ``reservedFor`` of the first of its allocated claims
+        reserved for it, so that claim can be deallocated and allocated afresh."""
+        if pod.pod_group_name is None:
+            return None
+        manager = self.handle.pod_group_manager
+        group_state = manager.pod_group_states().get(pod.namespace, pod.pod_group_name)
+        if group_state is None:
+            return Status(Code.ERROR, f'podgroup "{pod.namespace}/{pod.pod_group_name}" not found')
+        if group_state.scheduled_pods_count() > 0:
+            return None
+        group = manager.pod_group(pod.namespace, pod.pod_group_name)
+        if group is None:
+            return Status(Code.ERROR, f'podgroups.scheduling.k8s.io "{pod.pod_group_name}" not found')
+        client = self.writer()
+        for entry in group.resource_claims:
+            try:
+                claim_name, must_check_owner = name_from_pod_group(group, entry)
+            except ClaimNotCreated as err:
+                return Status(Code.ERROR, str(err))
+            if claim_name is None:
+                continue
+            claim = self.manager.get_claim(group.namespace, claim_name)
+            if claim is None:
+                return Status(Code.ERROR, f'resourceclaim.resource.k8s.io "{claim_name}" not found')
+            if must_check_owner and is_for_pod_group(group, claim) is not None:
+                continue
+            if claim.allocation is None or not is_reserved_for_pod(pod, claim, True):
+                continue
+            raw = self.manager.raw_claim(claim)
+            if raw is None or client is None:
+                continue  # upstream logs a failed patch and goes on to the next claim
+            try:
+                client.unreserve_resource_claim(raw, group.uid)
+            except Exception:  # the API server's refusal: upstream logs it and goes on
+                continue
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, UNRESERVED_FOR_POD_GROUP)
+        return None
 
     def _deallocate(self, claim: ResourceClaim) -> Status:
         """upstream's ``UpdateStatus`` with allocation, reservations and device statuses cleared."""

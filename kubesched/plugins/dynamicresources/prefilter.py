@@ -15,19 +15,33 @@ from __future__ import annotations
 from ...framework import Code, CycleState, Handle, PreFilterResult, SnapshotView, Status
 from ...framework.features import Features
 from ...objects.dra import ResourceClaim
+from ...objects.dra.claim import ResourceClaimConsumerReference
 from ...objects.pod import PodInfo
 from ...cel import CelCache
 from ...structured import Allocator, Features as AllocatorFeatures
 from ...structured.pools import spec_signature
 from .binding_conditions import BindingConditionError, claim_ready, claim_timed_out, timestamp_clock
 from .claims import ClaimNotCreated, claim_names
+from .group_claims import ClaimBindingError, bind_to, is_for_pod
 from .extended import backed_resources, is_extended_claim_of
 from .extended_claim import special_claim
 from .manager import DraManager
-from .state import NO_CLAIMS, STATE, DraState
+from .state import GROUP_STATE, NO_CLAIMS, STATE, DraState, GroupPending
 from .statuses import NOWHERE, SKIP, unresolvable
 
-__all__ = ["PreFilterMixin"]
+__all__ = ["PreFilterMixin", "group_pending"]
+
+
+def group_pending(state: CycleState) -> GroupPending | None:
+    """This pod-group cycle's pending claims (made on first use); None outside a group cycle."""
+    group_state = state.pod_group_cycle_state
+    if group_state is None:
+        return None
+    found = group_state.get(GROUP_STATE)
+    if found is None:
+        found = GroupPending()
+        group_state.write(GROUP_STATE, found)
+    return found
 
 class PreFilterMixin:
     handle: Handle
@@ -57,11 +71,26 @@ class PreFilterMixin:
                 raise ClaimNotCreated(f'could not find ResourceClaim "{pod.namespace}/{ref.claim_name}"')
             if claim.meta.deletion_timestamp is not None:
                 raise ClaimNotCreated(f'resourceclaim "{claim.name}" is being deleted')
-            if ref.must_check_owner and not any(o.controller and o.uid == pod.uid for o in claim.meta.owner_references):
-                raise ClaimNotCreated(f"ResourceClaim {claim.namespace}/{claim.name} was not created for Pod "
-                                      f"{pod.namespace}/{pod.name} (Pod is not owner)")
+            if ref.must_check_owner:
+                problem = is_for_pod(pod, claim, self.features.enable_dra_workload_resource_claims)
+                if problem is not None:
+                    raise ClaimNotCreated(problem)
             out.append(claim)
         return out
+
+    def claim_bindings(self, pod: PodInfo) -> list[ResourceClaimConsumerReference] | None:
+        """upstream's ``podResourceClaimBindings``: the consumer each of the pod's claims is
+        reserved for, in claim order (None with DRAWorkloadResourceClaims off); raises
+        ``ClaimNotCreated`` (the PodGroup is unknown) or ``ClaimBindingError``."""
+        if not self.features.enable_dra_workload_resource_claims:
+            return None
+        group = None
+        if pod.pod_group_name is not None:
+            group = self.handle.pod_group_manager.pod_group(pod.namespace, pod.pod_group_name)
+            if group is None:
+                raise ClaimNotCreated(f'podgroups.scheduling.k8s.io "{pod.pod_group_name}" not found')
+        by_entry = {entry.name: bind_to(pod, group, entry) for entry in pod.resource_claims}
+        return [by_entry[ref.entry] for ref in claim_names(pod)]
 
     # -- PreFilter ------------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: PodInfo, snapshot: SnapshotView) -> tuple[PreFilterResult | None, Status | None]:
@@ -78,6 +107,11 @@ class PreFilterMixin:
         except ClaimNotCreated as err:
             return None, unresolvable(str(err))
         s.user_claims = len(claims)
+        if claims:
+            try:
+                s.bindings = self.claim_bindings(pod)
+            except (ClaimNotCreated, ClaimBindingError) as err:
+                return None, unresolvable(str(err))
         if self.features.enable_dra_extended_resource:
             backed = backed_resources(pod, self.manager.device_class_for)
             if backed is not None:
@@ -94,7 +128,13 @@ class PreFilterMixin:
         ext = s.extended_index()
         binding_checked = (self.features.enable_dra_device_binding_conditions
                            and self.features.enable_dra_resource_claim_device_status)
+        shared_group = group_pending(state) if self.features.enable_dra_workload_resource_claims else None
         for index, claim in enumerate(claims):
+            if shared_group is not None and claim.allocation is None and claim.meta.uid in shared_group.pending:
+                pending = self.manager.pending_allocation(claim.meta.uid)
+                if pending is not None:  # an earlier pod of this group cycle allocated it: reuse that
+                    s.shared[index] = claim
+                    claims[index] = claim = pending
             allocation = claim.allocation
             if allocation is not None:
                 if allocation.node_selector is not None:

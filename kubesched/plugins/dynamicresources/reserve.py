@@ -15,6 +15,7 @@ from ...objects.pod import PodInfo
 from .binding import BindingMixin
 from .filtering import FilterMixin
 from .names import NAME, SPECIAL_CLAIM_NAME
+from .prefilter import group_pending
 from .state import STATE
 
 __all__ = ["ReserveMixin", "reserved_for"]
@@ -31,7 +32,13 @@ class ReserveMixin(FilterMixin, BindingMixin):
         s = state.get(STATE)
         if s is None:
             return Status(Code.ERROR, f"error reading {NAME!r} from cycle-state: not found")
-        if s.empty() or s.allocator is None:
+        if s.empty():
+            return None
+        shared_group = group_pending(state) if self.features.enable_dra_workload_resource_claims else None
+        for index, pending in s.shared.items():  # one more sharer of a pending allocation
+            s.allocations[index] = pending.allocation
+            self.manager.signal_pending_allocation(pending.meta.uid, pending)
+        if s.allocator is None:
             return None
         to_allocate = s.to_allocate()
         if not to_allocate:
@@ -56,6 +63,8 @@ class ReserveMixin(FilterMixin, BindingMixin):
                 continue
             self.manager.signal_pending_allocation(claim.meta.uid, claim.with_status(
                 type(claim.status)(allocation, claim.status.reserved_for)))
+            if shared_group is not None and index != ext_index:
+                shared_group.pending.add(claim.meta.uid)
         return None
 
     def unreserve(self, state: CycleState, pod: PodInfo, node_name: str) -> None:
@@ -65,8 +74,12 @@ class ReserveMixin(FilterMixin, BindingMixin):
         if s is None or s.empty():
             return
         client = self.writer()
+        shared_group = group_pending(state) if self.features.enable_dra_workload_resource_claims else None
         for claim in s.claims[: s.user_claims]:
-            self.manager.remove_pending_allocation(claim.meta.uid)
+            if self.manager.remove_pending_allocation(claim.meta.uid) and shared_group is not None:
+                shared_group.pending.discard(claim.meta.uid)
+            # A claim reserved for the pod's PodGroup stays so: other members may still use it
+            # (PostFilter takes the group off when none of them is placed).
             if claim.allocation is not None and reserved_for(claim, pod) and client is not None:
                 raw = self.manager.raw_claim(claim)
                 if raw is not None:

@@ -21,13 +21,15 @@ if TYPE_CHECKING:  # annotations only: the records load with the plugin, the all
     import numpy.typing as npt
 
     from ...objects.dra import AllocationResult, ResourceClaim
+    from ...objects.dra.claim import ResourceClaimConsumerReference
     from ...objects.selectors import NodeSelector
     from ...structured import Allocator
     from ...structured.results import AllocationResults
     from .extended import ExtendedRequest, RequestMapping
     from .verdicts import VerdictRows
 
-__all__ = ["NodeAllocation", "DraState", "ExtendedGroup", "ExtendedGroups", "NO_CLAIMS", "STATE"]
+__all__ = ["NodeAllocation", "DraState", "ExtendedGroup", "ExtendedGroups", "GroupPending", "NO_CLAIMS", "STATE",
+           "GROUP_STATE"]
 
 
 @dataclass(slots=True)
@@ -87,6 +89,13 @@ class DraState:
     extended_variants: dict[tuple[tuple[str, int], ...], tuple[ResourceClaim, list[ExtendedRequest], list[RequestMapping]]] = \
         field(default_factory=dict)
 
+    # DRAWorkloadResourceClaims: whom each of the pod's claims is reserved for (the pod, or its
+    # PodGroup when the group declares the same entry), in claim order; None with the gate off.
+    bindings: list[ResourceClaimConsumerReference] | None = None
+    # Claims whose pending allocation an earlier pod of this pod-group cycle made (index -> the
+    # claim as stored, unallocated); ``claims`` holds the pending copy with that allocation.
+    shared: dict[int, ResourceClaim] = field(default_factory=dict)
+
     def clone(self) -> "DraState":
         return self
 
@@ -107,5 +116,17 @@ class DraState:
         return [i for i, c in enumerate(self.claims) if c.allocation is None]
 
 
+@dataclass(slots=True)
+class GroupPending:
+    """upstream's ``podGroupStateData``: the claims whose allocation is pending for this
+    pod-group cycle (uids), which later pods of the cycle reuse instead of refusing."""
+
+    pending: set[str] = field(default_factory=set)
+
+    def clone(self) -> "GroupPending":
+        return self
+
+
 STATE: StateKey[DraState] = StateKey(NAME)
+GROUP_STATE: StateKey[GroupPending] = StateKey(NAME + "/podgroup")
 NO_CLAIMS = DraState()  # shared by every pod without claims: never written to
