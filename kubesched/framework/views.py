@@ -295,7 +295,9 @@ class PodObserver(Protocol):
     Registered with ``Handle.add_pod_observer``: first told of every pod already placed,
     then of each placement and removal as the cache applies it (assumed pods included),
     so a cycle reads counts instead of walking pods. ``nodes_changed`` follows any node
-    add, update or removal. Calls come between cycles, never during one. The binding of
+    add, update or removal. Calls come between cycles, never during one, but for a
+    pod-group cycle's own members, assumed and forgotten as it tries them (what upstream's
+    snapshot does not list of them: ``PodGroupCycleLists``). The binding of
     an assumed pod that changes none of its fields (only the raw document, which the
     cache drops) is the same placement and is not reported.
     """
