@@ -216,7 +216,8 @@ class Simulation:
 
     def _load(self) -> None:
         s = self.scheduler
-        create_template_claims(self.snapshot)  # the resourceclaim controller's part, before any cycle
+        # the resourceclaim controller's part, before any cycle
+        create_template_claims(self.snapshot, s.hub.features.enable_dra_workload_resource_claims)
         for name, labels in self.snapshot.namespaces.items():
             s.cache.set_namespace(name, labels)
         for node in self.snapshot.nodes:

@@ -21,8 +21,9 @@ from ..framework.handle import JSONObject
 from ..objects.dra import DELETE_PROTECTION_FINALIZER
 from ..objects.pod import PodInfo
 from ..plugins.dynamicresources.claims import deterministic_name
+from ..objects.podgroup import PodGroup
 from ..plugins.dynamicresources.names import API_VERSION, RESOURCE_CLAIM, RESOURCE_CLAIM_TEMPLATE
-from .resourceclaim_controller import claim_uid, instantiate_template_claims
+from .resourceclaim_controller import claim_uid, instantiate_pod_group_claims, instantiate_template_claims
 from .snapshot import ClusterSnapshot
 
 __all__ = ["SimulatedClaims", "ClaimWriteError", "create_template_claims"]
@@ -159,15 +160,27 @@ def _timestamp(seconds: int) -> str:
     return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def create_template_claims(snapshot: ClusterSnapshot) -> None:
-    """The resourceclaim controller's work on a snapshot: claims for templates, recorded in the pods."""
+def create_template_claims(snapshot: ClusterSnapshot, pod_group_claims: bool = False) -> None:
+    """The resourceclaim controller's work on a snapshot: claims for templates, recorded in the
+    pods; with ``pod_group_claims`` (DRAWorkloadResourceClaims) the PodGroups' claims first,
+    recorded in the groups and in their members that share them."""
+    claims = snapshot.objects.get(RESOURCE_CLAIM, [])
+    templates = snapshot.objects.get(RESOURCE_CLAIM_TEMPLATE, [])
+    groups: dict[tuple[str, str], PodGroup] | None = None
+    if pod_group_claims:
+        made, changed = instantiate_pod_group_claims(snapshot.pod_groups, templates, claims)
+        if made:
+            claims = snapshot.objects.setdefault(RESOURCE_CLAIM, [])
+            claims.extend(made)
+        snapshot.pod_groups = [changed.get((g.namespace, g.name), g) for g in snapshot.pod_groups]
+        groups = {(g.namespace, g.name): g for g in snapshot.pod_groups}
     pods = [*snapshot.bound_pods, *snapshot.pending_pods]
     if not any(p.resource_claims for p in pods):
         return
-    created, updated = instantiate_template_claims(pods, snapshot.objects.get(RESOURCE_CLAIM_TEMPLATE, []),
-                                                   snapshot.objects.get(RESOURCE_CLAIM, []))
-    if not created:
+    created, updated = instantiate_template_claims(pods, templates, claims, groups)
+    if not created and not updated:
         return
-    snapshot.objects.setdefault(RESOURCE_CLAIM, []).extend(created)
+    if created:
+        snapshot.objects.setdefault(RESOURCE_CLAIM, []).extend(created)
     snapshot.bound_pods = [updated.get(p.uid, p) for p in snapshot.bound_pods]
     snapshot.pending_pods = [updated.get(p.uid, p) for p in snapshot.pending_pods]

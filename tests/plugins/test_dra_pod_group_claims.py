@@ -15,7 +15,7 @@ from kubesched.framework.config import API_VERSION, KIND, parse_config
 from kubesched.framework.features import Features
 from kubesched.plugins.registry import UPSTREAM_ONLY, in_tree_registry
 
-from .dra_helpers import CONFIG, claim, gpu_class, gpu_slice, node, pod, stored_claim
+from .dra_helpers import CONFIG, claim, gpu_class, gpu_slice, node, pod, stored_claim, template
 
 GROUP_REF = {"apiGroup": "scheduling.k8s.io", "resource": "podgroups", "name": "train", "uid": "uid-pg-train"}
 WITH_POST_FILTER = {"apiVersion": API_VERSION, "kind": KIND, "percentageOfNodesToScore": 100,
@@ -158,3 +158,30 @@ def test_postfilter_keeps_the_groups_reservation_with_the_gate_off() -> None:
     assert sim.result.placements == []
     assert (sim.result.outcomes["default/w0"].message or "").endswith("still not schedulable")
     assert (stored_claim(sim.sim, "shared") or {})["status"]["reservedFor"] == [GROUP_REF]
+
+
+def template_gang(gate: bool) -> Run:
+    group = pod_group(4, [{"name": "gpu", "resourceClaimTemplateName": "gpu-template"}])
+    members = [member(f"w{i}", templates={"gpu": "gpu-template"}) for i in range(4)]
+    return run(node("a"), node("b"), gpu_slice("b", 4), gpu_class(), template("gpu-template"), group, *members,
+               gate=gate)
+
+
+def claims_of(sim: Simulation) -> list[dict[str, Any]]:
+    store = sim.scheduler.hub.object_stores.find("resource.k8s.io/v1", "ResourceClaim")
+    return [dict(c) for c in store.list()] if store is not None else []
+
+
+def test_the_controller_makes_one_claim_for_a_gang_from_its_podgroups_template_and_the_gang_shares_it() -> None:
+    done = template_gang(gate=True)
+    assert sorted(done.result.placements) == [(f"default/w{i}", "b") for i in range(4)]
+    [made] = claims_of(done.sim)
+    assert made["metadata"]["ownerReferences"][0]["kind"] == "PodGroup"
+    assert made["metadata"]["name"].startswith("train-gpu-")
+    assert made["status"]["reservedFor"] == [GROUP_REF]
+
+
+def test_the_controller_makes_a_claim_per_member_from_the_template_with_the_gate_off() -> None:
+    done = template_gang(gate=False)
+    assert len(claims_of(done.sim)) == 4
+    assert all(c["metadata"]["ownerReferences"][0]["kind"] == "Pod" for c in claims_of(done.sim))
