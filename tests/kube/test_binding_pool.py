@@ -207,3 +207,28 @@ def test_no_binding_cycle_starts_on_a_worker_while_the_event_writer_is_past_its_
 
     before, after = asyncio.run(scenario())
     assert before == [] and sorted(after) == ["p0", "p1", "p2"]
+
+
+def test_on_shutdown_binds_not_sent_are_dropped_and_those_under_way_finish() -> None:
+    async def scenario() -> tuple[bool, list[str], list[str], int]:
+        pool = BindingPool(asyncio.get_running_loop(), 1, lambda: None)
+        release = asyncio.Event()
+        sent: list[str] = []
+        completed: list[str] = []
+
+        async def bind(pod: PodInfo, node: str) -> None:
+            sent.append(pod.name)
+            await release.wait()
+
+        start = pool.direct(bind, ConcurrencyLimit(least=2, most=2))
+        for i in range(5):
+            start(_pod(f"p{i}"), "n1", lambda status, name=f"p{i}": completed.append(name))
+        await asyncio.sleep(0.01)
+        asyncio.get_running_loop().call_later(0.05, release.set)
+        assert pool.drop_unsent() == 3
+        drained = await pool.drain(5)
+        pool.shutdown()
+        return drained, sent, completed, pool.in_flight
+
+    drained, sent, completed, in_flight = asyncio.run(scenario())
+    assert (drained, sent, completed, in_flight) == (True, ["p0", "p1"], ["p0", "p1"], 0)

@@ -196,6 +196,23 @@ class BindingPool:
             for _ in range(min(limit.limit - len(self._direct_workers), len(queue))):
                 self._direct_workers.append(loop.create_task(self._bind_queued(bind)))
 
+    def drop_unsent(self) -> int:
+        """On shutdown, before ``drain``: binds not sent yet are dropped (their pods stay pending
+        for the next scheduler; a bind sent after the stop would only race it), so that
+        ``drain`` waits only for those under way, whose answers are read and whose events
+        recorded. How many were dropped."""
+        dropped = len(self._direct_queue) + len(self._held)
+        if dropped:
+            log.info("stopping: %d binds not sent", dropped)
+            self._direct_queue.clear()
+            self._held.clear()
+            self.in_flight -= dropped
+            if self._metrics is not None:
+                self._metrics.goroutines("binding", -dropped)
+            if self.in_flight == 0:
+                self._idle.set()
+        return dropped
+
     async def drain(self, timeout: float) -> bool:
         """Wait for bindings in flight (on shutdown); False if some were still running."""
         try:

@@ -254,6 +254,7 @@ class LiveScheduler:
 
     async def close(self, drain_timeout: float = 5.0) -> None:
         if self.bindings is not None:
+            self.bindings.drop_unsent()
             await self.bindings.drain(drain_timeout)
             self.bindings.shutdown()
         if self.client is not None:
