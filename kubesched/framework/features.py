@@ -123,7 +123,7 @@ MODELLED_GATES = frozenset({
     "DynamicResourceAllocation", "DRAExtendedResource", "DRAPrioritizedList", "DRAAdminAccess",
     "DRAConsumableCapacity", "DRADeviceTaints", "DRAPartitionableDevices", "DRADeviceBindingConditions",
     "NodeDeclaredFeatures", "GenericWorkload", "GangScheduling", "TopologyAwareWorkloadScheduling",
-    "WorkloadAwarePreemption", "SchedulerAsyncPreemption",
+    "WorkloadAwarePreemption", "SchedulerAsyncPreemption", "DRAWorkloadResourceClaims",
 })
 
 
