@@ -72,7 +72,7 @@ class ClusterEventMoves(PodMoves):
         for a cluster event."""
         with self._lock:
             for pod in pods:
-                info = self._unschedulable.pop(pod.uid, None)
+                info = self._unschedulable.get(pod.uid)  # left there: a pod still gated stays as it was filed
                 if info is not None:
                     self._move_to_active(info, FORCE_ACTIVATE_LABEL)
                 elif (info := self._backoff.remove(pod.uid)) is not None:

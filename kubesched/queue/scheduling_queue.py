@@ -154,7 +154,7 @@ class SchedulingQueue(ClusterEventMoves, PeriodicFlushes, QueueReading):
         waiting in the queue (in flight, gated, or unknown)."""
         with self._lock:
             uid = pod.uid
-            waiting = self._unschedulable.pop(uid, None)
+            waiting = self._unschedulable.get(uid)  # left there: a pod still gated stays as it was filed
             if waiting is not None:
                 self._move_to_active(waiting, FORCE_ACTIVATE_LABEL)
             elif (waiting := self._backoff.remove(uid)) is not None:
