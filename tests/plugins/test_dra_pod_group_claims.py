@@ -185,3 +185,12 @@ def test_the_controller_makes_a_claim_per_member_from_the_template_with_the_gate
     done = template_gang(gate=False)
     assert len(claims_of(done.sim)) == 4
     assert all(c["metadata"]["ownerReferences"][0]["kind"] == "Pod" for c in claims_of(done.sim))
+
+
+def test_postfilter_keeps_the_groups_reservation_while_a_member_is_placed() -> None:
+    sim = run(node("a"), node("b"), gpu_slice("b", 1), gpu_class(), allocated("shared", "gone", [GROUP_REF]),
+              pod_group(None, [{"name": "gpu", "resourceClaimName": "shared"}]),
+              member("w0", claims={"gpu": "shared"}), member("w1", claims={"gpu": "shared"}, node_name="b"),
+              config=WITH_POST_FILTER)
+    assert (sim.result.outcomes["default/w0"].message or "").endswith("still not schedulable")
+    assert (stored_claim(sim.sim, "shared") or {})["status"]["reservedFor"] == [GROUP_REF]
