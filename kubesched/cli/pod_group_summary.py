@@ -24,7 +24,7 @@ from ..cluster.simulated import Simulation, SimulationResult
 from ..objects.pod import PodInfo
 from ..objects.podgroup import POD_GROUP_SCHEDULED, PodGroup
 from ..scheduler.attempt import PodGroupCycleRecord
-from ..scheduler.podgroup_algorithm import POD_GROUP_UNSCHEDULABLE
+from ..scheduler.podgroup_results import POD_GROUP_UNSCHEDULABLE
 
 __all__ = ["GroupCondition", "PodGroupSummary", "pod_group_summaries", "ignored_pod_groups", "POLICY_GANG",
            "POLICY_BASIC", "POLICY_MISSING"]

@@ -23,7 +23,7 @@ from typing import Any
 from ..objects.pod import PodInfo
 from ..objects.podgroup import REASON_SCHEDULER_ERROR, PodGroup
 from ..scheduler.attempt import PodGroupCycleRecord
-from ..scheduler.podgroup_algorithm import POD_GROUP_UNSCHEDULABLE
+from ..scheduler.podgroup_results import POD_GROUP_UNSCHEDULABLE
 from .capacity_types import (
     FAILED,
     LIMIT_REACHED,

@@ -40,8 +40,8 @@ from ..framework.status import Code, Status
 from ..objects.pod import PodInfo
 from .attempt import Attempt, PodGroupCycleRecord
 from .fit_error import PodGroupUnschedulableError
-from .podgroup_algorithm import (
-    PodGroupAlgorithm,
+from .podgroup_algorithm import PodGroupAlgorithm
+from .podgroup_results import (
     PodGroupAlgorithmResult,
     PodResult,
     group_unschedulable,

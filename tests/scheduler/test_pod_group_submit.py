@@ -15,7 +15,7 @@ from kubesched.framework.cycle_state import CycleState
 from kubesched.framework.status import Code, Status
 from kubesched.objects.podgroup import PodGroup
 from kubesched.scheduler.attempt import PodGroupCycleRecord
-from kubesched.scheduler.podgroup_algorithm import PodGroupAlgorithmResult, PodResult
+from kubesched.scheduler.podgroup_results import PodGroupAlgorithmResult, PodResult
 
 from kubesched.framework.podgroups import QueuedPodGroupInfo
 
