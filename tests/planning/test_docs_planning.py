@@ -6,60 +6,28 @@ from __future__ import annotations
 
 import contextlib
 import io
-import re
-import shlex
 from contextlib import chdir
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from kubesched.cli.main import cli
+from .docs_pages import ROOT, assert_prints_what_is_shown, code_blocks, example_workdir, shell_examples
 
-ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "planning.md"
-BLOCK = re.compile(r"```(\w*)\n(.*?)```", re.S)
-TABLE_EDGES = ("┏", "┡", "└", "├", "┗")
-
-
-def _blocks() -> list[tuple[str, str]]:
-    return [(lang, body) for lang, body in BLOCK.findall(PAGE.read_text())]
-
-
-def _examples() -> list[tuple[str, str]]:
-    """Each ``sh`` block's command, with the output block that follows it (or "")."""
-    blocks = _blocks()
-    out = []
-    for i, (lang, body) in enumerate(blocks):
-        if lang != "sh":
-            continue
-        command = body.replace("\\\n", " ").strip()
-        shown = blocks[i + 1][1] if i + 1 < len(blocks) and blocks[i + 1][0] == "" else ""
-        out.append((command, shown))
-    return out
 
 
 @pytest.fixture
 def workdir(tmp_path: Path) -> Path:
-    (tmp_path / "examples").symlink_to(ROOT / "examples")
-    return tmp_path
+    return example_workdir(tmp_path)
 
 
-@pytest.mark.parametrize("command, shown", _examples(), ids=lambda v: v[:60] if isinstance(v, str) else "")
+@pytest.mark.parametrize("command, shown", shell_examples(PAGE), ids=lambda v: v[:60] if isinstance(v, str) else "")
 def test_commands_run_and_print_what_the_page_shows(workdir: Path, command: str, shown: str) -> None:
-    args = shlex.split(command)
-    assert args[0] == "kubesched"
-    with chdir(workdir):
-        result = CliRunner().invoke(cli, args[1:])
-    assert result.exit_code == 0, result.output
-    for line in shown.splitlines():
-        if not line.strip() or "..." in line or line.startswith(TABLE_EDGES) or line.startswith("("):
-            continue
-        assert line.rstrip() in result.output, line
+    assert_prints_what_is_shown(workdir, command, shown, skipped=("(",))
 
 
 def test_the_python_block_runs(workdir: Path) -> None:
-    code = next(body for lang, body in _blocks() if lang == "python")
+    code = next(body for lang, body in code_blocks(PAGE) if lang == "python")
     with chdir(workdir), contextlib.redirect_stdout(io.StringIO()) as printed:
         exec(compile(code, str(PAGE), "exec"), {})
     assert "default" in printed.getvalue()
