@@ -126,7 +126,8 @@ class GangScheduling:
         return None, 0.0
 
     def _allow_waiting(self, group_state: PodGroupState) -> None:
-        """Allow every assumed member waiting at Permit, in the order they began to wait.
+        """Allow every assumed member waiting at Permit (upstream looks each assumed pod up, so the
+        cost is the group's, not every waiting pod's), in the order they began to wait.
 
         Upstream ranges over ``AssumedPods()``, a set, so its order is random; the order
         changes no decision, status or message, which is why kubesched keeps the waiting
@@ -143,11 +144,9 @@ class GangScheduling:
           the orders upstream can produce; the member completing the quorum binds after them,
           as its own binding cycle starts only when its Permit returns.
         """
-        assumed = group_state.assumed_pods()
-        if not assumed:
-            return
-        for waiting in list(self._handle.iterate_over_waiting_pods()):
-            if waiting.pod.uid in assumed:
+        for uid in list(group_state.assumed_pods()):  # in assume order, which is the waiting order
+            waiting = self._handle.get_waiting_pod(uid)
+            if waiting is not None:
                 waiting.allow(NAME)
 
 
